@@ -1,0 +1,267 @@
+"""JSON form of states (``"schema": 1``), with strict checking on the way in.
+
+``to_dict(state)`` gives plain JSON types. ``from_dict(raw)`` rebuilds the state and
+checks it: field types, seats in range, every catalog card in exactly one place, and
+the variant's own invariants. Anything wrong raises ``InvalidState`` naming the field.
+The generator state is written as hex strings (64-bit values lose precision as JSON
+numbers in JavaScript).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .cards import Color
+from .errors import EngineError, InvalidState
+from .registry import find_variant
+from .state import Pending, Phase, State
+
+SCHEMA = 1
+MASK64 = (1 << 64) - 1
+
+
+def to_dict(state: State) -> dict[str, Any]:
+    variant = find_variant(state.variant)
+    pend = state.pending
+    return {
+        "schema": SCHEMA,
+        "variant": state.variant,
+        "players": state.num_players,
+        "options": dict(state.options),
+        "seed": state.seed,
+        "rng": {"state": f"{state.rng[0]:016x}", "inc": f"{state.rng[1]:016x}"},
+        "phase": state.phase.value,
+        "round": state.round,
+        "dealer": state.dealer,
+        "direction": state.direction,
+        "current": state.current,
+        "side": state.side,
+        "hands": [list(h) for h in state.hands],
+        "draw_pile": list(state.draw_pile),
+        "discard": list(state.discard),
+        "active_color": state.active_color.value if state.active_color else None,
+        "pending": None
+        if pend is None
+        else {
+            "type": pend.type,
+            "player": pend.player,
+            "card": pend.card,
+            "data": {k: _jsonable(v) for k, v in pend.data},
+        },
+        "exposed": list(state.exposed),
+        "scores": list(state.scores),
+        "round_scores": list(state.round_scores) if state.round_scores is not None else None,
+        "round_winner": state.round_winner,
+        "winners": list(state.winners),
+        "move_count": state.move_count,
+        "ext": variant.ext_to_json(state.ext),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Color):
+        return value.value
+    return value
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+KEYS = {
+    "schema", "variant", "players", "options", "seed", "rng", "phase", "round", "dealer",
+    "direction", "current", "side", "hands", "draw_pile", "discard", "active_color",
+    "pending", "exposed", "scores", "round_scores", "round_winner", "winners",
+    "move_count", "ext",
+}  # fmt: skip
+
+
+def _fail(field: str, detail: str) -> InvalidState:
+    return InvalidState(f"state.{field}: {detail}", field=field)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int(raw: dict[str, Any], key: str, lo: int | None = None, hi: int | None = None) -> int:
+    v = raw.get(key)
+    if not _is_int(v):
+        raise _fail(key, "must be an integer")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise _fail(key, f"must be between {lo} and {hi}, not {v}")
+    return int(v)
+
+
+def _seat_or_none(raw: dict[str, Any], key: str, n: int) -> int | None:
+    if raw.get(key) is None:
+        return None
+    return _int(raw, key, 0, n - 1)
+
+
+def _ids(value: Any, field: str, size: int) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(_is_int(c) for c in value):
+        raise _fail(field, "must be a list of card ids")
+    for c in value:
+        if not 0 <= c < size:
+            raise _fail(field, f"card id {c} is not in the catalog (0..{size - 1})")
+    return tuple(value)
+
+
+def _seats(value: Any, field: str, n: int) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(_is_int(s) and 0 <= s < n for s in value):
+        raise _fail(field, f"must be a list of seats 0..{n - 1}")
+    return tuple(value)
+
+
+def _ints(value: Any, field: str, n: int) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) != n or not all(_is_int(v) for v in value):
+        raise _fail(field, f"must be a list of {n} integers")
+    return tuple(value)
+
+
+def from_dict(raw: Any) -> State:
+    """Rebuild and check a state; raise ``InvalidState`` for anything malformed."""
+    try:
+        return _from_dict(raw)
+    except InvalidState:
+        raise
+    except EngineError as exc:
+        raise InvalidState(exc.detail, field="variant") from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise InvalidState(f"state is malformed: {exc}") from None
+
+
+def _from_dict(raw: Any) -> State:
+    if not isinstance(raw, dict):
+        raise InvalidState("state must be a JSON object")
+    unknown = sorted(set(raw) - KEYS)
+    if unknown:
+        raise _fail(unknown[0], "unknown field")
+    missing = sorted(KEYS - set(raw))
+    if missing:
+        raise _fail(missing[0], "missing")
+    if raw["schema"] != SCHEMA:
+        raise _fail("schema", f"unsupported schema {raw['schema']!r}; this service reads {SCHEMA}")
+    variant = find_variant(raw["variant"])
+    size = variant.catalog.size
+    n = _int(raw, "players", variant.min_players, variant.max_players)
+    options_raw = raw["options"]
+    if not isinstance(options_raw, dict):
+        raise _fail("options", "must be an object")
+    try:
+        options = variant.resolve_options(options_raw)
+    except EngineError as exc:
+        raise _fail("options", exc.detail) from None
+    seed = _int(raw, "seed", 0, MASK64)
+    rng_raw = raw["rng"]
+    if not isinstance(rng_raw, dict) or set(rng_raw) != {"state", "inc"}:
+        raise _fail("rng", "must be {state, inc} as hex strings")
+    try:
+        rng = (int(rng_raw["state"], 16), int(rng_raw["inc"], 16))
+    except (TypeError, ValueError):
+        raise _fail("rng", "state and inc must be hex strings") from None
+    if not (0 <= rng[0] <= MASK64 and 0 <= rng[1] <= MASK64 and rng[1] & 1):
+        raise _fail("rng", "state and inc must be 64-bit values, inc odd")
+    try:
+        phase = Phase(raw["phase"])
+    except ValueError:
+        raise _fail("phase", "must be one of " + ", ".join(p.value for p in Phase)) from None
+    round_ = _int(raw, "round", 1, None)
+    dealer = _int(raw, "dealer", 0, n - 1)
+    direction = raw["direction"]
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise _fail("direction", "must be 1 (clockwise) or -1")
+    current = _int(raw, "current", 0, n - 1)
+    side = _int(raw, "side", 0, variant.catalog.sides - 1)
+    hands_raw = raw["hands"]
+    if not isinstance(hands_raw, list) or len(hands_raw) != n:
+        raise _fail("hands", f"must be a list of {n} hands")
+    hands = tuple(_ids(h, f"hands[{i}]", size) for i, h in enumerate(hands_raw))
+    draw_pile = _ids(raw["draw_pile"], "draw_pile", size)
+    discard = _ids(raw["discard"], "discard", size)
+    color_raw = raw["active_color"]
+    try:
+        active_color = Color(color_raw) if color_raw is not None else None
+    except ValueError:
+        raise _fail("active_color", f"{color_raw!r} is not a colour") from None
+    pend_raw = raw["pending"]
+    pend = None
+    if pend_raw is not None:
+        if not isinstance(pend_raw, dict) or set(pend_raw) != {"type", "player", "card", "data"}:
+            raise _fail("pending", "must be {type, player, card, data} or null")
+        if pend_raw["type"] not in variant.pending_moves:
+            raise _fail("pending.type", f"{pend_raw['type']!r} is not a decision of {variant.id}")
+        pplayer = _int(pend_raw, "player", 0, n - 1)
+        pcard = pend_raw["card"]
+        if pcard is not None and not (_is_int(pcard) and 0 <= pcard < size):
+            raise _fail("pending.card", "must be a card id or null")
+        data = pend_raw["data"]
+        if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+            raise _fail("pending.data", "must be an object")
+        pend = Pending(pend_raw["type"], pplayer, pcard, tuple(sorted((k, _frozen(v)) for k, v in data.items())))
+    exposed = _seats(raw["exposed"], "exposed", n)
+    scores = _ints(raw["scores"], "scores", n)
+    round_scores = None if raw["round_scores"] is None else _ints(raw["round_scores"], "round_scores", n)
+    round_winner = _seat_or_none(raw, "round_winner", n)
+    winners = _seats(raw["winners"], "winners", n)
+    move_count = _int(raw, "move_count", 0, None)
+    try:
+        ext = variant.ext_from_json(raw["ext"], n)
+    except InvalidState:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise _fail("ext", f"malformed: {exc}") from None
+    state = State(
+        variant.id, n, options, seed, rng, phase, round_, dealer, direction, current, side,
+        hands, draw_pile, discard, active_color, pend, exposed, scores, round_scores,
+        round_winner, winners, move_count, ext,
+    )  # fmt: skip
+    check_invariants(state)
+    return state
+
+
+def check_invariants(state: State) -> None:
+    """Card conservation and cross-field rules; raise ``InvalidState``."""
+    variant = find_variant(state.variant)
+    size = variant.catalog.size
+    seen: Counter[int] = Counter()
+    where: dict[int, list[str]] = {}
+    for name, pile in variant.piles(state):
+        for c in pile:
+            seen[c] += 1
+            where.setdefault(c, []).append(name)
+    twice = sorted(c for c, k in seen.items() if k > 1)
+    if twice:
+        c = twice[0]
+        raise InvalidState(
+            f"card {c} is in more than one place ({', '.join(where[c])})", field="cards"
+        )
+    missing = sorted(set(range(size)) - set(seen))
+    if missing:
+        raise InvalidState(
+            f"{len(missing)} card(s) are missing, e.g. {missing[:5]}; all {size} must be somewhere",
+            field="cards",
+        )
+    for s in state.exposed:
+        if len(state.hands[s]) != 1:
+            raise InvalidState(f"seat {s} is listed as exposed but holds {len(state.hands[s])} cards", field="exposed")
+    if state.phase is Phase.GAME_OVER and not state.winners:
+        raise InvalidState("a finished game must name its winners", field="winners")
+    if state.phase is not Phase.GAME_OVER and state.winners:
+        raise InvalidState("winners are only set when the game is over", field="winners")
+    if state.pending is not None and state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
+        raise InvalidState("no decision can be pending after the round", field="pending")
+    if state.pending is not None and state.pending.card is not None:
+        if state.pending.type == "play_drawn" and state.pending.card not in state.hands[state.pending.player]:
+            raise InvalidState("the drawn card awaiting a decision is not in the player's hand", field="pending.card")
+    if state.phase is Phase.PLAY:
+        empty = [s for s, h in enumerate(state.hands) if not h]
+        if empty and variant.uno_rule:
+            raise InvalidState(f"seat {empty[0]} has no cards but the round is still on", field="hands")
+    variant.check_state(state)

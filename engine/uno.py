@@ -1,0 +1,382 @@
+"""The UNO turn machinery shared by classic UNO and the variants built on it.
+
+A turn: play a matching card (or any wild), or draw one; a playable drawn card may
+be played at once or kept (``pass``). Card actions are looked up by kind in
+``effects`` (a dict of method names), so a variant adds or replaces actions without
+touching the turn itself. Decisions wait in ``State.pending``:
+
+- ``choose_color``: a turned-up (or revealed) wild needs a colour;
+- ``play_drawn``: play the card just drawn, or ``pass``;
+- ``challenge``: answer a challengeable wild draw card (``challenge`` / ``accept``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from . import rng as prng
+from .cards import Color, Kind
+from .errors import RulesError
+from .events import Event, event, secret_event
+from .moves import Move, MoveType
+from .state import Phase, State, Work, pending
+from .variant import OptionSpec, Variant
+
+T = MoveType
+
+
+class UnoRules(Variant):
+    """Classic UNO's rules, written as hooks the variants override."""
+
+    move_types: ClassVar[frozenset[MoveType]] = frozenset(
+        {T.PLAY, T.DRAW, T.PASS, T.CHOOSE_COLOR, T.CHALLENGE, T.ACCEPT, T.UNO, T.CATCH, T.NEXT_ROUND}
+    )
+    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
+        "choose_color": (frozenset({T.CHOOSE_COLOR}), "must_choose_color"),
+        "play_drawn": (frozenset({T.PLAY, T.PASS}), "must_play_or_pass"),
+        "challenge": (frozenset({T.CHALLENGE, T.ACCEPT}), "must_answer_challenge"),
+    }
+    #: Kinds that, turned up to start the discard pile, go back into the draw pile.
+    redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_FOUR})
+    #: Draw cards that are not challengeable: kind -> cards the next player draws.
+    draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_TWO: 2}
+    #: Challengeable wild draw cards: kind -> (draw, guilty penalty, not-guilty penalty).
+    challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_FOUR: (4, 4, 6)}
+    #: Card actions: kind -> name of the method applying it after the card is played.
+    effects: ClassVar[dict[Kind, str]] = {
+        Kind.SKIP: "effect_skip",
+        Kind.REVERSE: "effect_reverse",
+        Kind.DRAW_TWO: "effect_draw",
+        Kind.WILD_DRAW_FOUR: "effect_challengeable_draw",
+    }
+
+    def extra_options(self) -> list[OptionSpec]:
+        if not self.challenge_cards:
+            return []
+        return [
+            OptionSpec(
+                "challenge_rule",
+                "active_color",
+                "what makes a challenged wild draw card guilty: a card of the active colour "
+                "(official) or any playable non-wild card",
+                choices=("active_color", "any_playable"),
+            )
+        ]
+
+    # ------------------------------------------------------------------ card facts
+    def kind(self, s: State | Work, card: int) -> Kind:
+        return self.catalog.kind[s.side][card]
+
+    def card_color(self, s: State | Work, card: int) -> Color | None:
+        return self.catalog.color[s.side][card]
+
+    def is_wild(self, s: State | Work, card: int) -> bool:
+        return self.catalog.wild[s.side][card]
+
+    def matches(self, side: int, card: int, active: Color | None, top: int) -> bool:
+        """Whether ``card`` may be played on ``top`` with ``active`` the colour in play."""
+        cat = self.catalog
+        if cat.wild[side][card]:
+            return True
+        if cat.color[side][card] is active:
+            return True
+        if cat.wild[side][top]:
+            return False  # a wild's number and symbol match nothing
+        kind = cat.kind[side][card]
+        if kind is not cat.kind[side][top]:
+            return False
+        return kind is not Kind.NUMBER or cat.value[side][card] == cat.value[side][top]
+
+    def playable(self, s: State | Work, card: int) -> bool:
+        return self.matches(s.side, card, s.active_color, s.discard[-1])
+
+    # ------------------------------------------------------------------ setup
+    def setup_table(self, w: Work, pile: list[int], events: list[Event]) -> None:
+        w.draw_pile = tuple(self.deal(w, pile, self.hand_size))
+        self.turn_up(w, events)
+
+    def turn_up(self, w: Work, events: list[Event]) -> None:
+        """Turn the top card of the draw pile to start the discard pile."""
+        while True:
+            card, w.draw_pile = w.draw_pile[0], w.draw_pile[1:]
+            if self.kind(w, card) not in self.redeal_kinds:
+                break
+            position, w.rng = prng.below(w.rng, len(w.draw_pile) + 1)
+            w.draw_pile = w.draw_pile[:position] + (card,) + w.draw_pile[position:]
+            events.append(event("returned_to_deck", card=self.public_ref(w, card)))
+        w.discard = (card,)
+        w.active_color = self.card_color(w, card)
+        events.append(event("turned_up", card=self.public_ref(w, card)))
+        self.first_card_effect(w, card, events)
+
+    def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
+        """Classic UNO's turned-up card rules."""
+        first = w.next_seat(w.dealer)
+        kind = self.kind(w, card)
+        if self.is_wild(w, card):
+            w.current = first
+            w.pending = pending("choose_color", first, then=first)
+        elif kind is Kind.SKIP:
+            events.append(event("skipped", player=first))
+            w.current = w.next_seat(first)
+        elif kind is Kind.REVERSE:
+            w.direction = -1
+            events.append(event("reversed", direction="counterclockwise"))
+            w.current = w.dealer
+        elif kind in self.draw_amounts:
+            self.draw_cards(w, first, self.draw_amounts[kind], events, "penalty")
+            events.append(event("skipped", player=first))
+            w.current = w.next_seat(first)
+        else:
+            w.current = first
+
+    # ------------------------------------------------------------------ legal moves
+    def play_moves(self, s: State, player: int, card: int) -> list[Move]:
+        """The complete play moves for one card (a colour for wilds; with and without
+        saying UNO when it leaves one card)."""
+        uno_options = (False, True) if self.uno_rule and len(s.hands[player]) == 2 else (False,)
+        if self.is_wild(s, card):
+            return [
+                Move(T.PLAY, player, card, color, uno=uno)
+                for color in self.colors_for(s)
+                for uno in uno_options
+            ]
+        return [Move(T.PLAY, player, card, uno=uno) for uno in uno_options]
+
+    def legal_turn(self, state: State, player: int) -> list[Move]:
+        moves: list[Move] = []
+        side, active, top = state.side, state.active_color, state.discard[-1]
+        for card in state.hands[player]:
+            if self.matches(side, card, active, top):
+                moves.extend(self.play_moves(state, player, card))
+        moves.append(Move(T.DRAW, player))
+        return moves
+
+    def legal_play_drawn(self, state: State, player: int) -> list[Move]:
+        card = state.pending.card  # type: ignore[union-attr]
+        return [*self.play_moves(state, player, card), Move(T.PASS, player)]
+
+    def legal_choose_color(self, state: State, player: int) -> list[Move]:
+        return [Move(T.CHOOSE_COLOR, player, color=c) for c in self.colors_for(state)]
+
+    def legal_challenge(self, state: State, player: int) -> list[Move]:
+        return [Move(T.CHALLENGE, player), Move(T.ACCEPT, player)]
+
+    # ------------------------------------------------------------------ play
+    def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
+        """Validate a play; return the card and the colour it leaves in play."""
+        card = self.require_card_in_hand(w, move)
+        pend = w.pending
+        if pend is not None and card != pend.card:
+            raise RulesError(
+                f"only the card just drawn ({pend.card}) may be played now, or pass",
+                code="not_drawn_card",
+            )
+        if not self.playable(w, card):
+            raise RulesError(
+                f"card {card} ({self.catalog.code[w.side][card]}) matches neither the colour "
+                f"({w.active_color}) nor the number or symbol in play",
+                code="does_not_match",
+            )
+        for name in ("target", "chain"):
+            if getattr(move, name) is not None:
+                raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
+        return card, self.play_color(w, card, move.color)
+
+    def play_color(self, w: Work, card: int, color: Color | None) -> Color | None:
+        """The colour a play leaves in play: a wild's named colour, else the card's."""
+        if self.is_wild(w, card):
+            if color is None:
+                raise RulesError("a wild card needs a colour", code="color_required")
+            if color not in self.colors_for(w):
+                raise RulesError(
+                    f"{color} cannot be named on this side; choose one of "
+                    + ", ".join(self.colors_for(w)),
+                    code="invalid_color",
+                )
+            return color
+        if color is not None:
+            raise RulesError("only a wild card takes a colour", code="color_not_allowed")
+        return self.card_color(w, card)
+
+    def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
+        card, color = self.check_play(w, move)
+        player = move.player
+        w.pending = None
+        self.put_on_discard(w, player, card, color, events)
+        if not w.hands[player]:
+            self.go_out(w, player, card, events)
+        else:
+            self.card_effect(w, player, card, move, events)
+
+    def put_on_discard(
+        self, w: Work, player: int, card: int, color: Color | None, events: list[Event]
+    ) -> None:
+        hand = w.hands[player]
+        i = hand.index(card)
+        w.hands[player] = hand[:i] + hand[i + 1 :]
+        w.discard = w.discard + (card,)
+        w.prev_color = w.active_color
+        w.active_color = color
+        ev = event("played", player=player, card=self.public_ref(w, card))
+        if self.is_wild(w, card):
+            ev["color"] = color.value if color else None
+        events.append(ev)
+
+    def card_effect(
+        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+    ) -> None:
+        """Apply the played card's action and decide who moves next."""
+        name = self.effects.get(self.kind(w, card))
+        if name is None:
+            w.current = w.next_seat(player)
+        else:
+            getattr(self, name)(w, player, card, move, events)
+
+    def effect_skip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+        skipped = w.next_seat(player)
+        events.append(event("skipped", player=skipped))
+        w.current = w.next_seat(skipped)
+
+    def effect_reverse(
+        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+    ) -> None:
+        if w.num_players == 2:  # README: a Reverse acts as a Skip with two players
+            self.effect_skip(w, player, card, move, events)
+            return
+        w.direction = -w.direction
+        events.append(
+            event("reversed", direction="clockwise" if w.direction == 1 else "counterclockwise")
+        )
+        w.current = w.next_seat(player)
+
+    def effect_draw(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+        victim = w.next_seat(player)
+        self.draw_cards(w, victim, self.draw_amounts[self.kind(w, card)], events, "penalty")
+        events.append(event("skipped", player=victim))
+        w.current = w.next_seat(victim)
+
+    def effect_challengeable_draw(
+        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+    ) -> None:
+        victim = w.next_seat(player)
+        before = w.discard[-2]
+        w.pending = pending(
+            "challenge",
+            victim,
+            card,
+            offender=player,
+            guilty=self.challenge_guilty(w, player, w.prev_color, before),
+        )
+        w.current = victim
+
+    def go_out(self, w: Work, player: int, card: int, events: list[Event]) -> None:
+        """The player played their last card: draw cards take effect, then score."""
+        self.last_card_effect(w, player, card, events)
+        self.finish_round(w, player, events)
+
+    def last_card_effect(self, w: Work, player: int, card: int, events: list[Event]) -> None:
+        kind = self.kind(w, card)
+        amount = self.draw_amounts.get(kind)
+        if amount is None and kind in self.challenge_cards:
+            amount = self.challenge_cards[kind][0]
+        if amount:
+            self.draw_cards(w, w.next_seat(player), amount, events, "penalty")
+
+    # ------------------------------------------------------------------ challenge
+    def challenge_guilty(
+        self, w: Work, offender: int, prev_color: Color | None, prev_top: int
+    ) -> bool:
+        """README: guilty when the offender's hand held a card of the active colour
+        (wilds do not count); option ``any_playable``: any non-wild playable card."""
+        side = w.side
+        cat = self.catalog
+        hand = w.hands[offender]
+        if w.option("challenge_rule") == "any_playable":
+            return any(
+                not cat.wild[side][c] and self.matches(side, c, prev_color, prev_top) for c in hand
+            )
+        return any(not cat.wild[side][c] and cat.color[side][c] is prev_color for c in hand)
+
+    def on_accept(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        assert pend is not None
+        victim = move.player
+        draw, _, _ = self.challenge_cards[self.kind(w, pend.card)]  # type: ignore[arg-type]
+        w.pending = None
+        events.append(event("accepted", player=victim))
+        self.challenge_draw(w, victim, draw, pend.card, events)  # type: ignore[arg-type]
+        self.after_wild_draw(w, victim, pend.get("offender"), events)
+
+    def on_challenge(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        assert pend is not None
+        victim = move.player
+        offender = pend.get("offender")
+        guilty = pend.get("guilty")
+        card = pend.card
+        _, guilty_draw, innocent_draw = self.challenge_cards[self.kind(w, card)]  # type: ignore[arg-type]
+        w.pending = None
+        events.append(
+            secret_event(
+                "challenged",
+                to=(victim,),
+                secret={"hand": [self.private_ref(w, c) for c in w.hands[offender]]},
+                player=victim,
+                target=offender,
+                guilty=guilty,
+            )
+        )
+        if guilty:
+            self.challenge_draw(w, offender, guilty_draw, card, events)  # type: ignore[arg-type]
+            w.current = victim
+        else:
+            self.challenge_draw(w, victim, innocent_draw, card, events)  # type: ignore[arg-type]
+            self.after_wild_draw(w, victim, offender, events)
+
+    def challenge_draw(self, w: Work, seat: int, count: int, card: int, events: list[Event]) -> None:
+        """The draw a challengeable card imposes (UNO Flip's Wild Draw Color overrides)."""
+        self.draw_cards(w, seat, count, events, "penalty")
+
+    def after_wild_draw(self, w: Work, victim: int, offender: int, events: list[Event]) -> None:
+        """The victim drew and loses the turn."""
+        events.append(event("skipped", player=victim))
+        w.current = w.next_seat(victim)
+
+    # ------------------------------------------------------------------ other moves
+    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
+        player = move.player
+        drawn = self.draw_cards(w, player, 1, events, "draw")
+        if drawn and self.playable(w, drawn[0]):
+            w.pending = pending("play_drawn", player, drawn[0])
+        else:
+            w.current = w.next_seat(player)
+
+    def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
+        w.pending = None
+        events.append(event("passed", player=move.player))
+        w.current = w.next_seat(move.player)
+
+    def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        assert pend is not None
+        color = move.color
+        if color is None:
+            raise RulesError("choose_color needs a colour", code="color_required")
+        if color not in self.colors_for(w):
+            raise RulesError(
+                f"{color} cannot be named now; choose one of " + ", ".join(self.colors_for(w)),
+                code="invalid_color",
+            )
+        w.active_color = color
+        w.pending = None
+        events.append(event("color_chosen", player=move.player, color=color.value))
+        w.current = pend.get("then", move.player)
+
+    # ------------------------------------------------------------------ checks
+    def check_state(self, state: State) -> None:
+        from .errors import InvalidState
+
+        if state.phase is Phase.PLAY and not state.discard:
+            raise InvalidState("the discard pile is empty during play", field="discard")
+

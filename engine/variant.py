@@ -1,0 +1,659 @@
+"""The variant base: static facts, setup, the guarded ``apply`` pipeline, drawing and
+reshuffling, the end of rounds and games, views, scores and serialization.
+
+A variant subclasses ``Variant`` (or the UNO turn machinery in ``engine.uno``) and
+overrides only what differs. Move handlers are methods named ``on_<move type>``; legal
+moves come from ``legal_turn`` (no decision pending) or ``legal_<pending type>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+from . import rng as prng
+from .cards import Catalog, Color, Kind, load_catalog
+from .errors import RulesError, SetupError
+from .events import Event, event, secret_event
+from .moves import Move, MoveType
+from .state import Pending, Phase, State, Work
+
+MAX_SEED = (1 << 64) - 1
+
+T = MoveType
+
+#: Which move fields each move type may carry (``type`` and ``player`` always).
+MOVE_FIELDS: dict[MoveType, frozenset[str]] = {
+    T.PLAY: frozenset({"card", "color", "target", "chain", "uno"}),
+    T.DRAW: frozenset(),
+    T.PASS: frozenset(),
+    T.CHOOSE_COLOR: frozenset({"color"}),
+    T.CHOOSE_TARGET: frozenset({"target"}),
+    T.CHALLENGE: frozenset(),
+    T.ACCEPT: frozenset(),
+    T.UNO: frozenset(),
+    T.CATCH: frozenset({"target"}),
+    T.GIVE: frozenset({"card", "uno"}),
+    T.DRAFT_KEEP: frozenset(),
+    T.DRAFT_DISCARD: frozenset(),
+    T.MATCH: frozenset({"target", "cards"}),
+    T.PLACE: frozenset({"card"}),
+    T.END_TURN: frozenset(),
+    T.NEXT_ROUND: frozenset(),
+}
+
+#: The code for a move sent when nothing it answers is pending.
+NOT_NOW: dict[MoveType, str] = {
+    T.PASS: "nothing_to_pass",
+    T.CHOOSE_COLOR: "no_color_to_choose",
+    T.CHOOSE_TARGET: "no_target_to_choose",
+    T.CHALLENGE: "nothing_to_challenge",
+    T.ACCEPT: "nothing_to_accept",
+    T.GIVE: "nothing_to_give",
+    T.DRAFT_KEEP: "not_drafting",
+    T.DRAFT_DISCARD: "not_drafting",
+    T.END_TURN: "nothing_to_end",
+}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A game option: allowed ``choices`` (or an integer range) and the default."""
+
+    name: str
+    default: Any
+    description: str
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def check(self, value: Any) -> Any:
+        if self.choices:
+            if value not in self.choices:
+                raise SetupError(
+                    f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}",
+                    code="invalid_option",
+                )
+            return value
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise SetupError(f"option {self.name!r} must be an integer", code="invalid_option")
+        lo = self.minimum if self.minimum is not None else value
+        hi = self.maximum if self.maximum is not None else value
+        if not lo <= value <= hi:
+            raise SetupError(
+                f"option {self.name!r} must be between {self.minimum} and {self.maximum}",
+                code="invalid_option",
+            )
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"default": self.default, "description": self.description}
+        if self.choices:
+            out["choices"] = list(self.choices)
+        else:
+            out["minimum"], out["maximum"] = self.minimum, self.maximum
+        return out
+
+
+class Variant:
+    """Static facts and rule hooks of one game. Instances are stateless singletons."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    catalog_name: ClassVar[str]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 10
+    target: ClassVar[int] = 500
+    #: "highest" (first to the target wins) or "lowest" (lowest total wins at the end).
+    winner_rule: ClassVar[str] = "highest"
+    hand_size: ClassVar[int] = 7
+    uno_rule: ClassVar[bool] = True
+    #: Free-text facts for integrators (where the data comes from, deviations).
+    notes: ClassVar[tuple[str, ...]] = ()
+    #: Move types this variant knows.
+    move_types: ClassVar[frozenset[MoveType]] = frozenset()
+    #: pending type -> (move types that answer it, code when another move is sent)
+    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {}
+    #: Move types taken by any seat at any time during play (UNO declarations, catches).
+    side_moves: ClassVar[frozenset[MoveType]] = frozenset({T.UNO, T.CATCH})
+
+    def extra_options(self) -> list[OptionSpec]:
+        """Variant options beyond the common ``target``."""
+        return []
+
+    @cached_property
+    def options(self) -> dict[str, OptionSpec]:
+        specs = [
+            OptionSpec(
+                "target",
+                self.target,
+                "points that end the game (the rule book's target by default)",
+                minimum=1,
+                maximum=100_000,
+            ),
+            *self.extra_options(),
+        ]
+        return {s.name: s for s in specs}
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        return load_catalog(self.catalog_name)
+
+    # ------------------------------------------------------------------ metadata
+    def metadata(self, with_catalog: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "players": {"min": self.min_players, "max": self.max_players},
+            "target": self.target,
+            "winner_rule": self.winner_rule,
+            "deck_size": self.catalog.size,
+            "hand_size": self.hand_size,
+            "double_sided": self.catalog.sides == 2,
+            "options": {name: spec.to_dict() for name, spec in self.options.items()},
+            "move_types": sorted(t.value for t in self.move_types),
+            "notes": list(self.notes),
+        }
+        if with_catalog:
+            out["catalog"] = self.catalog.to_list()
+        return out
+
+    # ------------------------------------------------------------------ setup
+    def new_game(
+        self,
+        players: int,
+        seed: int,
+        dealer: int | None = None,
+        options: dict[str, Any] | None = None,
+        deck: list[int] | None = None,
+    ) -> tuple[State, list[Event]]:
+        """A new game: options resolved, dealer cut (unless given), first round dealt."""
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise SetupError("players must be an integer", code="invalid_player_count")
+        if not self.min_players <= players <= self.max_players:
+            raise SetupError(
+                f"{self.id} is played by {self.min_players} to {self.max_players} players, not {players}",
+                code="invalid_player_count",
+            )
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+            raise SetupError("seed must be an integer from 0 to 2**64-1", code="invalid_seed")
+        if dealer is not None and (
+            not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players
+        ):
+            raise SetupError(f"dealer must be a seat from 0 to {players - 1}", code="invalid_dealer")
+        resolved = self.resolve_options(options or {})
+        if deck is not None:
+            deck = self.check_deck(deck)
+        w = Work(
+            self.id, players, resolved, seed, prng.seed(seed), Phase.PLAY, 1, 0, 1, 0, 0,
+            [()] * players, (), (), None, None, (), (0,) * players, None, None, (), 0,
+            self.initial_ext(players),
+        )  # fmt: skip
+        events: list[Event] = []
+        if dealer is None:
+            dealer = 0 if deck is not None else self.cut_for_dealer(w, events)
+        w.dealer = dealer
+        self.start_round(w, events, deck)
+        return w.freeze(), events
+
+    def resolve_options(self, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+        if not isinstance(options, dict):
+            raise SetupError("options must be an object", code="invalid_option")
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise SetupError(
+                f"unknown option(s) {', '.join(map(repr, unknown))} for {self.id}; known: "
+                + ", ".join(sorted(self.options)),
+                code="unknown_option",
+            )
+        resolved = {
+            name: spec.check(options[name]) if name in options else spec.default
+            for name, spec in self.options.items()
+        }
+        return tuple(sorted(resolved.items()))
+
+    def check_deck(self, deck: Any) -> list[int]:
+        size = self.catalog.size
+        if not isinstance(deck, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) for c in deck
+        ):
+            raise SetupError("deck must be a list of card ids", code="invalid_deck")
+        if len(deck) != size or set(deck) != set(range(size)):
+            seen: set[int] = set()
+            dupes = sorted({c for c in deck if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+            missing = sorted(set(range(size)) - set(deck))
+            outside = sorted(c for c in set(deck) if not 0 <= c < size)
+            parts = [f"deck must be a permutation of the {size} card ids 0..{size - 1}"]
+            if outside:
+                parts.append(f"unknown ids {outside[:10]}")
+            if dupes:
+                parts.append(f"repeated ids {dupes[:10]}")
+            if missing:
+                parts.append(f"missing ids {missing[:10]}")
+            raise SetupError("; ".join(parts), code="invalid_deck")
+        return list(deck)
+
+    def initial_ext(self, players: int) -> Any:
+        """The variant's extra state at the start of a game (``State.ext``)."""
+        return None
+
+    def cut_value(self, card: int) -> int:
+        """A card's value in the cut for dealer: its number, else zero."""
+        cat = self.catalog
+        if cat.kind[0][card] is Kind.NUMBER:
+            return cat.value[0][card] or 0
+        return 0
+
+    def cut_for_dealer(self, w: Work, events: list[Event]) -> int:
+        """Simulate the cut for high card (README): tied seats draw again.
+
+        Seats draw in seat order from one shuffled deck. If the deck runs out while
+        seats are still tied (a deck with few or no numbers), the tie is broken by the
+        generator among the tied seats.
+        """
+        pile = list(self.catalog.ids)
+        w.rng = prng.shuffle(w.rng, pile)
+        contenders = list(range(w.num_players))
+        drawn: list[dict[str, Any]] = []
+        position = 0
+        while len(contenders) > 1 and position + len(contenders) <= len(pile):
+            values = {}
+            for seat in contenders:
+                card = pile[position]
+                position += 1
+                values[seat] = self.cut_value(card)
+                drawn.append({"player": seat, "card": self.public_ref(w, card)})
+            best = max(values.values())
+            contenders = [s for s in contenders if values[s] == best]
+        if len(contenders) > 1:
+            index, w.rng = prng.below(w.rng, len(contenders))
+            contenders = [contenders[index]]
+        events.append(event("dealer_cut", cards=drawn, winner=contenders[0]))
+        return contenders[0]
+
+    def shuffled_deck(self, w: Work) -> list[int]:
+        pile = list(self.catalog.ids)
+        w.rng = prng.shuffle(w.rng, pile)
+        return pile
+
+    def start_round(self, w: Work, events: list[Event], deck: list[int] | None = None) -> None:
+        """Reset the table for a round and deal it (the caller's ``deck`` or a shuffle)."""
+        pile = deck if deck is not None else self.shuffled_deck(w)
+        w.phase = Phase.PLAY
+        w.direction = 1
+        w.side = 0
+        w.pending = None
+        w.exposed = ()
+        w.active_color = None
+        w.round_winner = None
+        w.discard = ()
+        w.ext = self.round_ext(w)
+        events.append(event("round_started", round=w.round, dealer=w.dealer))
+        self.setup_table(w, pile, events)
+
+    def round_ext(self, w: Work) -> Any:
+        """The variant's extra state at the start of a round."""
+        return w.ext
+
+    def setup_table(self, w: Work, pile: list[int], events: list[Event]) -> None:
+        """Deal from ``pile`` (top first) and lay out the table. Variants override."""
+        raise NotImplementedError
+
+    def deal(self, w: Work, pile: list[int], count: int) -> list[int]:
+        """Deal ``count`` cards to each seat, one at a time from the seat left of the
+        dealer clockwise; return the rest of the pile."""
+        n = w.num_players
+        hands: list[list[int]] = [[] for _ in range(n)]
+        position = 0
+        for _ in range(count):
+            for k in range(1, n + 1):
+                hands[(w.dealer + k) % n].append(pile[position])
+                position += 1
+        w.hands = [tuple(h) for h in hands]
+        return pile[position:]
+
+    # ------------------------------------------------------------------ moves
+    def check_move(self, state: State, move: Move) -> None:
+        """The guards every move passes, in a fixed order."""
+        mtype = move.type
+        if mtype not in self.move_types:
+            raise RulesError(f"{self.id} has no {mtype.value!r} move", code="unknown_move")
+        player = move.player
+        if not 0 <= player < state.num_players:
+            raise RulesError(
+                f"player {player} is not a seat (0..{state.num_players - 1})", code="invalid_player"
+            )
+        allowed = MOVE_FIELDS[mtype]
+        for name in ("card", "color", "target", "chain", "cards"):
+            if name not in allowed and getattr(move, name) is not None:
+                raise RulesError(
+                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
+                )
+        phase = state.phase
+        if phase is Phase.GAME_OVER:
+            raise RulesError("the game is over", code="game_over")
+        if mtype is T.NEXT_ROUND:
+            if phase is not Phase.ROUND_OVER:
+                raise RulesError("the round is not over yet", code="round_not_over")
+            return
+        if phase is Phase.ROUND_OVER:
+            raise RulesError("the round is over; send next_round", code="round_over")
+        if mtype in self.side_moves:
+            return
+        pend = state.pending
+        actor = pend.player if pend is not None else state.current
+        if player != actor:
+            if pend is not None:
+                raise RulesError(
+                    f"waiting for player {actor} to {pend.type.replace('_', ' ')}",
+                    code="not_your_turn",
+                )
+            raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
+        if pend is not None:
+            answers, code = self.pending_moves[pend.type]
+            if mtype not in answers:
+                raise RulesError(
+                    f"player {actor} must answer {pend.type!r} with "
+                    + " or ".join(sorted(t.value for t in answers)),
+                    code=code,
+                )
+        elif mtype in NOT_NOW:
+            raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
+
+    def apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
+        """Validate ``move`` and return the next state and the events it caused."""
+        move = self.decode_move(state, move)
+        self.check_move(state, move)
+        w = Work.of(state)
+        events: list[Event] = []
+        getattr(self, "on_" + move.type.value)(w, move, events)
+        if self.uno_rule and move.type is not T.NEXT_ROUND:
+            self.update_exposed(state, w, move, events)
+        w.move_count += 1
+        return w.freeze(), events
+
+    def decode_move(self, state: State, move: Move) -> Move:
+        """Translate the card names a seat sees into catalog ids (identity by default)."""
+        return move
+
+    def encode_move(self, state: State, move: Move) -> Move:
+        """Translate a move into the card names its player sees (identity by default)."""
+        return move
+
+    def legal_moves(self, state: State, player: int) -> list[Move]:
+        """Every complete move ``player`` may make now, ready to send back."""
+        phase = state.phase
+        if phase is Phase.GAME_OVER or not 0 <= player < state.num_players:
+            return []
+        if phase is Phase.ROUND_OVER:
+            return [Move(T.NEXT_ROUND, player)]
+        moves = self.legal_side(state, player)
+        pend = state.pending
+        if pend is not None:
+            if pend.player == player:
+                moves = getattr(self, "legal_" + pend.type)(state, player) + moves
+        elif state.current == player:
+            moves = self.legal_turn(state, player) + moves
+        return moves
+
+    def legal_turn(self, state: State, player: int) -> list[Move]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ UNO
+    def legal_side(self, state: State, player: int) -> list[Move]:
+        if not self.uno_rule or not state.exposed:
+            return []
+        out = [Move(T.CATCH, player, target=s) for s in state.exposed if s != player]
+        if player in state.exposed:
+            out.append(Move(T.UNO, player))
+        return out
+
+    def on_uno(self, w: Work, move: Move, events: list[Event]) -> None:
+        if move.player not in w.exposed:
+            raise RulesError(
+                "only a player left with one card who has not said UNO can say it now",
+                code="nothing_to_declare",
+            )
+        w.exposed = tuple(s for s in w.exposed if s != move.player)
+        events.append(event("uno", player=move.player))
+
+    def on_catch(self, w: Work, move: Move, events: list[Event]) -> None:
+        target = move.target
+        if target is None:
+            raise RulesError("catch needs a target seat", code="target_required")
+        if not isinstance(target, int) or not 0 <= target < w.num_players:
+            raise RulesError(f"target {target} is not a seat", code="invalid_target")
+        if target == move.player:
+            raise RulesError("a player cannot catch themselves", code="cannot_catch_self")
+        if target not in w.exposed:
+            raise RulesError(
+                f"player {target} cannot be caught (said UNO, is safe, or has more than one card)",
+                code="cannot_catch",
+            )
+        w.exposed = tuple(s for s in w.exposed if s != target)
+        events.append(event("caught", player=move.player, target=target))
+        self.draw_cards(w, target, 2, events, "caught")
+
+    def said_uno(self, w: Work, move: Move) -> bool:
+        return move.uno
+
+    def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
+        """Track who may be caught for not saying UNO (README "Saying UNO").
+
+        A seat whose hand fell to one card during this move is exposed unless it is the
+        mover and said UNO with the move. A seat stays exposed until some other seat
+        makes a move that is not a declaration or a catch (the next player has begun).
+        """
+        if w.phase is not Phase.PLAY:
+            w.exposed = ()
+            return
+        mover = move.player
+        side_move = move.type in self.side_moves
+        hands = w.hands
+        kept = [
+            s for s in w.exposed if len(hands[s]) == 1 and (side_move or s == mover)
+        ]
+        old = before.hands
+        for seat in range(w.num_players):
+            if len(hands[seat]) == 1 and len(old[seat]) != 1 and seat not in kept:
+                if seat == mover and self.said_uno(w, move):
+                    events.append(event("uno", player=seat))
+                else:
+                    kept.append(seat)
+        w.exposed = tuple(sorted(kept))
+
+    # ------------------------------------------------------------------ drawing
+    def draw_cards(
+        self, w: Work, seat: int, count: int, events: list[Event], reason: str
+    ) -> list[int]:
+        """Move up to ``count`` cards from the draw pile to ``seat``'s hand, reshuffling
+        the discard pile when the draw pile runs out (README)."""
+        drawn: list[int] = []
+        pile = w.draw_pile
+        while len(drawn) < count:
+            if not pile:
+                w.draw_pile = pile
+                pile = self.reshuffle(w, events)
+                if not pile:
+                    break
+            take = count - len(drawn)
+            drawn.extend(pile[:take])
+            pile = pile[take:]
+        w.draw_pile = pile
+        if drawn:
+            w.hands[seat] = w.hands[seat] + tuple(drawn)
+        events.append(self.drew_event(w, seat, drawn, reason))
+        return drawn
+
+    def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
+        return secret_event(
+            "drew",
+            to=(seat,),
+            secret={"cards": [self.private_ref(w, c) for c in cards]},
+            player=seat,
+            count=len(cards),
+            reason=reason,
+        )
+
+    def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
+        """Keep the card in play, shuffle the rest of the discard pile into a new draw
+        pile; return it (empty when there is nothing to shuffle)."""
+        rest = list(w.discard[:-1])
+        if not rest:
+            return ()
+        w.discard = w.discard[-1:]
+        w.rng = prng.shuffle(w.rng, rest)
+        w.draw_pile = tuple(rest)
+        events.append(event("reshuffled", count=len(rest)))
+        return w.draw_pile
+
+    # ------------------------------------------------------------------ card names
+    def public_ref(self, s: State | Work, card: int) -> dict[str, Any]:
+        """How a face-up card is shown to everybody."""
+        return self.catalog.card_ref(card, s.side)
+
+    def private_ref(self, s: State | Work, card: int) -> dict[str, Any]:
+        """How a card is shown to the one seat allowed to see it."""
+        return self.catalog.card_ref(card, s.side)
+
+    # ------------------------------------------------------------------ rounds
+    def finish_round(self, w: Work, winner: int, events: list[Event]) -> None:
+        """Score the round won by ``winner``; end the game if the target is reached."""
+        round_scores = self.round_points(w, winner)
+        w.scores = tuple(a + b for a, b in zip(w.scores, round_scores, strict=True))
+        w.round_scores = round_scores
+        w.round_winner = winner
+        w.pending = None
+        w.exposed = ()
+        w.phase = Phase.ROUND_OVER
+        events.append(
+            event(
+                "round_over",
+                winner=winner,
+                round_scores=list(round_scores),
+                scores=list(w.scores),
+                hands=[[self.public_ref(w, c) for c in h] for h in w.hands],
+            )
+        )
+        winners = self.game_winners(w.scores, w.option("target", self.target))
+        if winners:
+            w.phase = Phase.GAME_OVER
+            w.winners = winners
+            events.append(event("game_over", winners=list(winners), scores=list(w.scores)))
+
+    def hand_points(self, s: State | Work, seat: int) -> int:
+        points = self.catalog.points[s.side]
+        return sum(points[c] for c in s.hands[seat])
+
+    def round_points(self, w: Work, winner: int) -> tuple[int, ...]:
+        """Default: the player who went out scores every card left in the other hands."""
+        total = sum(self.hand_points(w, s) for s in range(w.num_players) if s != winner)
+        return tuple(total if s == winner else 0 for s in range(w.num_players))
+
+    def game_winners(self, totals: tuple[int, ...], target: int) -> tuple[int, ...]:
+        """The winners once a total reaches ``target`` (ties shared), else ``()``."""
+        if max(totals) < target:
+            return ()
+        best = min(totals) if self.winner_rule == "lowest" else max(totals)
+        return tuple(s for s, t in enumerate(totals) if t == best)
+
+    def on_next_round(self, w: Work, move: Move, events: list[Event]) -> None:
+        w.round += 1
+        w.dealer = self.next_dealer(w)
+        self.start_round(w, events)
+
+    def next_dealer(self, w: Work) -> int:
+        return (w.dealer + 1) % w.num_players
+
+    # ------------------------------------------------------------------ views
+    def view(self, state: State, player: int | None) -> dict[str, Any]:
+        """What ``player`` may see (``None``: a spectator, public information only)."""
+        top = state.discard[-1] if state.discard else None
+        pend = state.pending
+        view: dict[str, Any] = {
+            "variant": self.id,
+            "phase": state.phase.value,
+            "round": state.round,
+            "dealer": state.dealer,
+            "direction": "clockwise" if state.direction == 1 else "counterclockwise",
+            "current_player": state.current,
+            "pending": self.pending_view(state, pend, player) if pend is not None else None,
+            "player": player,
+            "hand": [self.private_ref(state, c) for c in state.hands[player]]
+            if player is not None
+            else [],
+            "hand_sizes": [len(h) for h in state.hands],
+            "draw_pile_size": len(state.draw_pile),
+            "discard_size": len(state.discard),
+            "discard_top": self.public_ref(state, top) if top is not None else None,
+            "active_color": state.active_color.value if state.active_color else None,
+            "uno_exposed": list(state.exposed),
+            "scores": list(state.scores),
+            "round_scores": list(state.round_scores) if state.round_scores is not None else None,
+            "round_winner": state.round_winner,
+            "winners": list(state.winners),
+            "target": state.option("target", self.target),
+            "move_count": state.move_count,
+        }
+        self.view_extra(state, player, view)
+        return view
+
+    def pending_view(self, state: State, pend: Pending, player: int | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": pend.type, "player": pend.player}
+        if pend.card is not None and player == pend.player:
+            out["card"] = self.private_ref(state, pend.card)
+        return out
+
+    def view_extra(self, state: State, player: int | None, view: dict[str, Any]) -> None:
+        """Add variant fields to a view."""
+
+    def score(self, state: State) -> dict[str, Any]:
+        return {
+            "round": state.round,
+            "phase": state.phase.value,
+            "round_winner": state.round_winner,
+            "round_scores": list(state.round_scores) if state.round_scores is not None else None,
+            "scores": list(state.scores),
+            "hand_points": [self.hand_points(state, s) for s in range(state.num_players)],
+            "target": state.option("target", self.target),
+            "winner_rule": self.winner_rule,
+            "winners": list(state.winners),
+            "game_over": state.phase is Phase.GAME_OVER,
+        }
+
+    # ------------------------------------------------------------------ state checks
+    def piles(self, state: State) -> Iterable[tuple[str, tuple[int, ...]]]:
+        """Every place a card can be, by name (card conservation is checked over these)."""
+        for seat, hand in enumerate(state.hands):
+            yield f"hands[{seat}]", hand
+        yield "draw_pile", state.draw_pile
+        yield "discard", state.discard
+
+    def check_state(self, state: State) -> None:
+        """Variant invariants beyond the common ones; raise ``InvalidState``."""
+
+    def ext_to_json(self, ext: Any) -> Any:
+        return None
+
+    def ext_from_json(self, raw: Any, players: int) -> Any:
+        return None
+
+    # ------------------------------------------------------------------ helpers
+    def colors_for(self, s: State | Work) -> tuple[Color, ...]:
+        """The colours a player may name on the side in play."""
+        from .cards import DARK_COLORS, LIGHT_COLORS
+
+        return DARK_COLORS if s.side == 1 else LIGHT_COLORS
+
+    def require_card_in_hand(self, w: Work, move: Move) -> int:
+        card = move.card
+        if card is None:
+            raise RulesError(f"a {move.type.value} move needs a card", code="card_required")
+        if card not in w.hands[move.player]:
+            raise RulesError(
+                f"card {card} is not in player {move.player}'s hand", code="card_not_in_hand"
+            )
+        return card
+
