@@ -181,7 +181,15 @@ class UnoRules(Variant):
         for name in ("target", "chain"):
             if getattr(move, name) is not None:
                 raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
+        if move.uno and not self.uno_flag_allowed(w, move):
+            raise RulesError(
+                "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
+            )
         return card, self.play_color(w, card, move.color)
+
+    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
+        """Whether ``uno: true`` fits this play: it leaves the player one card."""
+        return self.uno_rule and len(w.hands[move.player]) == 2
 
     def play_color(self, w: Work, card: int, color: Color | None) -> Color | None:
         """The colour a play leaves in play: a wild's named colour, else the card's."""

@@ -631,6 +631,10 @@ class Variant:
         yield "draw_pile", state.draw_pile
         yield "discard", state.discard
 
+    def public_piles(self, state: State) -> Iterable[tuple[int, ...]]:
+        """The piles whose cards everybody may see (face up on the table)."""
+        yield state.discard
+
     def check_state(self, state: State) -> None:
         """Variant invariants beyond the common ones; raise ``InvalidState``."""
 

@@ -1,0 +1,143 @@
+"""Test helpers: stacked decks, random play, and tree walks over views."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import engine
+from engine import Move, Phase, State, find_variant
+
+CardSpec = int | str
+
+
+class DeckBuilder:
+    """Resolve card codes to unused catalog ids, then complete a deck permutation."""
+
+    def __init__(self, variant_id: str) -> None:
+        self.variant = find_variant(variant_id)
+        self.catalog = self.variant.catalog
+        self.used: set[int] = set()
+
+    def take(self, spec: CardSpec) -> int:
+        """The first unused card whose code (or one face's code) is ``spec``; ints are ids."""
+        if isinstance(spec, int):
+            if spec in self.used:
+                raise ValueError(f"card {spec} used twice")
+            self.used.add(spec)
+            return spec
+        for card in self.catalog.cards:
+            if card.id in self.used:
+                continue
+            if card.code == spec or any(f.code == spec for f in card.faces):
+                self.used.add(card.id)
+                return card.id
+        raise ValueError(f"no unused card with code {spec!r} in {self.catalog.name}")
+
+    def rest(self) -> list[int]:
+        return [c for c in self.catalog.ids if c not in self.used]
+
+
+def stacked_deck(
+    variant_id: str,
+    hands: Sequence[Sequence[CardSpec]],
+    turned: CardSpec | Sequence[CardSpec] | None,
+    draw: Sequence[CardSpec] = (),
+    dealer: int = 0,
+) -> list[int]:
+    """A whole deck (top first) that deals ``hands[seat]`` to each seat (dealing one at a
+    time from the seat left of ``dealer``), then turns ``turned`` (a list for DOS's
+    center row), then leaves ``draw`` on top of the draw pile; the rest in id order.
+    Every hand must have the same length (the variant's hand size)."""
+    b = DeckBuilder(variant_id)
+    n = len(hands)
+    size = len(hands[0])
+    if any(len(h) != size for h in hands):
+        raise ValueError("all hands must have the same size")
+    ids = [[b.take(c) for c in h] for h in hands]
+    deck: list[int] = []
+    for i in range(size):
+        for k in range(1, n + 1):
+            deck.append(ids[(dealer + k) % n][i])
+    if turned is not None:
+        for c in [turned] if isinstance(turned, (int, str)) else turned:
+            deck.append(b.take(c))
+    deck.extend(b.take(c) for c in draw)
+    deck.extend(b.rest())
+    return deck
+
+
+def top_deck(variant_id: str, top: Sequence[CardSpec]) -> list[int]:
+    """A whole deck whose first cards are ``top`` in order; the rest in id order."""
+    b = DeckBuilder(variant_id)
+    deck = [b.take(c) for c in top]
+    return deck + b.rest()
+
+
+def ids(variant_id: str, *codes: str) -> list[int]:
+    """Distinct card ids for codes, as ``DeckBuilder.take`` resolves them."""
+    b = DeckBuilder(variant_id)
+    return [b.take(c) for c in codes]
+
+
+def actor(state: State) -> int:
+    """The seat whose move the game waits for (seat 0 between rounds)."""
+    if state.phase is not Phase.PLAY and state.phase is not Phase.DRAFT:
+        return 0
+    return state.pending.player if state.pending is not None else state.current
+
+
+def play(state: State, *moves: dict[str, Any] | Move) -> tuple[State, list[dict[str, Any]]]:
+    """Apply moves in order; return the final state and all events."""
+    events: list[dict[str, Any]] = []
+    for m in moves:
+        state, ev = engine.apply(state, m)
+        events.extend(ev)
+    return state, events
+
+
+def random_game(
+    variant_id: str,
+    players: int,
+    seed: int,
+    rnd: random.Random,
+    options: dict[str, Any] | None = None,
+    max_moves: int = 200_000,
+) -> Iterator[tuple[State, Move | None, State, list[dict[str, Any]]]]:
+    """Play a random legal game to its end; yield (before, move, after, events)."""
+    state, events = engine.start(variant_id, players, seed, options=options)
+    yield state, None, state, events
+    for _ in range(max_moves):
+        if state.phase is Phase.GAME_OVER:
+            return
+        moves = [m for p in range(players) for m in engine.legal_moves(state, p)]
+        assert moves, f"no legal move in a live game: {engine.to_dict(state)}"
+        # Mostly the actor's moves; side moves (catch/uno) only now and then.
+        main = [m for m in moves if m.player == actor(state)]
+        pool = main if main and rnd.random() < 0.9 else moves
+        move = rnd.choice(pool)
+        after, events = engine.apply(state, move)
+        yield state, move, after, events
+        state = after
+    raise AssertionError(f"{variant_id} game {seed} did not end in {max_moves} moves")
+
+
+def walk(node: Any) -> Iterator[tuple[str, Any]]:
+    """Every (key, value) pair in a JSON tree."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield k, v
+            yield from walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from walk(v)
+
+
+def ids_in(node: Any) -> set[int]:
+    """Card ids named anywhere in a JSON tree (``id`` and ``card`` keys holding ints)."""
+    out: set[int] = set()
+    for k, v in walk(node):
+        if k in ("id", "card") and isinstance(v, int) and not isinstance(v, bool):
+            out.add(v)
+    return out
