@@ -126,6 +126,21 @@ class Catalog:
         self.points = tuple(tuple(c.faces[s].points for c in cards) for s in sides)
         self.code = tuple(tuple(c.faces[s].code for c in cards) for s in sides)
         self.wild = tuple(tuple(c.faces[s].is_wild for c in cards) for s in sides)
+        # symbol[side][id]: one int per distinct (kind, number) of a non-wild face, -1 for
+        # wild faces; two faces match by number or symbol exactly when their symbols are equal.
+        symbols: dict[tuple[Kind, int | None], int] = {}
+        self.symbol = tuple(
+            tuple(
+                -1
+                if c.faces[s].is_wild
+                else symbols.setdefault(
+                    (c.faces[s].kind, c.faces[s].value if c.faces[s].kind is Kind.NUMBER else None),
+                    len(symbols),
+                )
+                for c in cards
+            )
+            for s in sides
+        )
         self.ids = tuple(range(self.size))
 
     def __len__(self) -> int:

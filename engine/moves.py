@@ -63,7 +63,9 @@ class Move(NamedTuple):
         if self.color is not None:
             out["color"] = self.color.value
         if self.target is not None:
-            out["target"] = self.target.to_dict() if isinstance(self.target, MatchPart) else self.target
+            out["target"] = (
+                self.target.to_dict() if isinstance(self.target, MatchPart) else self.target
+            )
         if self.chain is not None:
             out["chain"] = list(self.chain)
         if self.uno:

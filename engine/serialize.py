@@ -204,10 +204,17 @@ def _from_dict(raw: Any) -> State:
         data = pend_raw["data"]
         if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
             raise _fail("pending.data", "must be an object")
-        pend = Pending(pend_raw["type"], pplayer, pcard, tuple(sorted((k, _frozen(v)) for k, v in data.items())))
+        pend = Pending(
+            pend_raw["type"],
+            pplayer,
+            pcard,
+            tuple(sorted((k, _frozen(v)) for k, v in data.items())),
+        )
     exposed = _seats(raw["exposed"], "exposed", n)
     scores = _ints(raw["scores"], "scores", n)
-    round_scores = None if raw["round_scores"] is None else _ints(raw["round_scores"], "round_scores", n)
+    round_scores = (
+        None if raw["round_scores"] is None else _ints(raw["round_scores"], "round_scores", n)
+    )
     round_winner = _seat_or_none(raw, "round_winner", n)
     winners = _seats(raw["winners"], "winners", n)
     move_count = _int(raw, "move_count", 0, None)
@@ -250,18 +257,25 @@ def check_invariants(state: State) -> None:
         )
     for s in state.exposed:
         if len(state.hands[s]) != 1:
-            raise InvalidState(f"seat {s} is listed as exposed but holds {len(state.hands[s])} cards", field="exposed")
+            raise InvalidState(
+                f"seat {s} is listed as exposed but holds {len(state.hands[s])} cards",
+                field="exposed",
+            )
     if state.phase is Phase.GAME_OVER and not state.winners:
         raise InvalidState("a finished game must name its winners", field="winners")
     if state.phase is not Phase.GAME_OVER and state.winners:
         raise InvalidState("winners are only set when the game is over", field="winners")
     if state.pending is not None and state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
         raise InvalidState("no decision can be pending after the round", field="pending")
-    if state.pending is not None and state.pending.card is not None:
-        if state.pending.type == "play_drawn" and state.pending.card not in state.hands[state.pending.player]:
-            raise InvalidState("the drawn card awaiting a decision is not in the player's hand", field="pending.card")
+    pend = state.pending
+    if pend is not None and pend.type == "play_drawn" and pend.card not in state.hands[pend.player]:
+        raise InvalidState(
+            "the drawn card awaiting a decision is not in the player's hand", field="pending.card"
+        )
     if state.phase is Phase.PLAY:
         empty = [s for s, h in enumerate(state.hands) if not h]
         if empty and variant.uno_rule:
-            raise InvalidState(f"seat {empty[0]} has no cards but the round is still on", field="hands")
+            raise InvalidState(
+                f"seat {empty[0]} has no cards but the round is still on", field="hands"
+            )
     variant.check_state(state)

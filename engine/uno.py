@@ -12,7 +12,8 @@ touching the turn itself. Decisions wait in ``State.pending``:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from functools import cached_property
+from typing import ClassVar
 
 from . import rng as prng
 from .cards import Color, Kind
@@ -29,7 +30,17 @@ class UnoRules(Variant):
     """Classic UNO's rules, written as hooks the variants override."""
 
     move_types: ClassVar[frozenset[MoveType]] = frozenset(
-        {T.PLAY, T.DRAW, T.PASS, T.CHOOSE_COLOR, T.CHALLENGE, T.ACCEPT, T.UNO, T.CATCH, T.NEXT_ROUND}
+        {
+            T.PLAY,
+            T.DRAW,
+            T.PASS,
+            T.CHOOSE_COLOR,
+            T.CHALLENGE,
+            T.ACCEPT,
+            T.UNO,
+            T.CATCH,
+            T.NEXT_ROUND,
+        }
     )
     pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
         "choose_color": (frozenset({T.CHOOSE_COLOR}), "must_choose_color"),
@@ -74,18 +85,14 @@ class UnoRules(Variant):
         return self.catalog.wild[s.side][card]
 
     def matches(self, side: int, card: int, active: Color | None, top: int) -> bool:
-        """Whether ``card`` may be played on ``top`` with ``active`` the colour in play."""
+        """Whether ``card`` may be played on ``top`` with ``active`` the colour in play:
+        any wild; the same colour; or the same number or symbol (a wild's number and
+        symbol match nothing)."""
         cat = self.catalog
-        if cat.wild[side][card]:
+        if cat.wild[side][card] or cat.color[side][card] is active:
             return True
-        if cat.color[side][card] is active:
-            return True
-        if cat.wild[side][top]:
-            return False  # a wild's number and symbol match nothing
-        kind = cat.kind[side][card]
-        if kind is not cat.kind[side][top]:
-            return False
-        return kind is not Kind.NUMBER or cat.value[side][card] == cat.value[side][top]
+        top_symbol = cat.symbol[side][top]
+        return top_symbol >= 0 and cat.symbol[side][card] == top_symbol
 
     def playable(self, s: State | Work, card: int) -> bool:
         return self.matches(s.side, card, s.active_color, s.discard[-1])
@@ -131,25 +138,48 @@ class UnoRules(Variant):
             w.current = first
 
     # ------------------------------------------------------------------ legal moves
-    def play_moves(self, s: State, player: int, card: int) -> list[Move]:
+    def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
         """The complete play moves for one card (a colour for wilds; with and without
-        saying UNO when it leaves one card)."""
-        uno_options = (False, True) if self.uno_rule and len(s.hands[player]) == 2 else (False,)
-        if self.is_wild(s, card):
-            return [
-                Move(T.PLAY, player, card, color, uno=uno)
-                for color in self.colors_for(s)
-                for uno in uno_options
-            ]
-        return [Move(T.PLAY, player, card, uno=uno) for uno in uno_options]
+        saying UNO when it leaves one card). Moves are immutable, so they are cached."""
+        two = self.uno_rule and len(s.hands[player]) == 2
+        key = (player, card, s.side, two)
+        moves = self._play_cache.get(key)
+        if moves is None:
+            uno_options = (False, True) if two else (False,)
+            if self.is_wild(s, card):
+                moves = tuple(
+                    Move(T.PLAY, player, card, color, uno=uno)
+                    for color in self.colors_for(s)
+                    for uno in uno_options
+                )
+            else:
+                moves = tuple(Move(T.PLAY, player, card, uno=uno) for uno in uno_options)
+            self._play_cache[key] = moves
+        return moves
+
+    @cached_property
+    def _play_cache(self) -> dict[tuple[int, int, int, bool], tuple[Move, ...]]:
+        return {}
+
+    @cached_property
+    def _draw_moves(self) -> tuple[Move, ...]:
+        return tuple(Move(T.DRAW, p) for p in range(self.max_players))
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
+        """Every matching card's plays, and the draw."""
+        cat = self.catalog
+        side = state.side
+        wild, color, symbol = cat.wild[side], cat.color[side], cat.symbol[side]
+        active = state.active_color
+        top_symbol = symbol[state.discard[-1]]
+        if top_symbol < 0:
+            top_symbol = -2  # nothing matches a wild's symbol
+        play_moves = self.play_moves
         moves: list[Move] = []
-        side, active, top = state.side, state.active_color, state.discard[-1]
         for card in state.hands[player]:
-            if self.matches(side, card, active, top):
-                moves.extend(self.play_moves(state, player, card))
-        moves.append(Move(T.DRAW, player))
+            if wild[card] or color[card] is active or symbol[card] == top_symbol:
+                moves.extend(play_moves(state, player, card))
+        moves.append(self._draw_moves[player])
         return moves
 
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
@@ -231,9 +261,7 @@ class UnoRules(Variant):
             ev["color"] = color.value if color else None
         events.append(ev)
 
-    def card_effect(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
-    ) -> None:
+    def card_effect(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
         """Apply the played card's action and decide who moves next."""
         name = self.effects.get(self.kind(w, card))
         if name is None:
@@ -342,7 +370,9 @@ class UnoRules(Variant):
             self.challenge_draw(w, victim, innocent_draw, card, events)  # type: ignore[arg-type]
             self.after_wild_draw(w, victim, offender, events)
 
-    def challenge_draw(self, w: Work, seat: int, count: int, card: int, events: list[Event]) -> None:
+    def challenge_draw(
+        self, w: Work, seat: int, count: int, card: int, events: list[Event]
+    ) -> None:
         """The draw a challengeable card imposes (UNO Flip's Wild Draw Color overrides)."""
         self.draw_cards(w, seat, count, events, "penalty")
 
@@ -387,4 +417,3 @@ class UnoRules(Variant):
 
         if state.phase is Phase.PLAY and not state.discard:
             raise InvalidState("the discard pile is empty during play", field="discard")
-

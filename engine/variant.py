@@ -22,7 +22,11 @@ from .state import Pending, Phase, State, Work
 
 MAX_SEED = (1 << 64) - 1
 
+# Enum members as module constants: on Python 3.11 every ``Phase.X`` is a descriptor call.
+PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
+
 T = MoveType
+NEXT_ROUND = T.NEXT_ROUND
 
 #: Which move fields each move type may carry (``type`` and ``player`` always).
 MOVE_FIELDS: dict[MoveType, frozenset[str]] = {
@@ -182,7 +186,9 @@ class Variant:
         if dealer is not None and (
             not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players
         ):
-            raise SetupError(f"dealer must be a seat from 0 to {players - 1}", code="invalid_dealer")
+            raise SetupError(
+                f"dealer must be a seat from 0 to {players - 1}", code="invalid_dealer"
+            )
         resolved = self.resolve_options(options or {})
         if deck is not None:
             deck = self.check_deck(deck)
@@ -315,6 +321,20 @@ class Variant:
         return pile[position:]
 
     # ------------------------------------------------------------------ moves
+    @cached_property
+    def _handlers(self) -> dict[MoveType, Any]:
+        """Move type -> bound ``on_<type>`` handler (looked up once)."""
+        return {t: getattr(self, "on_" + t.value) for t in self.move_types}
+
+    @cached_property
+    def _field_checks(self) -> dict[MoveType, tuple[tuple[int, str], ...]]:
+        """Move type -> the (index, name) of Move fields it must not carry."""
+        optional = ("card", "color", "target", "chain", "cards")
+        return {
+            t: tuple((Move._fields.index(n), n) for n in optional if n not in MOVE_FIELDS[t])
+            for t in MoveType
+        }
+
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
         mtype = move.type
@@ -325,20 +345,19 @@ class Variant:
             raise RulesError(
                 f"player {player} is not a seat (0..{state.num_players - 1})", code="invalid_player"
             )
-        allowed = MOVE_FIELDS[mtype]
-        for name in ("card", "color", "target", "chain", "cards"):
-            if name not in allowed and getattr(move, name) is not None:
+        for index, name in self._field_checks[mtype]:
+            if move[index] is not None:
                 raise RulesError(
                     f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
                 )
         phase = state.phase
-        if phase is Phase.GAME_OVER:
+        if phase is GAME_OVER:
             raise RulesError("the game is over", code="game_over")
-        if mtype is T.NEXT_ROUND:
-            if phase is not Phase.ROUND_OVER:
+        if mtype is NEXT_ROUND:
+            if phase is not ROUND_OVER:
                 raise RulesError("the round is not over yet", code="round_not_over")
             return
-        if phase is Phase.ROUND_OVER:
+        if phase is ROUND_OVER:
             raise RulesError("the round is over; send next_round", code="round_over")
         if mtype in self.side_moves:
             return
@@ -368,8 +387,8 @@ class Variant:
         self.check_move(state, move)
         w = Work.of(state)
         events: list[Event] = []
-        getattr(self, "on_" + move.type.value)(w, move, events)
-        if self.uno_rule and move.type is not T.NEXT_ROUND:
+        self._handlers[move.type](w, move, events)
+        if self.uno_rule and move.type is not NEXT_ROUND:
             self.update_exposed(state, w, move, events)
         w.move_count += 1
         return w.freeze(), events
@@ -385,9 +404,9 @@ class Variant:
     def legal_moves(self, state: State, player: int) -> list[Move]:
         """Every complete move ``player`` may make now, ready to send back."""
         phase = state.phase
-        if phase is Phase.GAME_OVER or not 0 <= player < state.num_players:
+        if phase is GAME_OVER or not 0 <= player < state.num_players:
             return []
-        if phase is Phase.ROUND_OVER:
+        if phase is ROUND_OVER:
             return [Move(T.NEXT_ROUND, player)]
         moves = self.legal_side(state, player)
         pend = state.pending
@@ -446,23 +465,26 @@ class Variant:
         mover and said UNO with the move. A seat stays exposed until some other seat
         makes a move that is not a declaration or a catch (the next player has begun).
         """
-        if w.phase is not Phase.PLAY:
+        if w.phase is not PLAY:
             w.exposed = ()
             return
         mover = move.player
-        side_move = move.type in self.side_moves
         hands = w.hands
-        kept = [
-            s for s in w.exposed if len(hands[s]) == 1 and (side_move or s == mover)
-        ]
-        old = before.hands
-        for seat in range(w.num_players):
-            if len(hands[seat]) == 1 and len(old[seat]) != 1 and seat not in kept:
+        exposed = w.exposed
+        if exposed:
+            side_move = move.type in self.side_moves
+            kept = [s for s in exposed if len(hands[s]) == 1 and (side_move or s == mover)]
+        else:
+            kept = []
+        # Only a hand that changed this move can have fallen to one card.
+        for seat, (new, old) in enumerate(zip(hands, before.hands, strict=False)):
+            if new is not old and len(new) == 1 and len(old) != 1 and seat not in kept:
                 if seat == mover and self.said_uno(w, move):
                     events.append(event("uno", player=seat))
                 else:
                     kept.append(seat)
-        w.exposed = tuple(sorted(kept))
+        if kept or exposed:
+            w.exposed = tuple(sorted(kept))
 
     # ------------------------------------------------------------------ drawing
     def draw_cards(
@@ -660,4 +682,3 @@ class Variant:
                 f"card {card} is not in player {move.player}'s hand", code="card_not_in_hand"
             )
         return card
-

@@ -67,7 +67,9 @@ def random_move(state: State, rnd: random.Random) -> Move:
     if mtype is MoveType.MATCH:
         target = MatchPart(card, rnd.choice([None, *Color]), rnd.choice([None, rnd.randint(0, 11)]))
         cards = tuple(
-            MatchPart(rnd.randrange(variant.catalog.size), None, rnd.choice([None, rnd.randint(1, 10)]))
+            MatchPart(
+                rnd.randrange(variant.catalog.size), None, rnd.choice([None, rnd.randint(1, 10)])
+            )
             for _ in range(rnd.randint(1, 2))
         )
         color = None
@@ -81,7 +83,7 @@ def player_groups(variant_id: str) -> list[int]:
 
 @pytest.mark.parametrize("variant_id", VARIANTS)
 def test_random_games_keep_every_invariant(variant_id: str) -> None:
-    variant = find_variant(variant_id)
+    find_variant(variant_id)
     rnd = random.Random(f"conformance-{variant_id}")
     leak_check = LEAK_CHECKS.get(variant_id, default_leak_check)
     games = 0
@@ -93,7 +95,9 @@ def test_random_games_keep_every_invariant(variant_id: str) -> None:
             seed = rnd.randrange(2**32)
             history: list[Move] = []
             final: State | None = None
-            for before, move, after, events in random_game(variant_id, players, seed, rnd, options):
+            for _before, move, after, events in random_game(
+                variant_id, players, seed, rnd, options
+            ):
                 if move is not None:
                     history.append(move)
                     moves_played += 1
@@ -107,7 +111,9 @@ def test_random_games_keep_every_invariant(variant_id: str) -> None:
                         leak_check(after, seat, engine.view(after, seat))
                 if moves_played % 5 == 0 and after.phase is not Phase.GAME_OVER:
                     legal = {
-                        _norm(after, m): m for p in range(players) for m in engine.legal_moves(after, p)
+                        _norm(after, m): m
+                        for p in range(players)
+                        for m in engine.legal_moves(after, p)
                     }
                     # Every listed move applies.
                     for m in rnd.sample(list(legal.values()), min(3, len(legal))):
