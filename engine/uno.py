@@ -13,7 +13,7 @@ touching the turn itself. Decisions wait in ``State.pending``:
 from __future__ import annotations
 
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from . import rng as prng
 from .cards import Color, Kind
@@ -208,9 +208,9 @@ class UnoRules(Variant):
                 f"({w.active_color}) nor the number or symbol in play",
                 code="does_not_match",
             )
-        for name in ("target", "chain"):
-            if getattr(move, name) is not None:
-                raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
+        if move.target is not None or move.chain is not None:
+            name = "target" if move.target is not None else "chain"
+            raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
         if move.uno and not self.uno_flag_allowed(w, move):
             raise RulesError(
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
@@ -256,23 +256,28 @@ class UnoRules(Variant):
         w.discard = w.discard + (card,)
         w.prev_color = w.active_color
         w.active_color = color
-        ev = event("played", player=player, card=self.public_ref(w, card))
-        if self.is_wild(w, card):
+        ev = {"type": "played", "player": player, "card": self.public_ref(w, card)}
+        if self.catalog.wild[w.side][card]:
             ev["color"] = color.value if color else None
         events.append(ev)
 
     def card_effect(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
         """Apply the played card's action and decide who moves next."""
-        name = self.effects.get(self.kind(w, card))
-        if name is None:
-            w.current = w.next_seat(player)
+        effect = self._effect_methods.get(self.catalog.kind[w.side][card])
+        if effect is None:
+            w.current = (player + w.direction) % w.num_players
         else:
-            getattr(self, name)(w, player, card, move, events)
+            effect(w, player, card, move, events)
+
+    @cached_property
+    def _effect_methods(self) -> dict[Kind, Any]:
+        """Kind -> bound effect method, resolved once from ``effects``."""
+        return {kind: getattr(self, name) for kind, name in self.effects.items()}
 
     def effect_skip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
-        skipped = w.next_seat(player)
-        events.append(event("skipped", player=skipped))
-        w.current = w.next_seat(skipped)
+        skipped = (player + w.direction) % w.num_players
+        events.append({"type": "skipped", "player": skipped})
+        w.current = (skipped + w.direction) % w.num_players
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move, events: list[Event]

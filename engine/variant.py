@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from . import rng as prng
 from .cards import Catalog, Color, Kind, load_catalog
 from .errors import RulesError, SetupError
-from .events import Event, event, secret_event
+from .events import Event, event
 from .moves import Move, MoveType
 from .state import Pending, Phase, State, Work
 
@@ -510,14 +510,15 @@ class Variant:
         return drawn
 
     def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
-        return secret_event(
-            "drew",
-            to=(seat,),
-            secret={"cards": [self.private_ref(w, c) for c in cards]},
-            player=seat,
-            count=len(cards),
-            reason=reason,
-        )
+        """Everybody sees who drew how many; only the drawer sees the cards."""
+        private_ref = self.private_ref
+        return {
+            "type": "drew",
+            "player": seat,
+            "count": len(cards),
+            "reason": reason,
+            "secret": {"to": [seat], "data": {"cards": [private_ref(w, c) for c in cards]}},
+        }
 
     def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
         """Keep the card in play, shuffle the rest of the discard pile into a new draw
