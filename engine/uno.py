@@ -20,7 +20,7 @@ from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
 from .moves import Move, MoveType
-from .state import Phase, State, Work, pending
+from .state import Pending, Phase, State, Work, pending
 from .variant import OptionSpec, Variant
 
 T = MoveType
@@ -195,16 +195,18 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ play
     def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
         """Validate a play; return the card and the colour it leaves in play."""
-        card = self.require_card_in_hand(w, move)
+        card = move.card
+        if card is None or card not in w.hands[move.player]:
+            self.require_card_in_hand(w, move)  # raises the precise error
         pend = w.pending
         if pend is not None and card != pend.card:
             raise RulesError(
                 f"only the card just drawn ({pend.card}) may be played now, or pass",
                 code="not_drawn_card",
             )
-        if not self.playable(w, card):
+        if not self.playable(w, card):  # type: ignore[arg-type]
             raise RulesError(
-                f"card {card} ({self.catalog.code[w.side][card]}) matches neither the colour "
+                f"card {card} ({self.catalog.code[w.side][card]}) matches neither the colour "  # type: ignore[index]
                 f"({w.active_color}) nor the number or symbol in play",
                 code="does_not_match",
             )
@@ -215,7 +217,7 @@ class UnoRules(Variant):
             raise RulesError(
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
             )
-        return card, self.play_color(w, card, move.color)
+        return card, self.play_color(w, card, move.color)  # type: ignore[arg-type]
 
     def uno_flag_allowed(self, w: Work, move: Move) -> bool:
         """Whether ``uno: true`` fits this play: it leaves the player one card."""
@@ -223,7 +225,8 @@ class UnoRules(Variant):
 
     def play_color(self, w: Work, card: int, color: Color | None) -> Color | None:
         """The colour a play leaves in play: a wild's named colour, else the card's."""
-        if self.is_wild(w, card):
+        cat = self.catalog
+        if cat.wild[w.side][card]:
             if color is None:
                 raise RulesError("a wild card needs a colour", code="color_required")
             if color not in self.colors_for(w):
@@ -235,7 +238,7 @@ class UnoRules(Variant):
             return color
         if color is not None:
             raise RulesError("only a wild card takes a colour", code="color_not_allowed")
-        return self.card_color(w, card)
+        return cat.color[w.side][card]
 
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         card, color = self.check_play(w, move)
@@ -391,7 +394,7 @@ class UnoRules(Variant):
         player = move.player
         drawn = self.draw_cards(w, player, 1, events, "draw")
         if drawn and self.playable(w, drawn[0]):
-            w.pending = pending("play_drawn", player, drawn[0])
+            w.pending = Pending("play_drawn", player, drawn[0])
         else:
             w.current = w.next_seat(player)
 

@@ -468,23 +468,24 @@ class Variant:
         if w.phase is not PLAY:
             w.exposed = ()
             return
-        mover = move.player
         hands = w.hands
         exposed = w.exposed
+        if not exposed and 1 not in map(len, hands):
+            return  # the common case: nobody holds a single card
+        mover = move.player
         if exposed:
             side_move = move.type in self.side_moves
             kept = [s for s in exposed if len(hands[s]) == 1 and (side_move or s == mover)]
         else:
             kept = []
         # Only a hand that changed this move can have fallen to one card.
-        for seat, (new, old) in enumerate(zip(hands, before.hands, strict=False)):
+        for seat, (new, old) in enumerate(zip(hands, before.hands)):
             if new is not old and len(new) == 1 and len(old) != 1 and seat not in kept:
                 if seat == mover and self.said_uno(w, move):
                     events.append(event("uno", player=seat))
                 else:
                     kept.append(seat)
-        if kept or exposed:
-            w.exposed = tuple(sorted(kept))
+        w.exposed = tuple(sorted(kept))
 
     # ------------------------------------------------------------------ drawing
     def draw_cards(
