@@ -479,7 +479,7 @@ class Variant:
         else:
             kept = []
         # Only a hand that changed this move can have fallen to one card.
-        for seat, (new, old) in enumerate(zip(hands, before.hands)):
+        for seat, (new, old) in enumerate(zip(hands, before.hands, strict=True)):
             if new is not old and len(new) == 1 and len(old) != 1 and seat not in kept:
                 if seat == mover and self.said_uno(w, move):
                     events.append(event("uno", player=seat))
