@@ -46,7 +46,24 @@ def engine_section(quick: bool) -> dict[str, Any]:
     return {"throughput": through, "per_call": calls}
 
 
-SECTIONS = {"engine": engine_section}
+def http_section(quick: bool) -> dict[str, Any]:
+    from benchmarks import http_bench
+
+    res = http_bench.run(quick)
+    http_bench.print_table(res)
+    return res
+
+
+def sessions_section(quick: bool) -> dict[str, Any]:
+    try:
+        from benchmarks import sessions_bench
+    except ImportError:
+        print("\nSessions: benchmarks/sessions_bench.py is not there yet")
+        return {"skipped": "no sessions benchmark"}
+    return sessions_bench.run(quick)  # type: ignore[no-any-return]
+
+
+SECTIONS = {"engine": engine_section, "http": http_section, "sessions": sessions_section}
 
 
 def main() -> int:

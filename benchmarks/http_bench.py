@@ -1,0 +1,165 @@
+"""HTTP benchmark: ``POST /v1/games/apply`` on gunicorn with the production config
+under wrk (a Lua body), next to the same server's ``GET /healthz`` ceiling measured in
+the same run; then the p99 latency of ``apply`` at half of its measured throughput
+(wrk's per-request ``delay()`` paces the load).
+
+Needs ``wrk`` (Debian package ``wrk``); the section is skipped with a note without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+DONE_LUA = """
+done = function(summary, latency, requests)
+  io.write(string.format('{"requests": %d, "duration_us": %d, "errors": %d, "status_errors": %d,'
+    .. ' "p50_us": %d, "p90_us": %d, "p99_us": %d, "mean_us": %d}\\n',
+    summary.requests, summary.duration,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    summary.errors.status,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.mean))
+end
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def gunicorn(env_extra: dict[str, str] | None = None) -> Iterator[str]:
+    """gunicorn with ``service/gunicorn_conf.py`` on a free loopback port."""
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "BIND_HOST": "127.0.0.1", **(env_extra or {})}
+    env.setdefault("WEB_CONCURRENCY", "2")
+    cmd = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
+           "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", "service:create_app()"]  # fmt: skip
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    raise RuntimeError(f"gunicorn did not start: {err[-2000:]}") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wrk(url: str, seconds: float, connections: int, script: str) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(script + DONE_LUA)
+        path = f.name
+    try:
+        out = subprocess.run(
+            ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s", "-s", path, url],
+            capture_output=True, text=True, timeout=seconds + 30, check=True,
+        ).stdout  # fmt: skip
+    finally:
+        os.unlink(path)
+    line = next(ln for ln in out.splitlines() if ln.startswith("{"))
+    res = json.loads(line)
+    res["requests_per_s"] = res["requests"] / (res["duration_us"] / 1e6)
+    return res
+
+
+def post_script(path: str, body: dict[str, Any], delay_ms: float | None = None) -> str:
+    payload = json.dumps(json.dumps(body))  # a Lua-compatible quoted string
+    script = (
+        f'wrk.method = "POST"\nwrk.path = "{path}"\n'
+        f'wrk.headers["Content-Type"] = "application/json"\nwrk.body = {payload}\n'
+    )
+    if delay_ms is not None:
+        script += f"delay = function() return {delay_ms:.3f} end\n"
+    return script
+
+
+def apply_body() -> dict[str, Any]:
+    """A mid-game classic state and a legal move for it (the same request every time)."""
+    import random
+
+    import engine
+
+    state = engine.new_game("uno_classic", 4, 12345)
+    rnd = random.Random(5)
+    for _ in range(25):
+        seat = state.pending.player if state.pending else state.current
+        state, _ = engine.apply(state, rnd.choice(engine.legal_moves(state, seat)))
+    seat = state.pending.player if state.pending else state.current
+    move = engine.legal_moves(state, seat)[0]
+    return {"state": engine.to_dict(state), "move": move.to_dict()}
+
+
+def run(quick: bool) -> dict[str, Any]:
+    if shutil.which("wrk") is None:
+        return {"skipped": "wrk is not installed (apt-get install wrk)"}
+    seconds = 3 if quick else 8
+    body = apply_body()
+    with gunicorn() as base:
+        wrk(base + "/healthz", 1, 16, "")  # warm-up
+        health = wrk(base + "/healthz", seconds, 16, "")
+        apply = wrk(base + "/v1/games/apply", seconds, 16, post_script("/v1/games/apply", body))
+        half_rate = apply["requests_per_s"] / 2
+        conns = 4
+        paced = wrk(
+            base + "/v1/games/apply",
+            seconds,
+            conns,
+            post_script("/v1/games/apply", body, delay_ms=conns * 1000 / half_rate),
+        )
+    return {
+        "healthz": health,
+        "apply": apply,
+        "apply_at_half_load": paced,
+        "ratio_apply_to_healthz": apply["requests_per_s"] / health["requests_per_s"],
+        "request_bytes": len(json.dumps(body)),
+    }
+
+
+def print_table(res: dict[str, Any]) -> None:
+    print("\nHTTP: gunicorn (service/gunicorn_conf.py) on loopback, wrk -t1 -c16")
+    if "skipped" in res:
+        print(f"  skipped: {res['skipped']}")
+        return
+    h, a, p = res["healthz"], res["apply"], res["apply_at_half_load"]
+    print(
+        f"  anchor  GET /healthz           {h['requests_per_s']:10,.0f} req/s   1.00x   p99 {h['p99_us'] / 1000:6.2f} ms"
+    )
+    print(
+        f"  POST /v1/games/apply           {a['requests_per_s']:10,.0f} req/s   {res['ratio_apply_to_healthz']:.2f}x"
+        f"   p99 {a['p99_us'] / 1000:6.2f} ms   ({res['request_bytes']} B body)"
+    )
+    print(
+        f"  apply at half load             {p['requests_per_s']:10,.0f} req/s           p50 {p['p50_us'] / 1000:6.2f} ms"
+        f"   p99 {p['p99_us'] / 1000:6.2f} ms"
+    )
