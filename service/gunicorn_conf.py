@@ -1,0 +1,99 @@
+"""gunicorn settings, read from the environment: ``gunicorn -c service/gunicorn_conf.py``.
+
+Loaded by path, not imported as ``service.gunicorn_conf``, so the master process does
+not import the application (or anything gevent must patch) before the workers fork.
+
+| variable | default | setting |
+|---|---|---|
+| ``BIND_HOST`` / ``PORT`` | ``0.0.0.0`` / ``8000`` | ``bind`` |
+| ``WEB_CONCURRENCY`` | 2 x usable cores + 1, at most 9 | ``workers`` |
+| ``GUNICORN_WORKER_CLASS`` | ``gevent`` (SSE streams need it); or ``sync`` | ``worker_class`` |
+| ``GUNICORN_WORKER_CONNECTIONS`` | 1000 | ``worker_connections`` (gevent) |
+| ``WEB_TIMEOUT`` | 30 | ``timeout`` (seconds) |
+| ``GUNICORN_GRACEFUL_TIMEOUT`` | 20 | ``graceful_timeout`` (seconds) |
+| ``GUNICORN_KEEPALIVE`` | 5 | ``keepalive`` (seconds) |
+| ``GUNICORN_MAX_REQUESTS`` / ``_JITTER`` | 5000 / 500 | worker recycling; 0 turns it off |
+| ``GUNICORN_ACCESSLOG`` | ``-`` (stdout, one JSON-ish line a request) | ``off`` turns it off |
+| ``LOG_LEVEL`` | ``info`` | ``loglevel`` |
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+WORKER_CLASSES = ("gevent", "sync")
+MAX_DEFAULT_WORKERS = 9
+
+
+def _int(name: str, default: int, minimum: int = 0) -> int:
+    """An integer setting from the environment, or the default when unset or empty."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def usable_cpus(cgroup_cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """Cores this process may use: its CPU affinity, lowered by a cgroup v2 CPU quota."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpus = cpus or 1
+    try:
+        quota, period = cgroup_cpu_max.read_text().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return cpus
+
+
+def default_workers() -> int:
+    """2 x cores + 1, capped: with gevent each worker already serves many connections."""
+    return min(2 * usable_cpus() + 1, MAX_DEFAULT_WORKERS)
+
+
+def _worker_class() -> str:
+    value = os.environ.get("GUNICORN_WORKER_CLASS", "").strip() or "gevent"
+    if value not in WORKER_CLASSES:
+        raise ValueError(f"GUNICORN_WORKER_CLASS must be one of {WORKER_CLASSES}, got {value!r}")
+    return value
+
+
+def _accesslog() -> str | None:
+    value = os.environ.get("GUNICORN_ACCESSLOG", "-").strip()
+    return None if value.lower() in ("", "off", "none", "false", "0") else value
+
+
+# The application: the factory, called in each worker after gevent has patched it.
+wsgi_app = "service:create_app()"
+
+bind = [f"{os.environ.get('BIND_HOST', '').strip() or '0.0.0.0'}:{_int('PORT', 8000, 1)}"]
+workers = _int("WEB_CONCURRENCY", 0, 1) or default_workers()
+worker_class = _worker_class()
+worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000, 1)
+timeout = _int("WEB_TIMEOUT", 30, 1)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20, 1)
+keepalive = _int("GUNICORN_KEEPALIVE", 5, 1)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 5000)
+max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 500) if max_requests else 0
+
+# The heartbeat file on tmpfs: on a disk (or overlayfs) fchmod can stall a worker.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# No control socket: it would be created under $HOME, which a read-only pod does not have.
+control_socket_disable = True
+
+loglevel = os.environ.get("LOG_LEVEL", "info").strip().lower() or "info"
+errorlog = "-"
+accesslog = _accesslog()
+access_log_format = (
+    '{"time": "%(t)s", "remote": "%(h)s", "method": "%(m)s", "path": "%(U)s", '
+    '"query": "%(q)s", "status": %(s)s, "bytes": "%(b)s", "duration_us": %(D)s, '
+    '"request_id": "%({x-request-id}i)s", "user_agent": "%(a)s", "pid": "%(p)s"}'
+)
