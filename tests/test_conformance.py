@@ -45,6 +45,28 @@ def default_leak_check(state: State, seat: int | None, view: dict[str, Any]) -> 
     assert not leaked, f"view of seat {seat} shows hidden cards {sorted(leaked)}"
 
 
+def duo_leak_check(state: State, seat: int | None, view: dict[str, Any]) -> None:
+    """UNO Duo: the drafter also sees the card being drafted (``pending.card``)."""
+    pend = state.pending
+    if pend is not None and pend.type == "draft" and pend.player == seat:
+        view = {**view, "pending": None}
+    default_leak_check(state, seat, view)
+
+
+def duo_normalize(state: State, move: Move) -> Any:
+    """UNO Duo: a colour run is any order of the same cards with the same last card."""
+    if move.type is not MoveType.PLAY:
+        return move
+    cards = (move.card, *(move.chain or ()))
+    pend = state.pending
+    lead = move.card if pend is not None and pend.type == "play_drawn" else None
+    return (move._replace(card=None, chain=None), frozenset(cards), cards[-1], lead)
+
+
+LEAK_CHECKS["uno_duo"] = duo_leak_check
+NORMALIZE["uno_duo"] = duo_normalize
+
+
 def check_event_redaction(state: State, events: list[dict[str, Any]]) -> None:
     for seat in [None, *range(state.num_players)]:
         for ev in engine.redact_all(events, seat):

@@ -1,0 +1,501 @@
+"""UNO Duo (``uno_duo``): two players, a draft instead of a deal, Draw Two volleys,
+Reverse colour runs, lowest total wins (``/work/shared/rules/uno-duo.md``).
+
+Decisions (pending types) beyond classic UNO's:
+
+- ``draft``: the drafter answers the card they just drew (``pending.card``, shown to
+  them only) with ``draft_keep`` or ``draft_discard``;
+- ``volley``: a Draw Two volley is on; answer with a Draw Two ``play`` or ``draw``
+  (takes the whole ``draw_stack``);
+- ``forced_run``: a turned-up Reverse obliges Player 2 to play every card of its colour:
+  a ``play`` whose ``card`` is the first of the run and ``chain`` the rest.
+
+Choices where the rule book is silent (documented for integrators):
+
+- The draft discard pile is turned face down "as it is": the first card discarded
+  becomes the top of that face-down pile, so the draw pile continues with the draft
+  discards in the order they were discarded, the last one at the very bottom.
+- A Reverse run may follow a playable drawn Reverse (the drawn card leads the run).
+- UNO is due with the move that leaves one card: for a run, the whole run is one move
+  and ``uno: true`` belongs on it when the run leaves one card.
+- Going out with a Draw Two (also the one continuing a volley) makes the opponent draw
+  the whole total; going out with a Wild Draw Four makes them draw 4, without a
+  challenge (the round is over).
+- A lone Reverse passes the turn and does not change the direction of play.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NamedTuple
+
+from ..cards import Color, Kind
+from ..errors import InvalidState, RulesError
+from ..events import Event, event, secret_event
+from ..moves import Move, MoveType
+from ..registry import register
+from ..state import Pending, Phase, State, Work, pending
+from ..uno import UnoRules
+
+T = MoveType
+DRAFT = Phase.DRAFT
+
+
+class DuoExt(NamedTuple):
+    """UNO Duo's extra state: the public draft discard pile (bottom first, only during
+    the draft) and the total of the Draw Two volley in progress (0 when none)."""
+
+    draft_discard: tuple[int, ...] = ()
+    draw_stack: int = 0
+
+
+@register
+class Duo(UnoRules):
+    id = "uno_duo"
+    title = "UNO Duo"
+    catalog_name = "uno_duo"
+    min_players = 2
+    max_players = 2
+    target = 200
+    winner_rule = "lowest"
+    notes = (
+        "112 cards: the classic 108 plus 4 more Wild cards, which play as Wild.",
+        "Dealing is a draft; with a given deck, 'dealer' is Player 1 (drafts first) and "
+        "the draft takes the deck's cards from the top in the order it needs them.",
+        "The 14 draft discards go under the draw pile in the order they were discarded.",
+        "The player who goes out scores 0; the other scores their own hand. When a total "
+        "reaches the target, the lowest total wins.",
+    )
+    move_types: ClassVar[frozenset[MoveType]] = UnoRules.move_types | {
+        T.DRAFT_KEEP,
+        T.DRAFT_DISCARD,
+    }
+    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
+        **UnoRules.pending_moves,
+        "draft": (frozenset({T.DRAFT_KEEP, T.DRAFT_DISCARD}), "must_draft"),
+        "volley": (frozenset({T.PLAY, T.DRAW}), "must_continue_or_draw"),
+        "forced_run": (frozenset({T.PLAY}), "must_play_run"),
+    }
+    #: Every turned-up card stays (a turned Wild Draw Four acts, see ``first_card_effect``).
+    redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
+    draw_amounts: ClassVar[dict[Kind, int]] = {}
+    effects: ClassVar[dict[Kind, str]] = {
+        Kind.SKIP: "effect_skip",
+        Kind.REVERSE: "effect_pass",
+        Kind.DRAW_TWO: "effect_volley",
+        Kind.WILD_DRAW_FOUR: "effect_challengeable_draw",
+    }
+
+    # ------------------------------------------------------------------ ext
+    def initial_ext(self, players: int) -> DuoExt:
+        return DuoExt()
+
+    def round_ext(self, w: Work) -> DuoExt:
+        return DuoExt()
+
+    def ext_to_json(self, ext: DuoExt) -> dict[str, Any]:
+        return {"draft_discard": list(ext.draft_discard), "draw_stack": ext.draw_stack}
+
+    def ext_from_json(self, raw: Any, players: int) -> DuoExt:
+        if not isinstance(raw, dict) or set(raw) != {"draft_discard", "draw_stack"}:
+            raise InvalidState(
+                "state.ext: must be {draft_discard, draw_stack} for uno_duo", field="ext"
+            )
+        pile, stack = raw["draft_discard"], raw["draw_stack"]
+        size = self.catalog.size
+        if not isinstance(pile, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < size for c in pile
+        ):
+            raise InvalidState(
+                "state.ext.draft_discard: must be a list of card ids", field="ext.draft_discard"
+            )
+        if not isinstance(stack, int) or isinstance(stack, bool) or stack < 0 or stack % 2:
+            raise InvalidState(
+                "state.ext.draw_stack: must be an even integer >= 0", field="ext.draw_stack"
+            )
+        return DuoExt(tuple(pile), stack)
+
+    # ------------------------------------------------------------------ the draft
+    def setup_table(self, w: Work, pile: list[int], events: list[Event]) -> None:
+        """Drafting replaces the deal: Player 1 (the dealer seat) draws first."""
+        w.phase = DRAFT
+        w.hands = [(), ()]
+        w.draw_pile = tuple(pile)
+        self.draft_draw(w, w.dealer, events)
+
+    def draft_draw(self, w: Work, seat: int, events: list[Event]) -> None:
+        """``seat`` draws the top card and looks at it (only they see it)."""
+        card, w.draw_pile = w.draw_pile[0], w.draw_pile[1:]
+        w.current = seat
+        w.pending = Pending("draft", seat, card)
+        events.append(
+            secret_event(
+                "draft_drew", to=(seat,), secret={"card": self.private_ref(w, card)}, player=seat
+            )
+        )
+
+    def legal_draft(self, state: State, player: int) -> list[Move]:
+        return [Move(T.DRAFT_KEEP, player), Move(T.DRAFT_DISCARD, player)]
+
+    def on_draft_keep(self, w: Work, move: Move, events: list[Event]) -> None:
+        """Keep: the card joins the hand; the next card is burned face up."""
+        card = w.pending.card  # type: ignore[union-attr]
+        seat = move.player
+        w.hands[seat] = w.hands[seat] + (card,)
+        burned, w.draw_pile = w.draw_pile[0], w.draw_pile[1:]
+        w.ext = w.ext._replace(draft_discard=w.ext.draft_discard + (burned,))
+        events.append(event("draft_kept", player=seat))
+        events.append(event("draft_burned", player=seat, card=self.public_ref(w, burned)))
+        self.next_drafter(w, seat, events)
+
+    def on_draft_discard(self, w: Work, move: Move, events: list[Event]) -> None:
+        """Discard: the card goes face up on the draft pile; the next card must be kept."""
+        card: int = w.pending.card  # type: ignore[union-attr,assignment]
+        seat = move.player
+        w.ext = w.ext._replace(draft_discard=w.ext.draft_discard + (card,))
+        events.append(event("draft_discarded", player=seat, card=self.public_ref(w, card)))
+        kept, w.draw_pile = w.draw_pile[0], w.draw_pile[1:]
+        w.hands[seat] = w.hands[seat] + (kept,)
+        events.append(self.drew_event(w, seat, [kept], "draft"))
+        self.next_drafter(w, seat, events)
+
+    def next_drafter(self, w: Work, seat: int, events: list[Event]) -> None:
+        w.pending = None
+        other = 1 - seat
+        if len(w.hands[other]) < self.hand_size:
+            self.draft_draw(w, other, events)
+        elif len(w.hands[seat]) < self.hand_size:
+            self.draft_draw(w, seat, events)
+        else:
+            self.end_draft(w, events)
+
+    def end_draft(self, w: Work, events: list[Event]) -> None:
+        """Turn the draft discards face down as they are, put them under the draw pile,
+        and turn up the top card."""
+        under = w.ext.draft_discard
+        w.draw_pile = w.draw_pile + under
+        w.ext = w.ext._replace(draft_discard=())
+        w.phase = Phase.PLAY
+        events.append(event("draft_over", under_draw_pile=len(under)))
+        self.turn_up(w, events)
+
+    # ------------------------------------------------------------------ turned-up card
+    def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
+        """Player 2 plays first; the turned card acts as the rule book's list says."""
+        p1 = w.dealer
+        p2 = 1 - p1
+        kind = self.kind(w, card)
+        w.current = p2
+        if kind is Kind.WILD:
+            w.pending = pending("choose_color", p1, then=p2)
+        elif kind is Kind.WILD_DRAW_FOUR:
+            w.pending = pending("choose_color", p1, then=p1, penalty=4)
+        elif kind is Kind.DRAW_TWO:
+            self.draw_cards(w, p2, 2, events, "penalty")
+            events.append(event("skipped", player=p2))
+            w.current = p1
+        elif kind is Kind.SKIP:
+            events.append(event("skipped", player=p2))
+            w.current = p1
+        elif kind is Kind.REVERSE:
+            color = self.card_color(w, card)
+            if self.run_cards(w.hands[p2], color):
+                w.pending = pending("forced_run", p2, color=color.value)  # type: ignore[union-attr]
+
+    def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        super().on_choose_color(w, move, events)
+        penalty = pend.get("penalty") if pend is not None else None
+        if penalty:  # a turned-up Wild Draw Four: Player 2 draws 4, no challenge
+            victim = 1 - move.player
+            self.draw_cards(w, victim, penalty, events, "penalty")
+            events.append(event("skipped", player=victim))
+            w.current = move.player
+
+    # ------------------------------------------------------------------ runs
+    def run_cards(self, hand: tuple[int, ...], color: Color | None) -> list[int]:
+        """The cards of ``color`` in ``hand`` that a run takes (never a wild)."""
+        col = self.catalog.color[0]
+        return [c for c in hand if col[c] is color] if color is not None else []
+
+    def run_moves(
+        self,
+        player: int,
+        hand_size: int,
+        cards: list[int],
+        leads: list[int] | None,
+    ) -> list[Move]:
+        """One complete run move per distinct last card of the run of ``cards`` (all of
+        them). ``leads``: the cards that may go first (``None``: any)."""
+        if len(cards) < 2:
+            return []
+        uno_options = (False, True) if hand_size - len(cards) == 1 else (False,)
+        out: list[Move] = []
+        for last in cards:
+            firsts = [c for c in (leads if leads is not None else cards) if c != last]
+            if not firsts:
+                continue
+            first = firsts[0]
+            middle = tuple(sorted(c for c in cards if c != first and c != last))
+            chain = (*middle, last)
+            out.extend(Move(T.PLAY, player, first, chain=chain, uno=u) for u in uno_options)
+        return out
+
+    def reverse_moves(self, s: State, player: int, reverses: list[int]) -> list[Move]:
+        """Each playable Reverse alone, and its colour runs."""
+        hand = s.hands[player]
+        out: list[Move] = []
+        for r in reverses:
+            out.extend(self.play_moves(s, player, r))
+        kind = self.catalog.kind[0]
+        by_color: dict[Color, list[int]] = {}
+        for r in reverses:
+            by_color.setdefault(self.catalog.color[0][r], []).append(r)  # type: ignore[arg-type]
+        for color, leads in by_color.items():
+            cards = self.run_cards(hand, color)
+            if s.pending is None:  # any Reverse of the colour may lead (all are playable)
+                leads = [c for c in cards if kind[c] is Kind.REVERSE]
+            out.extend(self.run_moves(player, len(hand), cards, leads))
+        return out
+
+    # ------------------------------------------------------------------ legal moves
+    def legal_turn(self, state: State, player: int) -> list[Move]:
+        moves = super().legal_turn(state, player)
+        kind = self.catalog.kind[0]
+        reverses = [m.card for m in moves if m.card is not None and kind[m.card] is Kind.REVERSE]
+        if not reverses:
+            return moves
+        rest = [m for m in moves if m.card is None or kind[m.card] is not Kind.REVERSE]
+        return self.reverse_moves(state, player, list(dict.fromkeys(reverses))) + rest
+
+    def legal_play_drawn(self, state: State, player: int) -> list[Move]:
+        card = state.pending.card  # type: ignore[union-attr]
+        if self.catalog.kind[0][card] is Kind.REVERSE:  # type: ignore[index]
+            return [*self.reverse_moves(state, player, [card]), Move(T.PASS, player)]  # type: ignore[list-item]
+        return super().legal_play_drawn(state, player)
+
+    def legal_volley(self, state: State, player: int) -> list[Move]:
+        kind = self.catalog.kind[0]
+        moves: list[Move] = []
+        for c in state.hands[player]:
+            if kind[c] is Kind.DRAW_TWO:
+                moves.extend(self.play_moves(state, player, c))
+        moves.append(self._draw_moves[player])
+        return moves
+
+    def legal_forced_run(self, state: State, player: int) -> list[Move]:
+        hand = state.hands[player]
+        cards = self.run_cards(hand, Color(state.pending.get("color")))  # type: ignore[union-attr]
+        if len(cards) == 1:
+            return list(self.play_moves(state, player, cards[0]))
+        return self.run_moves(player, len(hand), cards, None)
+
+    # ------------------------------------------------------------------ play
+    def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        ptype = pend.type if pend is not None else None
+        if ptype == "volley":
+            run, color = self.check_volley_play(w, move)
+        elif ptype == "forced_run":
+            run, color = self.check_forced_run(w, move, Color(pend.get("color")))  # type: ignore[union-attr]
+        else:
+            card, color = self.check_play(w, move)
+            run = (card, *move.chain) if move.chain else (card,)
+        player = move.player
+        w.pending = None
+        for card in run:
+            self.put_on_discard(w, player, card, color, events)
+        last = run[-1]
+        if not w.hands[player]:
+            self.go_out(w, player, last, events)
+        else:
+            self.card_effect(w, player, last, move, events)
+
+    def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
+        """A play on a turn (or of the card just drawn): one card, or a Reverse run."""
+        chain = move.chain
+        if not chain:
+            if chain is not None:
+                move = move._replace(chain=None)
+            return super().check_play(w, move)
+        card, color = super().check_play(w, move._replace(chain=None, uno=False))
+        if self.catalog.kind[0][card] is not Kind.REVERSE:
+            raise RulesError(
+                "only a Reverse starts a colour run ('chain')", code="chain_not_allowed"
+            )
+        self.check_run(w, move.player, color, (card, *chain))
+        self.check_uno(w, move, 1 + len(chain))
+        return card, color
+
+    def check_uno(self, w: Work, move: Move, played: int) -> None:
+        if move.uno and len(w.hands[move.player]) - played != 1:
+            raise RulesError(
+                "say UNO with the move that leaves you one card", code="uno_not_applicable"
+            )
+
+    def check_run(self, w: Work, player: int, color: Color | None, run: tuple[int, ...]) -> None:
+        """A run is every card of its colour in the hand (no wilds), each once."""
+        hand = w.hands[player]
+        col = self.catalog.color[0]
+        seen: set[int] = set()
+        for c in run:
+            if c in seen:
+                raise RulesError(f"card {c} appears twice in the run", code="chain_duplicate")
+            seen.add(c)
+            if c not in hand:
+                raise RulesError(
+                    f"card {c} is not in player {player}'s hand", code="card_not_in_hand"
+                )
+            if col[c] is not color:
+                raise RulesError(
+                    f"card {c} ({self.catalog.code[0][c]}) is not a {color} card; a run holds "
+                    "only cards of the Reverse's colour, never wilds",
+                    code="run_wrong_color",
+                )
+        missing = [c for c in self.run_cards(hand, color) if c not in seen]
+        if missing:
+            raise RulesError(
+                f"a run plays every {color} card of the hand or none: missing "
+                + ", ".join(f"{c} ({self.catalog.code[0][c]})" for c in missing),
+                code="run_incomplete",
+            )
+
+    def check_volley_play(self, w: Work, move: Move) -> tuple[tuple[int, ...], Color | None]:
+        card = self.require_card_in_hand(w, move)
+        if self.catalog.kind[0][card] is not Kind.DRAW_TWO:
+            raise RulesError(
+                f"a Draw Two volley is on ({w.ext.draw_stack} cards): play a Draw Two or draw",
+                code="must_continue_or_draw",
+            )
+        self.check_extra_fields(move)
+        self.check_uno(w, move, 1)
+        return (card,), self.catalog.color[0][card]
+
+    def check_forced_run(
+        self, w: Work, move: Move, color: Color
+    ) -> tuple[tuple[int, ...], Color | None]:
+        card = self.require_card_in_hand(w, move)
+        self.check_extra_fields(move._replace(chain=None))
+        run = (card, *(move.chain or ()))
+        self.check_run(w, move.player, color, run)
+        self.check_uno(w, move, len(run))
+        return run, color
+
+    def check_extra_fields(self, move: Move) -> None:
+        if move.chain:
+            raise RulesError(
+                "only a Reverse starts a colour run ('chain')", code="chain_not_allowed"
+            )
+        if move.target is not None:
+            raise RulesError("this play takes no 'target'", code="unexpected_field")
+        if move.color is not None:
+            raise RulesError("only a wild card takes a colour", code="color_not_allowed")
+
+    # ------------------------------------------------------------------ effects
+    def effect_pass(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+        """A Reverse (alone or last in a run) passes the turn."""
+        w.current = 1 - player
+
+    def effect_volley(
+        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+    ) -> None:
+        """A Draw Two starts or continues a volley against the opponent."""
+        victim = 1 - player
+        stack = w.ext.draw_stack + 2
+        w.ext = w.ext._replace(draw_stack=stack)
+        w.current = victim
+        w.pending = pending("volley", victim, stack=stack)
+
+    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        if pend is None or pend.type != "volley":
+            super().on_draw(w, move, events)
+            return
+        player = move.player
+        stack = w.ext.draw_stack
+        w.pending = None
+        w.ext = w.ext._replace(draw_stack=0)
+        self.draw_cards(w, player, stack, events, "volley")
+        w.current = 1 - player
+
+    def last_card_effect(self, w: Work, player: int, card: int, events: list[Event]) -> None:
+        kind = self.kind(w, card)
+        victim = 1 - player
+        if kind is Kind.DRAW_TWO:
+            stack = w.ext.draw_stack + 2
+            w.ext = w.ext._replace(draw_stack=0)
+            self.draw_cards(w, victim, stack, events, "penalty")
+        elif kind is Kind.WILD_DRAW_FOUR:
+            self.draw_cards(w, victim, self.challenge_cards[kind][0], events, "penalty")
+
+    def after_wild_draw(self, w: Work, victim: int, offender: int, events: list[Event]) -> None:
+        """The opponent drew: the player of the Wild Draw Four takes another turn."""
+        events.append(event("skipped", player=victim))
+        w.current = offender
+
+    # ------------------------------------------------------------------ scoring
+    def round_points(self, w: Work, winner: int) -> tuple[int, ...]:
+        """The player who went out scores 0; the other scores their own hand."""
+        return tuple(0 if s == winner else self.hand_points(w, s) for s in range(w.num_players))
+
+    # ------------------------------------------------------------------ views and checks
+    def pending_view(self, state: State, pend: Pending, player: int | None) -> dict[str, Any]:
+        out = super().pending_view(state, pend, player)
+        if pend.type == "volley":
+            out["draw_stack"] = pend.get("stack")
+        elif pend.type == "forced_run":
+            out["color"] = pend.get("color")
+        return out
+
+    def view_extra(self, state: State, player: int | None, view: dict[str, Any]) -> None:
+        view["draw_stack"] = state.ext.draw_stack
+        view["player1"] = state.dealer
+        view["draft_discard"] = [self.public_ref(state, c) for c in state.ext.draft_discard]
+
+    def piles(self, state: State) -> Any:
+        yield from super().piles(state)
+        yield "ext.draft_discard", state.ext.draft_discard
+        pend = state.pending
+        if pend is not None and pend.type == "draft" and pend.card is not None:
+            yield "pending.card", (pend.card,)
+
+    def public_piles(self, state: State) -> Any:
+        yield state.discard
+        yield state.ext.draft_discard
+
+    def check_state(self, state: State) -> None:
+        super().check_state(state)
+        ext = state.ext
+        pend = state.pending
+        ptype = pend.type if pend is not None else None
+        if state.phase is DRAFT:
+            if ptype != "draft" or pend.card is None:  # type: ignore[union-attr]
+                raise InvalidState("the draft waits for a draft decision", field="pending")
+            if state.discard:
+                raise InvalidState("no discard pile during the draft", field="discard")
+            held = sum(map(len, state.hands))
+            if len(ext.draft_discard) != held or any(len(h) > self.hand_size for h in state.hands):
+                raise InvalidState(
+                    "the draft discard pile must hold one card per card kept, hands at most "
+                    f"{self.hand_size}",
+                    field="ext.draft_discard",
+                )
+            if abs(len(state.hands[0]) - len(state.hands[1])) > 1:
+                raise InvalidState("drafters alternate: hands differ by at most one", field="hands")
+        else:
+            if ptype == "draft":
+                raise InvalidState("a draft decision outside the draft", field="pending")
+            if ext.draft_discard:
+                raise InvalidState(
+                    "the draft discard pile is only on the table during the draft",
+                    field="ext.draft_discard",
+                )
+        if (ext.draw_stack > 0) != (ptype == "volley") or (
+            ptype == "volley" and pend.get("stack") != ext.draw_stack  # type: ignore[union-attr]
+        ):
+            raise InvalidState(
+                "a draw stack exists exactly while a volley is pending", field="ext.draw_stack"
+            )
+        if ptype == "forced_run":
+            color = pend.get("color")  # type: ignore[union-attr]
+            if color not in self.colors_for(state):
+                raise InvalidState("a forced run names its colour", field="pending.data")
