@@ -1,0 +1,149 @@
+"""service/gunicorn_conf.py reads its settings from the environment, and gunicorn accepts them."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from gunicorn.config import Config
+
+from tests.ops.support import ROOT
+
+CONF = ROOT / "service" / "gunicorn_conf.py"
+VARIABLES = (
+    "PORT",
+    "BIND_HOST",
+    "WEB_CONCURRENCY",
+    "WEB_TIMEOUT",
+    "GUNICORN_WORKER_CLASS",
+    "GUNICORN_WORKER_CONNECTIONS",
+    "GUNICORN_GRACEFUL_TIMEOUT",
+    "GUNICORN_KEEPALIVE",
+    "GUNICORN_MAX_REQUESTS",
+    "GUNICORN_MAX_REQUESTS_JITTER",
+    "GUNICORN_ACCESSLOG",
+    "LOG_LEVEL",
+)
+
+
+@pytest.fixture
+def load(monkeypatch: pytest.MonkeyPatch):
+    """Load the config file (as gunicorn does, by path) under the given environment."""
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+    def loader(**env: str) -> ModuleType:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        spec = importlib.util.spec_from_file_location("gunicorn_conf_under_test", CONF)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return loader
+
+
+def settings(module: ModuleType) -> dict[str, object]:
+    """The module-level names gunicorn reads: lower-case, neither functions nor modules."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if name.islower()
+        and not name.startswith("_")
+        and name != "annotations"
+        and not callable(value)
+        and not inspect.ismodule(value)
+    }
+
+
+def test_defaults(load) -> None:
+    conf = load()
+    assert conf.wsgi_app == "service:create_app()"
+    assert conf.bind == ["0.0.0.0:8000"]
+    assert conf.workers == min(2 * conf.usable_cpus() + 1, 9)
+    assert conf.worker_class == "gevent"
+    assert conf.worker_connections == 1000
+    assert conf.timeout == 30
+    assert conf.graceful_timeout == 20
+    assert conf.keepalive == 5
+    assert (conf.max_requests, conf.max_requests_jitter) == (5000, 500)
+    assert conf.accesslog == "-"
+    assert conf.errorlog == "-"
+    assert conf.loglevel == "info"
+    assert conf.control_socket_disable is True
+    assert conf.worker_tmp_dir == ("/dev/shm" if Path("/dev/shm").is_dir() else None)
+
+
+def test_environment_overrides(load) -> None:
+    conf = load(
+        PORT="9123",
+        BIND_HOST="127.0.0.1",
+        WEB_CONCURRENCY="3",
+        WEB_TIMEOUT="45",
+        GUNICORN_WORKER_CLASS="sync",
+        GUNICORN_WORKER_CONNECTIONS="250",
+        GUNICORN_GRACEFUL_TIMEOUT="12",
+        GUNICORN_KEEPALIVE="75",
+        GUNICORN_MAX_REQUESTS="100",
+        GUNICORN_MAX_REQUESTS_JITTER="10",
+        GUNICORN_ACCESSLOG="off",
+        LOG_LEVEL="WARNING",
+    )
+    assert conf.bind == ["127.0.0.1:9123"]
+    assert conf.workers == 3
+    assert conf.timeout == 45
+    assert conf.worker_class == "sync"
+    assert conf.worker_connections == 250
+    assert conf.graceful_timeout == 12
+    assert conf.keepalive == 75
+    assert (conf.max_requests, conf.max_requests_jitter) == (100, 10)
+    assert conf.accesslog is None
+    assert conf.loglevel == "warning"
+
+
+def test_max_requests_zero_turns_recycling_off(load) -> None:
+    conf = load(GUNICORN_MAX_REQUESTS="0")
+    assert (conf.max_requests, conf.max_requests_jitter) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"GUNICORN_WORKER_CLASS": "eventlet"},
+        {"WEB_CONCURRENCY": "zero"},
+        {"WEB_CONCURRENCY": "0"},
+        {"PORT": "-1"},
+    ],
+)
+def test_bad_values_are_refused_with_the_variable_named(load, env: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match=next(iter(env))):
+        load(**env)
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "expected"),
+    [("max 100000\n", None), ("150000 100000\n", 2), ("50000 100000\n", 1), ("garbage", None)],
+)
+def test_usable_cpus_honours_a_cgroup_quota(load, tmp_path: Path, cpu_max: str, expected) -> None:
+    conf = load()
+    affinity = conf.usable_cpus(tmp_path / "absent")
+    (tmp_path / "cpu.max").write_text(cpu_max)
+    assert conf.usable_cpus(tmp_path / "cpu.max") == min(affinity, expected or affinity)
+
+
+@pytest.mark.parametrize("worker_class", ["gevent", "sync"])
+def test_gunicorn_accepts_every_setting(load, worker_class: str) -> None:
+    conf = load(GUNICORN_WORKER_CLASS=worker_class, GUNICORN_ACCESSLOG="-")
+    cfg = Config()
+    found = settings(conf)
+    unknown = set(found) - set(cfg.settings)
+    assert not unknown, f"not gunicorn settings (typos?): {sorted(unknown)}"
+    for name, value in found.items():
+        cfg.set(name, value)  # gunicorn's own validation
+    assert cfg.worker_class_str == worker_class
+    assert cfg.workers == conf.workers
+    assert cfg.address == [("0.0.0.0", 8000)]

@@ -1,0 +1,120 @@
+"""The image's own command (Dockerfile CMD) serves /healthz, and its HEALTHCHECK passes."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from tests.ops.support import ROOT
+from tests.ops.test_dockerfile import final_stage
+
+STARTUP_SECONDS = 30
+
+
+def require_app_factory() -> None:
+    """Skip while ``service.create_app`` is still being written; fail on any other import error."""
+    try:
+        service = importlib.import_module("service")
+    except ModuleNotFoundError as error:
+        if error.name != "service":
+            raise
+        pytest.skip("the service package does not exist yet")
+    if not hasattr(service, "create_app"):
+        pytest.skip("service.create_app does not exist yet")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def image_command(instruction: str) -> list[str]:
+    """The exec-form command of a Dockerfile instruction, run from the repo instead of /app."""
+    rest = dict(final_stage())[instruction]
+    argv = json.loads(rest[rest.index("CMD") + 3 :] if instruction == "HEALTHCHECK" else rest)
+    assert argv[0] == "python"
+    return [sys.executable] + [arg.replace("/app/", f"{ROOT}/") for arg in argv[1:]]
+
+
+@contextmanager
+def server(worker_class: str) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key != "REDIS_URL" and not key.startswith(("GUNICORN_", "WEB_"))
+    }
+    env |= {
+        "PORT": str(free_port()),
+        "BIND_HOST": "127.0.0.1",
+        "WEB_CONCURRENCY": "1",
+        "GUNICORN_WORKER_CLASS": worker_class,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    proc = subprocess.Popen(
+        image_command("CMD"),
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield env, proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+
+
+def wait_for_healthz(url: str, proc: subprocess.Popen[str]) -> int:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                return response.status
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"gunicorn exited with {proc.returncode}: {proc.stderr.read()[-3000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"/healthz did not answer within {STARTUP_SECONDS} s")
+            time.sleep(0.2)
+
+
+@pytest.mark.parametrize("worker_class", ["gevent", "sync"])
+def test_image_command_serves_healthz_and_healthcheck_passes(worker_class: str) -> None:
+    require_app_factory()
+    with server(worker_class) as (env, proc):
+        url = f"http://127.0.0.1:{env['PORT']}/healthz"
+        assert wait_for_healthz(url, proc) == 200
+        health = subprocess.run(
+            image_command("HEALTHCHECK"), env=env, capture_output=True, text=True, timeout=10
+        )
+        assert health.returncode == 0, health.stderr
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err[-3000:]
+    assert f"Using worker: {worker_class}" in err
+    # One JSON object a request on stdout.
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    healthz = [line for line in lines if line["path"] == "/healthz"]
+    assert healthz and all(line["status"] == 200 for line in healthz), out[-2000:]
+    assert {"time", "remote", "method", "duration_us", "request_id"} <= set(healthz[0])

@@ -1,0 +1,192 @@
+"""The Kubernetes manifests render, validate offline and keep the pods locked down."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.ops.support import K8S, OVERLAYS, ROOT, documents, render, run, tool, yaml_documents
+
+API_LABELS = {"app.kubernetes.io/name": "uno-rules", "app.kubernetes.io/component": "api"}
+REDIS_LABELS = {"app.kubernetes.io/name": "redis", "app.kubernetes.io/component": "cache"}
+
+
+def by_kind(target: str, kind: str) -> list[dict[str, Any]]:
+    return [doc for doc in documents(target) if doc["kind"] == kind]
+
+
+def one(target: str, kind: str, name: str) -> dict[str, Any]:
+    found = [doc for doc in by_kind(target, kind) if doc["metadata"]["name"].startswith(name)]
+    assert len(found) == 1, f"{target}: expected one {kind} {name}, found {len(found)}"
+    return found[0]
+
+
+def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["name"]: item for item in container.get("env", [])}
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(labels.get(key) == value for key, value in selector.items())
+
+
+@pytest.mark.parametrize("target", ("base", *OVERLAYS))
+def test_kubernetes_validate_strict_passes(target: str) -> None:
+    done = run([tool("kubernetes-validate"), "--strict", "-"], stdin=render(target))
+    assert done.returncode == 0, done.stdout + done.stderr
+    # A kind without a schema is only a WARN with exit 0: none is allowed.
+    assert "WARN" not in done.stdout and "ERROR" not in done.stdout, done.stdout
+
+
+def test_yamllint_strict_passes_on_the_sources() -> None:
+    done = run([tool("yamllint"), "--strict", "-c", str(ROOT / ".yamllint.yaml"), "k8s"])
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_one_manifest_per_file() -> None:
+    for path in K8S.rglob("*.yaml"):
+        docs = yaml_documents(path.read_text())
+        assert len(docs) == 1, f"{path}: {len(docs)} documents"
+
+
+@pytest.mark.parametrize("target", OVERLAYS)
+def test_every_pod_is_restricted(target: str) -> None:
+    deployments = by_kind(target, "Deployment")
+    assert deployments
+    for deployment in deployments:
+        pod = deployment["spec"]["template"]["spec"]
+        name = deployment["metadata"]["name"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault", name
+        assert pod["automountServiceAccountToken"] is False, name
+        assert not pod.get("hostNetwork") and not pod.get("hostPID"), name
+        for container in pod["containers"]:
+            sc = container["securityContext"]
+            assert sc["allowPrivilegeEscalation"] is False, name
+            assert sc["readOnlyRootFilesystem"] is True, name
+            assert sc["runAsNonRoot"] is True, name
+            assert sc["capabilities"]["drop"] == ["ALL"], name
+            assert "add" not in sc["capabilities"], name
+            assert sc["seccompProfile"]["type"] == "RuntimeDefault", name
+            resources = container["resources"]
+            assert {"cpu", "memory"} <= set(resources["requests"]), name
+            assert {"cpu", "memory"} <= set(resources["limits"]), name
+            assert container["readinessProbe"] and container["livenessProbe"], name
+            assert ":" in container["image"] and not container["image"].endswith(":latest")
+        # Every path written to is an emptyDir (the root filesystem is read-only).
+        volumes = {volume["name"]: volume for volume in pod["volumes"]}
+        for container in pod["containers"]:
+            for mount in container["volumeMounts"]:
+                assert "emptyDir" in volumes[mount["name"]], (name, mount)
+
+
+@pytest.mark.parametrize("target", OVERLAYS)
+def test_api_pod_probes_shutdown_and_environment(target: str) -> None:
+    deployment = one(target, "Deployment", "uno-rules")
+    pod = deployment["spec"]["template"]["spec"]
+    assert selects(
+        deployment["spec"]["selector"]["matchLabels"],
+        deployment["spec"]["template"]["metadata"]["labels"],
+    )
+    assert pod["securityContext"]["runAsUser"] == 10001
+    (api,) = pod["containers"]
+    assert api["startupProbe"]["httpGet"]["path"] == "/healthz"
+    assert api["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert api["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert {"name": "http", "containerPort": 8000, "protocol": "TCP"} in api["ports"]
+    assert api["lifecycle"]["preStop"]["exec"]["command"] == [
+        "python",
+        "-c",
+        "import time; time.sleep(5)",
+    ]
+    assert {"name": "tmp", "mountPath": "/tmp"} in api["volumeMounts"]
+    env = env_of(api)
+    assert int(env["WEB_CONCURRENCY"]["value"]) >= 1
+    # The pod is killed only after the preStop sleep and gunicorn's graceful shutdown.
+    graceful = int(env["GUNICORN_GRACEFUL_TIMEOUT"]["value"])
+    assert pod["terminationGracePeriodSeconds"] > 5 + graceful
+    keys = env["STATE_TOKEN_KEYS"]["valueFrom"]["secretKeyRef"]
+    assert keys["name"] == "uno-rules-keys" and keys["key"] == "STATE_TOKEN_KEYS"
+    # envFrom names the generated ConfigMap (with its hash suffix) that the overlay renders.
+    (source,) = api["envFrom"]
+    config = one(target, "ConfigMap", "uno-rules-config")
+    assert source["configMapRef"]["name"] == config["metadata"]["name"]
+    for key in ("LOG_LEVEL", "SESSION_TTL_SECONDS", "KEY_PREFIX", "RATE_LIMIT_PER_MINUTE"):
+        assert key in config["data"], key
+
+
+def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
+    assert one("dev", "Deployment", "uno-rules")["spec"]["replicas"] == 1
+    redis = one("dev", "Deployment", "redis")
+    assert (
+        redis["spec"]["template"]["metadata"]["labels"] | REDIS_LABELS
+        == (redis["spec"]["template"]["metadata"]["labels"])
+    )
+    (container,) = redis["spec"]["template"]["spec"]["containers"]
+    assert container["image"].startswith("redis:7.2.") and container["image"].endswith("-alpine")
+    assert {"name": "data", "mountPath": "/data"} in container["volumeMounts"]
+    service = one("dev", "Service", "redis")
+    assert service["spec"]["selector"] == REDIS_LABELS
+    assert service["spec"]["ports"][0]["port"] == 6379
+    config = one("dev", "ConfigMap", "uno-rules-config")
+    assert config["data"]["REDIS_URL"] == "redis://redis:6379/0"
+
+
+def test_prod_takes_redis_from_a_secret_and_runs_none() -> None:
+    deployment = one("prod", "Deployment", "uno-rules")
+    assert deployment["spec"]["replicas"] == 3
+    assert not [doc for doc in documents("prod") if "redis" in doc["metadata"]["name"]]
+    (api,) = deployment["spec"]["template"]["spec"]["containers"]
+    env = env_of(api)
+    assert "value" not in env["REDIS_URL"]
+    assert env["REDIS_URL"]["valueFrom"]["secretKeyRef"]["key"] == "REDIS_URL"
+    assert "REDIS_URL" not in one("prod", "ConfigMap", "uno-rules-config")["data"]
+    # Several replicas must share the sealing keys: prod refuses to start without them.
+    assert env["STATE_TOKEN_KEYS"]["valueFrom"]["secretKeyRef"]["optional"] is False
+    hpa = one("prod", "HorizontalPodAutoscaler", "uno-rules")
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (3, 20)
+    dev_limits = one("dev", "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"][0]
+    assert api["resources"]["limits"] != dev_limits["resources"]["limits"]
+
+
+@pytest.mark.parametrize("target", OVERLAYS)
+def test_service_hpa_and_pdb_point_at_the_api_pods(target: str) -> None:
+    deployment = one(target, "Deployment", "uno-rules")
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    service = one(target, "Service", "uno-rules")
+    assert selects(service["spec"]["selector"], labels)
+    assert service["spec"]["ports"][0]["targetPort"] == "http"
+    pdb = one(target, "PodDisruptionBudget", "uno-rules")
+    assert selects(pdb["spec"]["selector"]["matchLabels"], labels)
+    hpa = one(target, "HorizontalPodAutoscaler", "uno-rules")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+    for doc in documents(target):
+        assert doc["metadata"]["labels"]["app.kubernetes.io/part-of"] == "uno-rules", doc["kind"]
+        assert "app.kubernetes.io/name" in doc["metadata"]["labels"], doc["kind"]
+
+
+@pytest.mark.parametrize("target", OVERLAYS)
+def test_network_policies(target: str) -> None:
+    api_labels = one(target, "Deployment", "uno-rules")["spec"]["template"]["metadata"]["labels"]
+    api = one(target, "NetworkPolicy", "uno-rules")
+    assert selects(api["spec"]["podSelector"]["matchLabels"], api_labels)
+    assert set(api["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    ingress_ports = [port for rule in api["spec"]["ingress"] for port in rule["ports"]]
+    assert ingress_ports == [{"protocol": "TCP", "port": 8000}]
+    egress_ports = {port["port"] for rule in api["spec"]["egress"] for port in rule["ports"]}
+    assert {53, 6379} <= egress_ports
+    if target != "dev":
+        return
+    redis = one("dev", "NetworkPolicy", "redis")
+    redis_labels = one("dev", "Deployment", "redis")["spec"]["template"]["metadata"]["labels"]
+    assert selects(redis["spec"]["podSelector"]["matchLabels"], redis_labels)
+    assert set(redis["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    assert not redis["spec"].get("egress")
+    (rule,) = redis["spec"]["ingress"]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+    (peer,) = rule["from"]
+    assert set(peer) == {"podSelector"}
+    assert peer["podSelector"]["matchLabels"] == API_LABELS
+    assert selects(peer["podSelector"]["matchLabels"], api_labels)
