@@ -22,6 +22,8 @@ Choices where the rule book is silent (documented for integrators):
   the whole total; going out with a Wild Draw Four makes them draw 4, without a
   challenge (the round is over).
 - A lone Reverse passes the turn and does not change the direction of play.
+- After a Skip or a Wild Draw Four the same player moves again; a player who did not
+  say UNO stays catchable until the opponent makes a move of their own (README).
 """
 
 from __future__ import annotations
@@ -241,20 +243,16 @@ class Duo(UnoRules):
         return out
 
     def reverse_moves(self, s: State, player: int, reverses: list[int]) -> list[Move]:
-        """Each playable Reverse alone, and its colour runs."""
+        """Each Reverse of ``reverses`` (the playable ones, or the card just drawn) alone,
+        and the runs of its colour that one of them leads."""
         hand = s.hands[player]
         out: list[Move] = []
-        for r in reverses:
-            out.extend(self.play_moves(s, player, r))
-        kind = self.catalog.kind[0]
         by_color: dict[Color, list[int]] = {}
         for r in reverses:
+            out.extend(self.play_moves(s, player, r))
             by_color.setdefault(self.catalog.color[0][r], []).append(r)  # type: ignore[arg-type]
         for color, leads in by_color.items():
-            cards = self.run_cards(hand, color)
-            if s.pending is None:  # any Reverse of the colour may lead (all are playable)
-                leads = [c for c in cards if kind[c] is Kind.REVERSE]
-            out.extend(self.run_moves(player, len(hand), cards, leads))
+            out.extend(self.run_moves(player, len(hand), self.run_cards(hand, color), leads))
         return out
 
     # ------------------------------------------------------------------ legal moves
