@@ -30,7 +30,7 @@ export DEBIAN_FRONTEND := noninteractive
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
 	@echo "make test   install everything (Python packages, redis-server), then ruff and pytest"
-	@echo "make lint   ruff, hadolint, yamllint, kustomize + kubernetes-validate"
+	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 
 $(BIN)/python:
@@ -69,15 +69,19 @@ test: install-dev redis-server
 	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \
 	exit $$status
 
+# Every linter runs; any failing fails the target.
 lint: install-dev
-	$(BIN)/ruff check .
-	$(BIN)/hadolint Dockerfile
-	$(BIN)/yamllint --strict k8s .yamllint.yaml
-	@for overlay in $(OVERLAYS); do \
-	  echo "kustomize + kubernetes-validate: k8s/overlays/$$overlay"; \
+	@status=0; \
+	for cmd in "ruff check ." "mypy engine service tests" "hadolint Dockerfile" \
+	           "yamllint --strict k8s .yamllint.yaml"; do \
+	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \
+	done; \
+	for overlay in $(OVERLAYS); do \
+	  echo "kubectl kustomize k8s/overlays/$$overlay | kubernetes-validate --strict"; \
 	  $(BIN)/kubectl kustomize k8s/overlays/$$overlay \
-	    | $(BIN)/kubernetes-validate --strict --quiet -; \
-	done
+	    | $(BIN)/kubernetes-validate --strict --quiet - || status=1; \
+	done; \
+	exit $$status
 
 bench: install-dev
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)

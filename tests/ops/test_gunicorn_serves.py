@@ -93,7 +93,8 @@ def wait_for_healthz(url: str, proc: subprocess.Popen[str]) -> int:
                 return response.status
         except OSError:
             if proc.poll() is not None:
-                pytest.fail(f"gunicorn exited with {proc.returncode}: {proc.stderr.read()[-3000:]}")
+                err = proc.stderr.read() if proc.stderr else ""
+                pytest.fail(f"gunicorn exited with {proc.returncode}: {err[-3000:]}")
             if time.monotonic() > deadline:
                 pytest.fail(f"/healthz did not answer within {STARTUP_SECONDS} s")
             time.sleep(0.2)
