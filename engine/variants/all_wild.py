@@ -1,0 +1,440 @@
+"""UNO All Wild (``uno_all_wild``): 112 wild cards, no colours, no numbers
+(``/work/shared/rules/uno-all-wild.md``).
+
+Every card plays on every card. A plain Wild does nothing; the seven wild action cards
+are Wild Reverse, Wild Skip, Wild Draw Two, Wild Draw Four, Wild Targeted Draw Two
+(``WT2``: the chosen opponent draws 2 and keeps their turn), Wild Skip Two (``WS2``) and
+Wild Forced Swap (``WX``: swap hands with the chosen opponent). Nothing is challengeable.
+The per-kind counts are data, in the catalog (``engine/catalogs/uno_all_wild.json``).
+
+Moves and decisions:
+
+- ``play``: ``card``, and ``target`` (an opponent's seat) for ``WT2`` and ``WX`` only;
+  ``uno: true`` when the play leaves the mover with one card. There are no colours:
+  a play takes no ``color`` (``color_not_allowed``) and ``active_color`` stays null.
+- ``draw``: only under the one exception of the rule book: the player holds no action
+  card (plain Wilds only) and the next player holds a single card. The drawn card must
+  be played at once: the ``play_drawn`` decision, answered only by playing that card
+  (``must_play_drawn_card``); its action takes effect, with a ``target`` if it needs one.
+- ``choose_target``: a turned-up ``WT2`` or ``WX`` acts as if the dealer had played it,
+  so the dealer names the opponent (pending ``choose_target``).
+- ``uno`` / ``catch`` as in every variant (README "Saying UNO").
+
+Choices where the rule book is silent (documented for integrators):
+
+- A turned-up Wild Reverse: the dealer plays first and play goes to the right. With two
+  players it acts as a Skip, as a played one does: the other player is skipped, the
+  dealer plays first and the direction stays clockwise.
+- A turned-up Wild Skip Two skips the two players left of the dealer; with two or three
+  players that is everybody else, so the dealer plays first.
+- Wild Skip Two skips the next two seats other than the player: with two players the
+  opponent once (the player plays again), with three both opponents (again the player
+  plays again), with more the seat three places on plays next.
+- After a turned-up ``WT2`` / ``WX`` and the dealer's choice, the player left of the
+  dealer plays first (the ``WT2`` target keeps their turn).
+- Going out with a ``WX``: the player who plays their last card wins the round, so no
+  swap happens; the play still names a target, like every ``WX`` play. Going out with a
+  draw card (``WD2``, ``WD4``, ``WT2``) makes its victim draw before the round is scored.
+- UNO after a swap: the duty falls on every player whose hand fell to one card with the
+  move (README). The mover says it with ``uno: true`` on the swap (allowed exactly when
+  the swap leaves them one card); the other party with a later ``uno`` move. A player
+  who already held a single card and gets another single card by the swap has no new
+  duty (their one card was already announced or is safe).
+- The draw exception when nothing can be drawn (every other card in hands): the draw
+  yields nothing and ends the turn (README "Draw pile empty").
+- Cut for dealer: no card has a number, so every cut ties; the base cut draws until the
+  deck is exhausted, then the generator picks among all seats (uniformly).
+- ``uno: true`` on a move other than a play is rejected (``uno_not_applicable``).
+- A ``pass`` while the drawn card waits is answered with ``must_play_drawn_card``
+  (there is no ``pass`` move in this game); otherwise it is an ``unknown_move``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, ClassVar
+
+from ..cards import Kind
+from ..errors import InvalidState, RulesError
+from ..events import Event, event
+from ..moves import Move, MoveType
+from ..registry import register
+from ..state import Pending, Phase, State, Work, pending
+from ..uno import UnoRules
+
+T = MoveType
+PLAY_T = T.PLAY
+
+WILD = Kind.WILD
+WILD_REVERSE = Kind.WILD_REVERSE
+WILD_SKIP_TWO = Kind.WILD_SKIP_TWO
+WT2 = Kind.WILD_TARGETED_DRAW_TWO
+WX = Kind.WILD_FORCED_SWAP
+#: Kinds whose play names an opponent (``target``).
+TARGETED = frozenset({WT2, WX})
+#: Cards the chosen opponent of a Wild Targeted Draw Two draws.
+TARGETED_DRAW = 2
+
+
+@register
+class AllWild(UnoRules):
+    id = "uno_all_wild"
+    title = "UNO All Wild"
+    catalog_name = "uno_all_wild"
+    min_players = 2
+    max_players = 10
+    target = 500
+    notes = (
+        "112 cards, every one wild and colourless: 54 Wild, 14 Wild Reverse, 14 Wild Skip, "
+        "10 Wild Draw Two, 6 Wild Draw Four, 6 Wild Skip Two, 4 Wild Targeted Draw Two, "
+        "4 Wild Forced Swap. The per-kind counts come from a published card list, not from "
+        "the box or the rule sheet (which gives none); they live in the catalog.",
+        "There are no colours: plays take no 'color' and active_color stays null.",
+        "Wild Targeted Draw Two and Wild Forced Swap plays name an opponent ('target'); a "
+        "turned-up one waits for the dealer's choose_target.",
+        "No voluntary draw. Exception: a player holding only plain Wilds, when the next "
+        "player holds one card, may draw one card and must play it at once.",
+        "Nothing is challengeable. Scoring: plain Wild 20, every wild action card 50.",
+        "Going out with a Wild Forced Swap ends the round without a swap; going out with "
+        "a draw card makes its victim draw before scoring.",
+        "No card has a number, so the cut for dealer always ties and the generator picks.",
+    )
+    move_types: ClassVar[frozenset[MoveType]] = frozenset(
+        {T.PLAY, T.DRAW, T.CHOOSE_TARGET, T.UNO, T.CATCH, T.NEXT_ROUND}
+    )
+    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
+        "play_drawn": (frozenset({T.PLAY}), "must_play_drawn_card"),
+        "choose_target": (frozenset({T.CHOOSE_TARGET}), "must_choose_target"),
+    }
+    #: Every turned-up card stays and acts as if the dealer had played it.
+    redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
+    draw_amounts: ClassVar[dict[Kind, int]] = {Kind.WILD_DRAW_TWO: 2, Kind.WILD_DRAW_FOUR: 4}
+    challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {}
+    effects: ClassVar[dict[Kind, str]] = {
+        Kind.WILD_REVERSE: "effect_reverse",
+        Kind.WILD_SKIP: "effect_skip",
+        Kind.WILD_DRAW_TWO: "effect_draw",
+        Kind.WILD_DRAW_FOUR: "effect_draw",
+        Kind.WILD_TARGETED_DRAW_TWO: "effect_targeted_draw",
+        Kind.WILD_SKIP_TWO: "effect_skip_two",
+        Kind.WILD_FORCED_SWAP: "effect_swap",
+    }
+
+    # ------------------------------------------------------------------ static tables
+    @cached_property
+    def _kinds(self) -> tuple[Kind, ...]:
+        return self.catalog.kind[0]
+
+    @cached_property
+    def _is_plain(self) -> tuple[bool, ...]:
+        """Card id -> whether it is a plain Wild (no action)."""
+        return tuple(k is WILD for k in self._kinds)
+
+    def matches(self, side: int, card: int, active: Any, top: int) -> bool:
+        """Every card plays on every card."""
+        return True
+
+    # ------------------------------------------------------------------ guards
+    def check_move(self, state: State, move: Move) -> None:
+        mtype = move.type
+        pend = state.pending
+        if (
+            mtype is T.PASS
+            and pend is not None
+            and pend.type == "play_drawn"
+            and move.player == pend.player
+            and state.phase is Phase.PLAY
+        ):
+            raise RulesError(
+                "the card just drawn must be played at once; there is no pass",
+                code="must_play_drawn_card",
+            )
+        super().check_move(state, move)
+        if move.uno and mtype is not PLAY_T:
+            raise RulesError(
+                f"UNO is said with a play (or the 'uno' move), not with {mtype.value!r}",
+                code="uno_not_applicable",
+            )
+
+    # ------------------------------------------------------------------ turned-up card
+    def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
+        """The turned-up card acts as if the dealer had played it (rule book "Deal")."""
+        dealer = w.dealer
+        kind = self._kinds[card]
+        if kind is WILD:
+            w.current = w.next_seat(dealer)
+        elif kind in TARGETED:
+            w.current = dealer
+            w.pending = pending("choose_target", dealer, card, then=w.next_seat(dealer))
+        elif kind is WILD_REVERSE:
+            if w.num_players == 2:  # acts as a Skip: the dealer plays first
+                self.effect_skip(w, dealer, card, None, events)  # type: ignore[arg-type]
+            else:
+                w.direction = -1
+                events.append(event("reversed", direction="counterclockwise"))
+                w.current = dealer
+        else:
+            self.card_effect(w, dealer, card, None, events)  # type: ignore[arg-type]
+
+    def legal_choose_target(self, state: State, player: int) -> list[Move]:
+        return [Move(T.CHOOSE_TARGET, player, target=t) for t in self._opponents(state, player)]
+
+    def on_choose_target(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        assert pend is not None
+        dealer = move.player
+        target = self.check_target(w, dealer, move.target)
+        card: int = pend.card  # type: ignore[assignment]
+        w.pending = None
+        events.append(event("target_chosen", player=dealer, target=target))
+        if self._kinds[card] is WX:
+            self.swap(w, dealer, target, events)
+        else:
+            self.draw_cards(w, target, TARGETED_DRAW, events, "penalty")
+        w.current = pend.get("then", w.next_seat(dealer))
+
+    # ------------------------------------------------------------------ legal moves
+    @cached_property
+    def _opponent_table(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """[players][seat] -> the other seats, in seat order."""
+        return tuple(
+            tuple(tuple(t for t in range(n) if t != p) for p in range(n))
+            for n in range(self.max_players + 1)
+        )
+
+    def _opponents(self, s: State | Work, player: int) -> tuple[int, ...]:
+        return self._opponent_table[s.num_players][player]
+
+    @cached_property
+    def _moves_cache(self) -> dict[Any, tuple[Move, ...]]:
+        return {}
+
+    def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
+        """The complete plays of one card: one per opponent for a targeted card, with
+        and without ``uno`` where the play leaves the mover one card."""
+        hand_size = len(s.hands[player])
+        kind = self._kinds[card]
+        if kind is WX and hand_size > 1:
+            # The mover ends with the target's hand: UNO fits when that is one card.
+            hands = s.hands
+            return tuple(
+                Move(PLAY_T, player, card, target=t, uno=u)
+                for t in self._opponents(s, player)
+                for u in ((False, True) if len(hands[t]) == 1 else (False,))
+            )
+        two = hand_size == 2
+        key = (player, card, two, s.num_players)
+        moves = self._moves_cache.get(key)
+        if moves is None:
+            unos = (False, True) if two else (False,)
+            if kind in TARGETED:
+                moves = tuple(
+                    Move(PLAY_T, player, card, target=t, uno=u)
+                    for t in self._opponents(s, player)
+                    for u in unos
+                )
+            else:
+                moves = tuple(Move(PLAY_T, player, card, uno=u) for u in unos)
+            self._moves_cache[key] = moves
+        return moves
+
+    def legal_turn(self, state: State, player: int) -> list[Move]:
+        """Every card of the hand (all are playable), and the draw where the exception
+        allows it."""
+        play_moves = self.play_moves
+        moves: list[Move] = []
+        for card in state.hands[player]:
+            moves.extend(play_moves(state, player, card))
+        if self.may_draw(state, player):
+            moves.append(self._draw_moves[player])
+        return moves
+
+    def legal_play_drawn(self, state: State, player: int) -> list[Move]:
+        return list(self.play_moves(state, player, state.pending.card))  # type: ignore[union-attr,arg-type]
+
+    # ------------------------------------------------------------------ drawing
+    def may_draw(self, s: State | Work, player: int) -> bool:
+        """The one exception to "no drawing by choice": the player holds no action card
+        and the next player holds a single card."""
+        nxt = (player + s.direction) % s.num_players
+        if len(s.hands[nxt]) != 1:
+            return False
+        plain = self._is_plain
+        return all(plain[c] for c in s.hands[player])
+
+    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
+        player = move.player
+        if not self.may_draw(w, player):
+            nxt = w.next_seat(player)
+            if len(w.hands[nxt]) != 1:
+                detail = (
+                    "drawing by choice is not allowed: play a card (a draw is only allowed "
+                    f"when the next player has one card; player {nxt} has {len(w.hands[nxt])})"
+                )
+            else:
+                detail = (
+                    "drawing by choice is not allowed while you hold an action card: play a card"
+                )
+            raise RulesError(detail, code="draw_not_allowed")
+        drawn = self.draw_cards(w, player, 1, events, "draw")
+        if drawn:
+            w.pending = Pending("play_drawn", player, drawn[0])
+        else:  # README: a player who chose to draw and got nothing has ended their turn
+            w.current = w.next_seat(player)
+
+    # ------------------------------------------------------------------ play
+    def check_target(self, w: Work, player: int, target: Any) -> int:
+        if target is None:
+            raise RulesError("name the opponent ('target')", code="target_required")
+        if not isinstance(target, int) or not 0 <= target < w.num_players:
+            raise RulesError(
+                f"target {target} is not a seat (0..{w.num_players - 1})", code="invalid_target"
+            )
+        if target == player:
+            raise RulesError("the target must be an opponent, not yourself", code="invalid_target")
+        return target
+
+    def check_play(self, w: Work, move: Move) -> tuple[int, None]:  # type: ignore[override]
+        """Validate a play (every card is playable); return the card."""
+        card = move.card
+        player = move.player
+        hand = w.hands[player]
+        if card is None or card not in hand:
+            self.require_card_in_hand(w, move)  # raises the precise error
+        pend = w.pending
+        if pend is not None and card != pend.card:
+            raise RulesError(
+                f"the card just drawn ({pend.card}) must be played now",
+                code="must_play_drawn_card",
+            )
+        if move.color is not None:
+            raise RulesError(
+                "UNO All Wild has no colours: a play takes no 'color'", code="color_not_allowed"
+            )
+        if move.chain is not None:
+            raise RulesError("this play takes no 'chain'", code="unexpected_field")
+        kind = self._kinds[card]  # type: ignore[index]
+        if kind in TARGETED:
+            self.check_target(w, player, move.target)
+        elif move.target is not None:
+            raise RulesError(
+                f"only a Wild Targeted Draw Two or a Wild Forced Swap takes a 'target', "
+                f"not {self.catalog.code[0][card]}",  # type: ignore[index]
+                code="unexpected_field",
+            )
+        if move.uno and not self.uno_flag_allowed(w, move):
+            raise RulesError(
+                "say UNO with the play that leaves you one card only (after a swap: the "
+                "hand you receive)",
+                code="uno_not_applicable",
+            )
+        return card, None  # type: ignore[return-value]
+
+    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
+        """``uno: true`` fits a play that leaves the mover one card (after a swap: the
+        target's hand was one card)."""
+        hand = w.hands[move.player]
+        if move.card is not None and self._kinds[move.card] is WX and len(hand) > 1:
+            target = move.target
+            return (
+                isinstance(target, int)
+                and 0 <= target < w.num_players
+                and (len(w.hands[target]) == 1)
+            )
+        return len(hand) == 2
+
+    def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
+        card, _ = self.check_play(w, move)
+        player = move.player
+        w.pending = None
+        self.put_on_discard(w, player, card, None, events)
+        if move.target is not None:
+            events[-1]["target"] = move.target
+        if not w.hands[player]:
+            # The player who plays their last card wins the round; draw cards act first.
+            kind = self._kinds[card]
+            if kind in self.draw_amounts:
+                self.draw_cards(w, w.next_seat(player), self.draw_amounts[kind], events, "penalty")
+            elif kind is WT2:
+                self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
+            self.finish_round(w, player, events)
+        else:
+            self.card_effect(w, player, card, move, events)
+
+    # ------------------------------------------------------------------ card actions
+    def effect_targeted_draw(
+        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+    ) -> None:
+        """The chosen opponent draws 2 and does not lose their turn."""
+        self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
+        w.current = (player + w.direction) % w.num_players
+
+    def effect_skip_two(
+        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+    ) -> None:
+        """The next two players (seats other than the player) lose their turn."""
+        skipped = [s for s in (w.next_seat(player), w.next_seat(player, 2)) if s != player]
+        for seat in skipped:
+            events.append({"type": "skipped", "player": seat})
+        # Two players: one seat skipped, the player plays again; three: the same.
+        w.current = w.next_seat(player, len(skipped) + 1)
+
+    def effect_swap(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+        self.swap(w, player, move.target, events)  # type: ignore[arg-type]
+        w.current = (player + w.direction) % w.num_players
+
+    def swap(self, w: Work, player: int, target: int, events: list[Event]) -> None:
+        """Swap two hands (each party now sees the other's former hand in their own)."""
+        hands = w.hands
+        hands[player], hands[target] = hands[target], hands[player]
+        events.append(
+            event(
+                "swapped",
+                player=player,
+                target=target,
+                hand_sizes=[len(hands[player]), len(hands[target])],
+            )
+        )
+
+    # ------------------------------------------------------------------ checks
+    def check_state(self, state: State) -> None:
+        super().check_state(state)
+        if state.active_color is not None:
+            raise InvalidState("UNO All Wild has no colour in play", field="active_color")
+        pend = state.pending
+        if pend is None:
+            return
+        if pend.type == "choose_target":
+            then = pend.get("then")
+            if (
+                pend.card is None
+                or not state.discard
+                or pend.card != state.discard[-1]
+                or self._kinds[pend.card] not in TARGETED
+                or len(state.discard) != 1
+            ):
+                raise InvalidState(
+                    "a target choice waits on the turned-up Wild Targeted Draw Two or "
+                    "Wild Forced Swap",
+                    field="pending",
+                )
+            if pend.player != state.dealer:
+                raise InvalidState("the dealer chooses the target", field="pending.player")
+            if (
+                not isinstance(then, int)
+                or isinstance(then, bool)
+                or not 0 <= then < state.num_players
+                or dict(pend.data).keys() != {"then"}
+            ):
+                raise InvalidState(
+                    "a target choice names the seat that plays next ('then')",
+                    field="pending.data",
+                )
+        elif pend.type == "play_drawn":
+            if pend.card is None or pend.data:
+                raise InvalidState("a drawn card to play names the card only", field="pending")
+            if pend.player != state.current:
+                raise InvalidState(
+                    "the drawn card is played by the player whose turn it is",
+                    field="pending.player",
+                )
