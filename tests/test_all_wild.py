@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Move, MoveType, Phase, RulesError, State
+from engine import Move, MoveType, Pending, Phase, RulesError, State
 from tests.support import DeckBuilder, play, stacked_deck
 
 V = "uno_all_wild"
@@ -66,6 +66,18 @@ def table(
     if scores is not None:
         raw["scores"] = scores
     return engine.from_dict(raw)
+
+
+def pend(state: State) -> Pending:
+    """The decision the state waits for (there must be one)."""
+    assert state.pending is not None
+    return state.pending
+
+
+def scored(state: State) -> tuple[int, ...]:
+    """The round scores of a finished round."""
+    assert state.round_scores is not None
+    return state.round_scores
 
 
 def card(state: State, seat: int, code: str) -> int:
@@ -190,7 +202,7 @@ def test_turned_wild_skip_skips_the_player_left_of_the_dealer() -> None:
 
 def test_turned_targeted_draw_two_dealer_picks_who_draws_and_they_keep_their_turn() -> None:
     state = game([HAND, HAND, HAND], "WT2", draw=("WD2", "WD4"), dealer=0)
-    assert state.pending.type == "choose_target" and state.pending.player == 0
+    assert pend(state).type == "choose_target" and pend(state).player == 0
     legal = engine.legal_moves(state, 0)
     assert Move(T.CHOOSE_TARGET, 0, target=1) in legal
     assert Move(T.CHOOSE_TARGET, 0, target=2) in legal
@@ -250,7 +262,7 @@ def test_turned_wild_skip_two_skips_the_two_players_left_of_the_dealer(
 def test_turned_forced_swap_dealer_swaps_with_a_player_of_their_choice() -> None:
     hands = [["WX", "W", "W", "W", "W", "W", "W"], ACTIONS, ["WS"] * 7]
     state = game(hands, "WX", dealer=0)
-    assert state.pending.type == "choose_target" and state.pending.player == 0
+    assert pend(state).type == "choose_target" and pend(state).player == 0
     assert state.current == 0  # the dealer acts first
     dealer_hand, chosen_hand = state.hands[0], state.hands[2]
     after, events = engine.apply(state, mv("choose_target", 0, target=2))
@@ -354,7 +366,9 @@ def test_wild_draw_four_next_player_draws_four_and_loses_their_turn_no_challenge
 
 def test_no_card_is_challengeable() -> None:
     variant = engine.find_variant(V)
-    assert variant.challenge_cards == {} and "challenge_rule" not in variant.options
+    assert (
+        getattr(variant, "challenge_cards", None) == {} and "challenge_rule" not in variant.options
+    )
     state = table([["WD4", "W", "W"], HAND, HAND])
     after, _ = engine.apply(state, pl(state, 0, "WD4"))
     assert rules_error(after, mv("challenge", 1)) == "unknown_move"
@@ -468,6 +482,17 @@ def test_the_swapped_opponent_left_with_one_card_must_say_uno() -> None:
     assert len(caught.hands[2]) == 3
 
 
+def test_swap_between_two_single_card_hands_only_the_mover_has_a_new_duty() -> None:
+    # Seat 0 plays a swap from two cards with seat 1, who holds one card: both end with
+    # one card. Seat 0's hand fell to one (UNO due); seat 1 already held one (no new duty).
+    state = table([["WX", "W"], ["WS"], HAND])
+    after, _ = engine.apply(state, pl(state, 0, "WX", target=1))
+    assert codes(after, 0) == ["WS"] and codes(after, 1) == ["W"]
+    assert after.exposed == (0,)
+    safe, events = engine.apply(state, pl(state, 0, "WX", target=1, uno=True))
+    assert safe.exposed == () and {"type": "uno", "player": 0} in events
+
+
 def test_the_swapped_opponent_is_safe_once_the_next_player_has_moved() -> None:
     state = table([["WX", "WS"], HAND, HAND])
     after, _ = engine.apply(state, pl(state, 0, "WX", target=2))
@@ -503,7 +528,7 @@ def test_draw_exception_the_drawn_card_must_be_played_at_once() -> None:
     assert Move(T.DRAW, 0) in engine.legal_moves(state, 0)
     drew, events = engine.apply(state, mv("draw", 0))
     drawn = card(drew, 0, "WD2")
-    assert drew.pending.type == "play_drawn" and drew.pending.card == drawn
+    assert pend(drew).type == "play_drawn" and pend(drew).card == drawn
     assert drew.current == 0 and events[0]["count"] == 1
     assert engine.legal_moves(drew, 0) == [Move(T.PLAY, 0, drawn)]
     assert rules_error(drew, pl(drew, 0, "W")) == "must_play_drawn_card"
@@ -519,7 +544,7 @@ def test_draw_exception_the_drawn_card_must_be_played_at_once() -> None:
 def test_draw_exception_a_drawn_targeted_card_names_its_target() -> None:
     state = table([["W", "W"], ["WS"], HAND], draw=("WX",))
     drew, _ = engine.apply(state, mv("draw", 0))
-    wx = drew.pending.card
+    wx = pend(drew).card
     assert rules_error(drew, mv("play", 0, card=wx)) == "target_required"
     legal = engine.legal_moves(drew, 0)
     # Swapping with seat 1 leaves seat 0 one card: with and without UNO.
@@ -536,7 +561,7 @@ def test_draw_exception_a_drawn_plain_wild_is_played_and_nothing_happens() -> No
     state = table([["W"], ["WS"], HAND], draw=("W",))
     drew, _ = engine.apply(state, mv("draw", 0))
     assert len(drew.hands[0]) == 2
-    after, events = engine.apply(drew, mv("play", 0, card=drew.pending.card, uno=True))
+    after, events = engine.apply(drew, mv("play", 0, card=pend(drew).card, uno=True))
     assert len(after.hands[0]) == 1 and after.current == 1 and after.exposed == ()
     assert {"type": "uno", "player": 0} in events
 
@@ -552,7 +577,8 @@ def test_draw_exception_reshuffles_the_discard_pile() -> None:
     state = table([["W", "W"], ["WS"], HAND], discard=("WD4", "WR"), empty_pile=True)
     after, events = engine.apply(state, mv("draw", 0))
     assert [e["type"] for e in events] == ["reshuffled", "drew"]
-    assert CAT.code[0][after.pending.card] in ("WD4", "WR")
+    drawn = pend(after).card
+    assert drawn is not None and CAT.code[0][drawn] in ("WD4", "WR")
     assert after.discard == state.discard[-1:] and len(after.draw_pile) == 1
 
 
@@ -600,7 +626,7 @@ def test_going_out_with_a_draw_card_the_victim_draws_before_scoring() -> None:
         state = table([[code], ["W"], ["W"]], draw=("WS",) * 4)
         after, events = engine.apply(state, pl(state, 0, code))
         assert len(after.hands[1]) == 1 + amount
-        assert after.round_scores[0] == 20 + 50 * amount + 20
+        assert scored(after)[0] == 20 + 50 * amount + 20
         assert [e["type"] for e in events][:2] == ["played", "drew"]
 
 
@@ -609,7 +635,7 @@ def test_going_out_with_a_targeted_draw_two_the_target_draws_before_scoring() ->
     assert rules_error(state, pl(state, 0, "WT2")) == "target_required"
     after, _ = engine.apply(state, pl(state, 0, "WT2", target=2))
     assert codes(after, 2) == ["W", "WS", "WS"]
-    assert after.round_scores[0] == 20 + 20 + 100
+    assert scored(after)[0] == 20 + 20 + 100
 
 
 def test_going_out_with_a_forced_swap_ends_the_round_without_a_swap() -> None:
@@ -620,7 +646,7 @@ def test_going_out_with_a_forced_swap_ends_the_round_without_a_swap() -> None:
     assert after.phase is Phase.ROUND_OVER and after.round_winner == 0
     assert after.hands[0] == () and codes(after, 1) == ["W", "WS"]
     assert not any(e["type"] == "swapped" for e in events)
-    assert after.round_scores[0] == 20 + 50 + 20
+    assert scored(after)[0] == 20 + 50 + 20
 
 
 def test_the_deal_passes_left() -> None:

@@ -85,10 +85,9 @@ class AllWild(UnoRules):
     max_players = 10
     target = 500
     notes = (
-        "112 cards, every one wild and colourless: 54 Wild, 14 Wild Reverse, 14 Wild Skip, "
-        "10 Wild Draw Two, 6 Wild Draw Four, 6 Wild Skip Two, 4 Wild Targeted Draw Two, "
-        "4 Wild Forced Swap. The per-kind counts come from a published card list, not from "
-        "the box or the rule sheet (which gives none); they live in the catalog.",
+        "112 cards, every one wild and colourless: plain Wild and seven wild action "
+        "kinds. The per-kind counts come from a published card list, not from the box "
+        "or the rule sheet (which gives none); they are data, in the catalog.",
         "There are no colours: plays take no 'color' and active_color stays null.",
         "Wild Targeted Draw Two and Wild Forced Swap plays name an opponent ('target'); a "
         "turned-up one waits for the dealer's choose_target.",
