@@ -67,7 +67,6 @@ PLAY_T = T.PLAY
 
 WILD = Kind.WILD
 WILD_REVERSE = Kind.WILD_REVERSE
-WILD_SKIP_TWO = Kind.WILD_SKIP_TWO
 WT2 = Kind.WILD_TARGETED_DRAW_TWO
 WX = Kind.WILD_FORCED_SWAP
 #: Kinds whose play names an opponent (``target``).
