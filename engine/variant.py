@@ -350,6 +350,11 @@ class Variant:
                 raise RulesError(
                     f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
                 )
+        if move.uno and "uno" not in MOVE_FIELDS[mtype]:
+            raise RulesError(
+                f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+                code="uno_not_applicable",
+            )
         phase = state.phase
         if phase is GAME_OVER:
             raise RulesError("the game is over", code="game_over")
