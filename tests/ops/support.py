@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -21,7 +21,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
-def missing(what: str) -> None:
+def missing(what: str) -> NoReturn:
     """A tool that is not installed: a failure under CI (make test installs it), else a skip."""
     reason = f"{what} is not installed (make test installs it into the venv)"
     if in_ci():
