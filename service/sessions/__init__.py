@@ -1,0 +1,67 @@
+"""Server-held game sessions (``/v1/sessions``), in Redis or in process.
+
+``init_app(app)`` reads the settings (``config.py``), builds the store (Redis when
+``REDIS_URL`` is set, else the in-process ``MemoryStore``, which the log and
+``/readyz`` report), registers the blueprint and puts the ``SessionManager`` in
+``app.extensions["sessions"]``. ``readiness(app)`` is what ``/readyz`` reports.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask
+
+from .config import SessionConfig
+from .manager import SessionManager
+from .memory import MemoryStore
+from .store import SessionStore, StoreUnavailable
+
+__all__ = [
+    "SessionConfig", "SessionManager", "SessionStore", "StoreUnavailable", "init_app",
+    "make_store", "readiness",
+]  # fmt: skip
+
+log = logging.getLogger(__name__)
+
+
+def make_store(config: SessionConfig) -> SessionStore:
+    if config.redis_url:
+        from .redis_store import RedisStore, make_client
+
+        client = make_client(config.redis_url, timeout=config.redis_timeout)
+        return RedisStore(
+            ttl=config.ttl, max_events=config.max_events, prefix=config.key_prefix, client=client
+        )
+    return MemoryStore(config.ttl, config.max_events)
+
+
+def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
+    """Register ``/v1/sessions`` on ``app``. ``store`` (or ``app.config["SESSION_STORE"]``):
+    a ready store instead of one built from the settings (tests)."""
+    from .api import bp
+
+    config = SessionConfig.load(app.config)
+    store = store or app.config.get("SESSION_STORE")
+    if store is None:
+        store = make_store(config)
+    if store.kind == "memory":
+        log.warning(
+            "sessions: no REDIS_URL, keeping sessions in this process (lost on restart, "
+            "not shared between workers)"
+        )
+    else:
+        log.info("sessions: Redis store, key prefix %r", config.key_prefix)
+    mgr = SessionManager(store, config)
+    app.extensions["sessions"] = mgr
+    app.register_blueprint(bp)
+    return mgr
+
+
+def readiness(app: Flask) -> dict[str, Any]:
+    """``{"store": "redis"|"memory", "ok": bool}``; not ok means ``/readyz`` fails."""
+    mgr: SessionManager | None = app.extensions.get("sessions")
+    if mgr is None:
+        return {"store": None, "ok": True}
+    return mgr.ready()

@@ -1,0 +1,166 @@
+"""The ``/v1/sessions`` blueprint: thin views over ``SessionManager``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app, request, stream_with_context
+from marshmallow import Schema, ValidationError
+
+from .manager import Answer, SessionManager
+from .problems import SessionProblem, invalid_request, unavailable
+from .schemas import create_schema, move_schema
+from .store import StoreUnavailable
+
+bp = Blueprint("sessions", __name__, url_prefix="/v1/sessions")
+
+JSON = "application/json"
+
+
+def manager() -> SessionManager:
+    return current_app.extensions["sessions"]  # type: ignore[no-any-return]
+
+
+@bp.errorhandler(SessionProblem)
+def _problem(e: SessionProblem) -> Response:
+    return e.response()
+
+
+@bp.errorhandler(StoreUnavailable)
+def _unavailable(e: StoreUnavailable) -> Response:
+    return unavailable(manager().config.retry_after).response()
+
+
+def _body(schema: Schema) -> dict[str, Any]:
+    raw = request.get_data(cache=False)
+    try:
+        data = orjson.loads(raw) if raw else None
+    except orjson.JSONDecodeError as e:
+        raise invalid_request(f"the body is not JSON: {e}", {"body": ["not JSON"]}) from None
+    if not isinstance(data, dict):
+        raise invalid_request("the body must be a JSON object", {"body": ["not an object"]})
+    try:
+        return schema.load(data)  # type: ignore[no-any-return]
+    except ValidationError as e:
+        raise invalid_request("the request body is not valid", e.normalized_messages()) from None
+
+
+def _answer(a: Answer) -> Response:
+    resp = Response(a.body, status=a.status, mimetype=JSON)
+    if a.version is not None:
+        resp.headers["ETag"] = f'"{a.version}"'
+    if a.replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+def _int_arg(name: str, default: int, minimum: int = 0) -> int:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or int(raw) < minimum:
+        raise invalid_request(
+            f"{name} must be an integer >= {minimum}", {name: ["not a valid integer"]}
+        )
+    return int(raw)
+
+
+def _float_arg(name: str, default: float | None) -> float | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise invalid_request(f"{name} must be a positive number", {name: ["not positive"]})
+    return value
+
+
+@bp.post("")
+def create_session() -> Response:
+    return _answer(manager().create(_body(create_schema)))
+
+
+@bp.get("/<sid>")
+def get_session(sid: str) -> Response:
+    return _answer(manager().get(sid, request.headers.get("Authorization")))
+
+
+@bp.get("/<sid>/legal-moves")
+def session_legal_moves(sid: str) -> Response:
+    return _answer(manager().legal_moves(sid, request.headers.get("Authorization")))
+
+
+@bp.post("/<sid>/moves")
+def session_move(sid: str) -> Response:
+    h = request.headers
+    body = _body(move_schema)
+    return _answer(
+        manager().move(
+            sid, h.get("Authorization"), h.get("If-Match"), h.get("Idempotency-Key"), body
+        )
+    )
+
+
+@bp.get("/<sid>/events")
+def session_events(sid: str) -> Response:
+    after = _int_arg("after", 0)
+    limit = _int_arg("limit", 500, minimum=1)
+    return _answer(manager().events(sid, request.headers.get("Authorization"), after, limit))
+
+
+@bp.delete("/<sid>")
+def delete_session(sid: str) -> Response:
+    manager().delete(sid, request.headers.get("Authorization"))
+    return Response(status=204)
+
+
+@bp.get("/<sid>/stream")
+def session_stream(sid: str) -> Response:
+    """Server-Sent Events: ``id: <seq>``, ``event: <type>``, ``data: <json>``.
+
+    Resumes after ``Last-Event-ID`` (or ``?after=N``). Ends after ``timeout`` seconds
+    (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events; the
+    client then reconnects with ``Last-Event-ID``."""
+    m = manager()
+    last_id = request.headers.get("Last-Event-ID", "").strip()
+    after = int(last_id) if last_id.isdigit() else _int_arg("after", 0)
+    limit = m.config.stream_seconds
+    seconds = min(_float_arg("timeout", limit) or limit, limit)
+    max_events = _int_arg("max_events", 0)
+    until = time.monotonic() + seconds
+    _, events = m.open_stream(sid, request.headers.get("Authorization"), after, until)
+    retry_ms = int(m.config.retry_after * 1000)
+
+    def gen() -> Iterator[bytes]:
+        sent = 0
+        yield f"retry: {retry_ms}\n\n".encode()
+        try:
+            for item in events:
+                if item is None:
+                    yield b": keep-alive\n\n"
+                else:
+                    seq, ev = item
+                    yield (
+                        f"id: {seq}\nevent: {ev['type']}\ndata: ".encode()
+                        + orjson.dumps(ev)
+                        + b"\n\n"
+                    )
+                    sent += 1
+                    if max_events and sent >= max_events:
+                        return
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
+
+    resp = Response(stream_with_context(gen()), mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp

@@ -1,0 +1,67 @@
+"""A simple legal-move bot, the same for every variant.
+
+A bot never looks at anything but its own legal moves (so it needs no variant code):
+it says UNO when it owes it, catches a seat that did not, and otherwise prefers
+getting rid of cards (play, match, place, give) over drawing, passing or ending a turn,
+and a move that says UNO over one that does not. Ties are broken by a seeded
+generator, so a session replays the same way.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection
+
+import engine
+from engine import Event, Move, MoveType, Phase, State
+
+T = MoveType
+#: Lower is better.
+RANK = {T.DRAW: 3, T.PASS: 2, T.END_TURN: 2, T.ACCEPT: 1}
+SIDE = (T.UNO, T.CATCH)
+
+
+def choose(moves: list[Move], rnd: random.Random) -> Move:
+    """The bot's pick among ``moves`` (not empty)."""
+    best = min(RANK.get(m.type, 0) for m in moves)
+    pool = [m for m in moves if RANK.get(m.type, 0) == best]
+    if any(m.uno for m in pool):
+        pool = [m for m in pool if m.uno]
+    return rnd.choice(pool)
+
+
+def next_bot_move(state: State, bots: Collection[int], rnd: random.Random) -> Move | None:
+    """The move some bot seat makes now, or None when the game waits for a human
+    (or is over). UNO declarations first, then catches, then the turn or decision."""
+    if state.phase is Phase.GAME_OVER:
+        return None
+    legal = [(seat, engine.legal_moves(state, seat)) for seat in sorted(bots)]
+    for kind in SIDE:
+        for _, moves in legal:
+            side = [m for m in moves if m.type is kind]
+            if side:
+                return side[0]
+    turn = [own for _, moves in legal if (own := [m for m in moves if m.type not in SIDE])]
+    if not turn:
+        return None
+    return choose(turn[0], rnd)
+
+
+def play_bots(
+    state: State, bots: Collection[int], rnd: random.Random, limit: int
+) -> tuple[State, list[Event], int]:
+    """Let the bots move until a human must (at most ``limit`` moves).
+
+    Returns the new state, the events of the bots' moves and how many they made."""
+    events: list[Event] = []
+    if not bots:
+        return state, events, 0
+    made = 0
+    while made < limit:
+        move = next_bot_move(state, bots, rnd)
+        if move is None:
+            break
+        state, evs = engine.apply(state, move)
+        events.extend(evs)
+        made += 1
+    return state, events, made

@@ -1,0 +1,67 @@
+"""Session settings: from the app config first, then the environment, then defaults.
+
+| setting (config key = environment variable) | default | meaning |
+|---|---|---|
+| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``) |
+| ``SESSION_TTL_SECONDS`` | 3600 | idle sessions expire; every write refreshes it |
+| ``SESSION_KEY_PREFIX`` | ``uno:`` | Redis key prefix (keys ``<prefix>{<sid>}:...``) |
+| ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
+| ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
+| ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
+| ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
+| ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
+| ``SESSION_RETRY_AFTER`` | 1 | ``Retry-After`` of a 503 when the store is down |
+| ``REDIS_TIMEOUT_SECONDS`` | 0.5 | redis-py connect and socket timeouts |
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    redis_url: str | None = None
+    ttl: float = 3600.0
+    key_prefix: str = "uno:"
+    max_events: int = 10_000
+    max_bot_moves: int = 500
+    cache_size: int = 10_000
+    stream_seconds: float = 300.0
+    heartbeat_seconds: float = 15.0
+    retry_after: int = 1
+    redis_timeout: float = 0.5
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any] | None = None) -> SessionConfig:
+        config = config or {}
+
+        def get(name: str, default: Any, kind: type) -> Any:
+            raw = config.get(name)
+            if raw is None:
+                raw = os.environ.get(name, "").strip() or None
+            if raw is None:
+                return default
+            try:
+                value = kind(raw)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+            if kind is not str and value <= 0:
+                raise ValueError(f"{name} must be positive, got {raw!r}")
+            return value
+
+        return cls(
+            redis_url=get("REDIS_URL", None, str),
+            ttl=get("SESSION_TTL_SECONDS", cls.ttl, float),
+            key_prefix=get("SESSION_KEY_PREFIX", cls.key_prefix, str),
+            max_events=get("SESSION_MAX_EVENTS", cls.max_events, int),
+            max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
+            cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
+            stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),
+            heartbeat_seconds=get("SESSION_HEARTBEAT_SECONDS", cls.heartbeat_seconds, float),
+            retry_after=get("SESSION_RETRY_AFTER", cls.retry_after, int),
+            redis_timeout=get("REDIS_TIMEOUT_SECONDS", cls.redis_timeout, float),
+        )

@@ -1,0 +1,447 @@
+"""Server-held sessions: the logic behind ``/v1/sessions``, independent of Flask.
+
+A session is an engine state kept by the service, a version that grows by one per
+commit, and an event log numbered from 1. Each seat holds a bearer token; the service
+keeps only its SHA-256. Answers are always redacted for the caller's seat (or for a
+spectator), so a client never sees a hidden card it may not see.
+
+One store round trip per move in the steady state: each process caches the last
+``(version, state)`` it read or wrote per session. When the client's ``If-Match``
+equals the cached version the move is applied to the cached state and committed
+with one compare-and-set (which fails, 412, if another process moved first); only
+when it does not match is the session read again first (one extra round trip).
+
+Bot seats move by themselves after each human move (and at creation when a bot
+starts); all bot moves of a request are committed with the human move in the same
+compare-and-set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+import engine
+from engine import EngineError, Event, InvalidMove, Move, State
+
+from . import tokens
+from .bots import play_bots
+from .config import SessionConfig
+from .problems import SessionProblem, invalid_request, not_found, unavailable
+from .store import Idem, Loaded, SessionStore, StoreUnavailable
+
+SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+MAX_EVENTS_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    name: str
+    bot: bool
+    token_sha256: str | None
+
+
+@dataclass(frozen=True)
+class Meta:
+    variant: str
+    seats: tuple[Seat, ...]
+    created: float
+
+    @property
+    def bots(self) -> frozenset[int]:
+        return frozenset(s.seat for s in self.seats if s.bot)
+
+    @property
+    def hashes(self) -> list[str | None]:
+        return [s.token_sha256 for s in self.seats]
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(
+            {
+                "variant": self.variant,
+                "created": self.created,
+                "seats": [s.__dict__ for s in self.seats],
+            }
+        )
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> Meta:
+        d = orjson.loads(raw)
+        return cls(d["variant"], tuple(Seat(**s) for s in d["seats"]), d["created"])
+
+
+@dataclass(frozen=True)
+class Cached:
+    version: int
+    seq: int
+    state: State
+    meta: Meta
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A JSON answer: status, the serialized body, the version for the ETag."""
+
+    status: int
+    body: bytes
+    version: int | None = None
+    replayed: bool = False
+
+
+def _fingerprint(seat: int, version: int, move: dict[str, Any]) -> bytes:
+    raw = orjson.dumps([seat, version, move], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(raw).hexdigest().encode()
+
+
+def parse_if_match(header: str | None) -> int | None:
+    """The version named by ``If-Match`` (``"7"``, ``W/"7"`` or ``7``); -1 if unparseable."""
+    if header is None:
+        return None
+    value = header.split(",")[0].strip()
+    if value.startswith("W/"):
+        value = value[2:]
+    value = value.strip('"')
+    return int(value) if value.isdigit() else -1
+
+
+class SessionManager:
+    """Sessions on a ``SessionStore``; every method raises ``SessionProblem``."""
+
+    def __init__(self, store: SessionStore, config: SessionConfig) -> None:
+        self.store = store
+        self.config = config
+        self._cache: OrderedDict[str, Cached] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ the cache
+    def _cached(self, sid: str) -> Cached | None:
+        with self._lock:
+            hit = self._cache.get(sid)
+            if hit is not None:
+                self._cache.move_to_end(sid)
+            return hit
+
+    def _remember(self, sid: str, entry: Cached) -> None:
+        with self._lock:
+            old = self._cache.get(sid)
+            if old is not None and old.version > entry.version:
+                return
+            self._cache[sid] = entry
+            self._cache.move_to_end(sid)
+            while len(self._cache) > self.config.cache_size:
+                self._cache.popitem(last=False)
+
+    def _forget(self, sid: str) -> None:
+        with self._lock:
+            self._cache.pop(sid, None)
+
+    # ------------------------------------------------------------------ reading
+    def _load(self, sid: str, idem_key: str | None = None) -> tuple[Cached, Loaded]:
+        if not SID.match(sid):
+            raise not_found(sid)
+        loaded = self._store(lambda: self.store.load(sid, idem_key))
+        if loaded is None:
+            self._forget(sid)
+            raise not_found(sid)
+        hit = self._cached(sid)
+        if hit is not None and hit.version == loaded.version:
+            return hit, loaded
+        entry = Cached(
+            loaded.version,
+            loaded.seq,
+            engine.from_dict(orjson.loads(loaded.state)),
+            hit.meta if hit is not None else Meta.from_json(loaded.meta),
+        )
+        self._remember(sid, entry)
+        return entry, loaded
+
+    def _store(self, fn: Any) -> Any:
+        try:
+            return fn()
+        except StoreUnavailable:
+            raise unavailable(self.config.retry_after) from None
+
+    @staticmethod
+    def _seat(meta: Meta, authorization: str | None, required: bool) -> int | None:
+        token = tokens.bearer(authorization)
+        if token is None:
+            if required:
+                raise SessionProblem(
+                    401,
+                    "missing_token",
+                    "this needs a seat token: Authorization: Bearer <token>",
+                    headers={"WWW-Authenticate": 'Bearer realm="sessions"'},
+                )
+            return None
+        seat = tokens.seat_of(token, meta.hashes) if token else None
+        if seat is None:
+            raise SessionProblem(
+                401,
+                "invalid_token",
+                "the token is not a seat token of this session",
+                headers={"WWW-Authenticate": 'Bearer realm="sessions", error="invalid_token"'},
+            )
+        return seat
+
+    def _redacted(self, events: list[Event], first_seq: int, seat: int | None) -> list[Event]:
+        return [{"seq": first_seq + i, **engine.redact(e, seat)} for i, e in enumerate(events)]
+
+    def _moves(self, state: State, seat: int | None) -> list[dict[str, Any]]:
+        if seat is None:
+            return []
+        return [m.to_dict() for m in engine.legal_moves(state, seat)]
+
+    def _seat_body(self, sid: str, c: Cached, seat: int | None) -> dict[str, Any]:
+        return {
+            "session_id": sid,
+            "variant": c.meta.variant,
+            "version": c.version,
+            "last_event": c.seq,
+            "seat": seat,
+            "view": engine.view(c.state, seat),
+            "legal_moves": self._moves(c.state, seat),
+        }
+
+    # ------------------------------------------------------------------ endpoints
+    def create(self, req: dict[str, Any]) -> Answer:
+        seats_spec: list[dict[str, Any]] = req["players"]
+        if all(s.get("bot") for s in seats_spec):
+            raise invalid_request(
+                "at least one seat must be a person", {"players": ["every seat is a bot"]}
+            )
+        seed = req.get("seed")
+        if seed is None:
+            seed = secrets.randbits(64)
+        try:
+            state, setup = engine.start(
+                req["variant"], len(seats_spec), seed, req.get("dealer"), req.get("options")
+            )
+        except EngineError as e:
+            raise SessionProblem(422, e.code, e.detail) from None
+        sid = secrets.token_urlsafe(16)
+        toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in seats_spec]
+        meta = Meta(
+            state.variant,
+            tuple(
+                Seat(i, s.get("name") or f"Player {i + 1}", s["bot"], t and tokens.digest(t))
+                for i, (s, t) in enumerate(zip(seats_spec, toks, strict=True))
+            ),
+            time.time(),
+        )
+        state, bot_events, _ = play_bots(
+            state, meta.bots, random.Random(f"{sid}:0"), self.config.max_bot_moves
+        )
+        events = setup + bot_events
+        self._store(
+            lambda: self.store.create(
+                sid, meta.to_json(), orjson.dumps(engine.to_dict(state)), _dump(events)
+            )
+        )
+        entry = Cached(1, len(events), state, meta)
+        self._remember(sid, entry)
+        first = next(s.seat for s in meta.seats if not s.bot)
+        body = self._seat_body(sid, entry, first)
+        body["seats"] = [
+            {"seat": s.seat, "name": s.name, "bot": s.bot, "token": t}
+            for s, t in zip(meta.seats, toks, strict=True)
+        ]
+        body["events"] = self._redacted(events, 1, first)
+        return Answer(201, orjson.dumps(body), 1)
+
+    def get(self, sid: str, authorization: str | None) -> Answer:
+        c, _ = self._load(sid)
+        seat = self._seat(c.meta, authorization, required=False)
+        body = self._seat_body(sid, c, seat)
+        body["seats"] = [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in c.meta.seats]
+        return Answer(200, orjson.dumps(body), c.version)
+
+    def legal_moves(self, sid: str, authorization: str | None) -> Answer:
+        c, _ = self._load(sid)
+        seat = self._seat(c.meta, authorization, required=True)
+        body = {"session_id": sid, "version": c.version, "seat": seat}
+        body["moves"] = self._moves(c.state, seat)
+        return Answer(200, orjson.dumps(body), c.version)
+
+    def move(
+        self,
+        sid: str,
+        authorization: str | None,
+        if_match: str | None,
+        idempotency_key: str | None,
+        req: dict[str, Any],
+    ) -> Answer:
+        if not SID.match(sid):
+            raise not_found(sid)
+        c = self._cached(sid)
+        loaded: Loaded | None = None
+        if c is None:
+            c, loaded = self._load(sid)
+        seat = self._seat(c.meta, authorization, required=True)
+        assert seat is not None
+        expected = parse_if_match(if_match)
+        if expected is None or if_match == "*":
+            raise SessionProblem(
+                428,
+                "if_match_required",
+                'a move needs If-Match: "<version>" (the ETag of the state it answers)',
+                current_version=c.version,
+                headers={"ETag": f'"{c.version}"'},
+            )
+        raw = dict(req["move"])
+        raw.setdefault("player", seat)
+        try:
+            move = Move.from_dict(raw)
+        except InvalidMove as e:
+            field = str(e.context.get("field", "move"))
+            raise invalid_request(e.detail, {"move": {field: [e.detail]}}) from None
+        if move.player != seat:
+            raise SessionProblem(
+                403, "not_your_seat", f"your token is seat {seat}'s; the move names {move.player}"
+            )
+        idem_key = None
+        fingerprint = _fingerprint(seat, expected, move.to_dict())
+        if idempotency_key is not None:
+            if not IDEM_KEY.match(idempotency_key):
+                raise invalid_request(
+                    "Idempotency-Key must be 1 to 255 visible ASCII characters",
+                    {"Idempotency-Key": ["invalid"]},
+                )
+            idem_key = f"{seat}:{hashlib.sha256(idempotency_key.encode()).hexdigest()[:40]}"
+        if c.version != expected:
+            # The cache is behind (or the client is): read the session (and the answer
+            # of an earlier try with this Idempotency-Key) before judging the version.
+            if loaded is None or idem_key is not None:
+                c, loaded = self._load(sid, idem_key)
+            if loaded.idem is not None:
+                return self._replay(loaded.idem, fingerprint)
+            if c.version != expected:
+                raise self._stale(c.version)
+        try:
+            state, events = engine.apply(c.state, move)
+        except EngineError as e:
+            raise SessionProblem(422, e.code, e.detail) from None
+        rnd = random.Random(f"{sid}:{expected}")
+        state, bot_events, _ = play_bots(state, c.meta.bots, rnd, self.config.max_bot_moves)
+        events += bot_events
+        new = Cached(expected + 1, c.seq + len(events), state, c.meta)
+        body = self._seat_body(sid, new, seat)
+        body["events"] = self._redacted(events, c.seq + 1, seat)
+        out = orjson.dumps(body)
+        idem = Idem(idem_key, fingerprint + b"\n" + out) if idem_key else None
+        res = self._store(
+            lambda: self.store.commit(
+                sid, expected, orjson.dumps(engine.to_dict(state)), _dump(events), idem
+            )
+        )
+        if res.status == "ok":
+            self._remember(sid, new)
+            return Answer(200, out, new.version)
+        if res.status == "replayed":
+            return self._replay(res.answer, fingerprint)
+        self._forget(sid)
+        if res.status == "missing":
+            raise not_found(sid)
+        raise self._stale(res.version)
+
+    @staticmethod
+    def _stale(current: int) -> SessionProblem:
+        return SessionProblem(
+            412,
+            "version_mismatch",
+            f"the session is at version {current}; reload it and try again",
+            current_version=current,
+            headers={"ETag": f'"{current}"'},
+        )
+
+    @staticmethod
+    def _replay(stored: bytes, fingerprint: bytes) -> Answer:
+        fp, _, body = stored.partition(b"\n")
+        if fp != fingerprint:
+            raise SessionProblem(
+                422,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for another move or version",
+            )
+        return Answer(200, body, orjson.loads(body)["version"], replayed=True)
+
+    def events(self, sid: str, authorization: str | None, after: int, limit: int) -> Answer:
+        c, _ = self._load(sid)
+        seat = self._seat(c.meta, authorization, required=False)
+        rows = self._store(lambda: self.store.events(sid, after, min(limit, MAX_EVENTS_PAGE)))
+        body = {
+            "session_id": sid,
+            "seat": seat,
+            "version": c.version,
+            "last_event": c.seq,
+            "events": [_row(seq, ev, seat) for seq, ev in rows],
+        }
+        return Answer(200, orjson.dumps(body), c.version)
+
+    def delete(self, sid: str, authorization: str | None) -> None:
+        c, _ = self._load(sid)
+        self._seat(c.meta, authorization, required=True)
+        self._store(lambda: self.store.delete(sid))
+        self._forget(sid)
+
+    # ------------------------------------------------------------------ streams
+    def open_stream(
+        self, sid: str, authorization: str | None, after: int, until: float
+    ) -> tuple[int | None, Iterator[tuple[int, Event] | None]]:
+        """The caller's seat and an iterator of ``(seq, redacted event)`` from ``after``
+        on, yielding ``None`` after each idle heartbeat interval. It ends at ``until``
+        (``time.monotonic()``), when the session is gone or when the store fails."""
+        c, _ = self._load(sid)
+        seat = self._seat(c.meta, authorization, required=False)
+        sub = self._store(lambda: self.store.subscribe(sid))
+        beat = self.config.heartbeat_seconds
+
+        def gen() -> Iterator[tuple[int, Event] | None]:
+            last = after
+            try:
+                with sub:
+                    while True:
+                        rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
+                        for seq, ev in rows:
+                            last = seq
+                            yield seq, _row(seq, ev, seat)
+                        if len(rows) == MAX_EVENTS_PAGE:
+                            continue
+                        left = until - time.monotonic()
+                        if left <= 0:
+                            return
+                        if not sub.wait(min(beat, left)):
+                            if self.store.load(sid) is None:
+                                return
+                            yield None
+            except StoreUnavailable:
+                return
+
+        return seat, gen()
+
+    def ready(self) -> dict[str, Any]:
+        try:
+            self.store.ping()
+            ok = True
+        except StoreUnavailable:
+            ok = False
+        return {"store": self.store.kind, "ok": ok}
+
+
+def _dump(events: list[Event]) -> list[bytes]:
+    return [orjson.dumps(e) for e in events]
+
+
+def _row(seq: int, raw: bytes, seat: int | None) -> Event:
+    return {"seq": seq, **engine.redact(orjson.loads(raw), seat)}

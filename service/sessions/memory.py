@@ -1,0 +1,168 @@
+"""The embedded session store: in-process, thread-safe, with TTL on a monotonic clock.
+
+Used when no ``REDIS_URL`` is configured, so the service runs on a fresh machine.
+Sessions live in this process only: they vanish on restart and are not shared
+between gunicorn workers (run one worker, or configure Redis).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .store import Commit, Idem, Loaded, SessionStore, Subscription
+
+
+@dataclass
+class _Session:
+    version: int
+    seq: int
+    state: bytes
+    meta: bytes
+    events: deque[tuple[int, bytes]]
+    expires: float
+    idem: dict[str, tuple[bytes, float]] = field(default_factory=dict)
+
+
+class MemoryStore(SessionStore):
+    kind = "memory"
+
+    def __init__(
+        self, ttl: float, max_events: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__(ttl, max_events)
+        self._clock = clock
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+        # One condition for every session: a commit wakes all waiters, each re-checks.
+        self._changed = threading.Condition(self._lock)
+        self._generation: dict[str, int] = {}
+        self._next_sweep = 0.0
+
+    # ------------------------------------------------------------------ helpers
+    def _get(self, sid: str) -> _Session | None:
+        """The live session (the lock is held); expired ones are dropped on sight."""
+        s = self._sessions.get(sid)
+        if s is not None and s.expires <= self._clock():
+            del self._sessions[sid]
+            return None
+        return s
+
+    def _sweep(self) -> None:
+        now = self._clock()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + min(self.ttl, 60.0)
+        for sid in [k for k, s in self._sessions.items() if s.expires <= now]:
+            del self._sessions[sid]
+
+    def _notify(self, sid: str) -> None:
+        self._generation[sid] = self._generation.get(sid, 0) + 1
+        self._changed.notify_all()
+
+    # ------------------------------------------------------------------ the API
+    def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
+        with self._lock:
+            self._sweep()
+            log: deque[tuple[int, bytes]] = deque(maxlen=self.max_events)
+            log.extend((i, e) for i, e in enumerate(events, 1))
+            expires = self._clock() + self.ttl
+            self._sessions[sid] = _Session(1, len(events), state, meta, log, expires)
+            self._notify(sid)
+            return Commit("ok", 1, len(events))
+
+    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
+        with self._lock:
+            s = self._get(sid)
+            if s is None:
+                return None
+            answer = self._idem(s, idem_key) if idem_key else None
+            return Loaded(s.version, s.seq, s.state, s.meta, answer)
+
+    def _idem(self, s: _Session, key: str) -> bytes | None:
+        hit = s.idem.get(key)
+        if hit is None or hit[1] <= self._clock():
+            return None
+        return hit[0]
+
+    def commit(
+        self,
+        sid: str,
+        expected_version: int,
+        state: bytes,
+        events: list[bytes],
+        idem: Idem | None = None,
+    ) -> Commit:
+        with self._lock:
+            s = self._get(sid)
+            if s is None:
+                return Commit("missing")
+            if idem is not None:
+                answer = self._idem(s, idem.key)
+                if answer is not None:
+                    return Commit("replayed", s.version, s.seq, answer)
+            if s.version != expected_version:
+                return Commit("conflict", s.version, s.seq)
+            for e in events:
+                s.seq += 1
+                s.events.append((s.seq, e))
+            s.version += 1
+            s.state = state
+            now = self._clock()
+            s.expires = now + self.ttl
+            if idem is not None:
+                s.idem[idem.key] = (idem.answer, now + self.ttl)
+            self._notify(sid)
+            return Commit("ok", s.version, s.seq)
+
+    def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
+        with self._lock:
+            s = self._get(sid)
+            if s is None:
+                return []
+            if not s.events or after >= s.seq:
+                return []
+            first = s.events[0][0]
+            start = max(0, after + 1 - first)
+            return [s.events[i] for i in range(start, min(len(s.events), start + limit))]
+
+    def delete(self, sid: str) -> bool:
+        with self._lock:
+            found = self._get(sid) is not None
+            self._sessions.pop(sid, None)
+            if found:
+                self._notify(sid)
+            return found
+
+    def subscribe(self, sid: str) -> Subscription:
+        return _MemorySubscription(self, sid)
+
+    def ping(self) -> None:
+        return None
+
+
+class _MemorySubscription(Subscription):
+    def __init__(self, store: MemoryStore, sid: str) -> None:
+        self._store, self._sid = store, sid
+        with store._lock:
+            self._seen = store._generation.get(sid, 0)
+
+    def wait(self, timeout: float) -> bool:
+        store = self._store
+        deadline = time.monotonic() + timeout
+        with store._changed:
+            while True:
+                gen = store._generation.get(self._sid, 0)
+                if gen != self._seen:
+                    self._seen = gen
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                store._changed.wait(left)
+
+    def close(self) -> None:
+        return None

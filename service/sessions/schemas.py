@@ -1,0 +1,55 @@
+"""Request shapes of the session endpoints (marshmallow; a failure is a 400)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+MAX_SEED = (1 << 64) - 1
+MAX_SEATS = 10
+
+
+class SeatSpec(Schema):
+    class Meta:
+        unknown = RAISE
+
+    name = fields.String(validate=validate.Length(min=1, max=40))
+    bot = fields.Boolean(load_default=False)
+
+
+class Players(fields.Field):
+    """A seat count, or a list of seats ``{name?, bot?}``."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 1 <= value <= MAX_SEATS:
+                raise ValidationError(f"must be from 1 to {MAX_SEATS}")
+            return [{"bot": False} for _ in range(value)]
+        if isinstance(value, list):
+            if not 1 <= len(value) <= MAX_SEATS:
+                raise ValidationError(f"must list 1 to {MAX_SEATS} seats")
+            return SeatSpec(many=True).load(value)  # type: ignore[no-any-return]
+        raise ValidationError("must be a seat count or a list of seats {name?, bot?}")
+
+
+class CreateSession(Schema):
+    class Meta:
+        unknown = RAISE
+
+    variant = fields.String(required=True)
+    players = Players(required=True)
+    seed = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEED))
+    dealer = fields.Integer(strict=True, validate=validate.Range(min=0))
+    options = fields.Dict(keys=fields.String())
+
+
+class MoveRequest(Schema):
+    class Meta:
+        unknown = RAISE
+
+    move = fields.Dict(required=True)
+
+
+create_schema = CreateSession()
+move_schema = MoveRequest()

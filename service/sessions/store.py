@@ -1,0 +1,131 @@
+"""The session store interface: versioned states, an append-only event log,
+idempotent answers, expiry and change notifications, behind one small API.
+
+Two implementations keep the same contract (``tests/sessions`` runs one suite over
+both): ``MemoryStore`` (in-process, the default without ``REDIS_URL``) and
+``RedisStore`` (one Lua script per move). Everything crossing this interface is
+already serialized (JSON text), so both stores hold exactly the same bytes.
+
+A session is three records sharing its id: the *state* (``version``, the last event
+number ``seq`` and the engine state as JSON), the *meta* (variant, seats, token
+hashes; written once) and the *events* (``(seq, event JSON)`` in order, at most
+``max_events`` kept). ``version`` starts at 1 and grows by one per commit; event
+numbers start at 1 and grow by one per event, so a commit of k events moves ``seq``
+by k. Every write refreshes the session's TTL.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Literal
+
+
+class StoreUnavailable(Exception):
+    """The backing store cannot be reached (HTTP 503 with ``Retry-After``)."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A session as read: its current version and last event number, the state and
+    meta JSON, and the stored idempotent answer when one was asked for and exists."""
+
+    version: int
+    seq: int
+    state: bytes
+    meta: bytes
+    idem: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The outcome of a compare-and-set.
+
+    ``ok``: applied, ``version``/``seq`` are the new ones. ``conflict``: the session is
+    at ``version``, not the expected one; nothing written. ``replayed``: an answer is
+    already stored under the idempotency key (``answer``); nothing written.
+    ``missing``: no such session (deleted or expired)."""
+
+    status: Literal["ok", "conflict", "replayed", "missing"]
+    version: int = 0
+    seq: int = 0
+    answer: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Idem:
+    """An idempotency key (already scoped to a seat) and the answer to store under it."""
+
+    key: str
+    answer: bytes
+
+
+class Subscription(ABC):
+    """Change notifications for one session (``wait`` is woken by every commit)."""
+
+    @abstractmethod
+    def wait(self, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds; True when the session changed meanwhile."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SessionStore(ABC):
+    """Where sessions live. Every method may raise ``StoreUnavailable``."""
+
+    #: "memory" or "redis" (reported by ``/readyz``).
+    kind: str
+
+    def __init__(self, ttl: float, max_events: int) -> None:
+        self.ttl = ttl
+        self.max_events = max_events
+
+    @abstractmethod
+    def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
+        """A new session at version 1 with ``events`` numbered from 1."""
+
+    @abstractmethod
+    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
+        """The session, or None; one round trip (``idem_key``: also fetch that answer)."""
+
+    @abstractmethod
+    def commit(
+        self,
+        sid: str,
+        expected_version: int,
+        state: bytes,
+        events: list[bytes],
+        idem: Idem | None = None,
+    ) -> Commit:
+        """Atomically: if ``idem`` has a stored answer, return it (``replayed``); if the
+        session is not at ``expected_version``, ``conflict``; else write the state at
+        version + 1, append ``events``, store the idempotent answer, refresh the TTL and
+        notify subscribers."""
+
+    @abstractmethod
+    def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
+        """Up to ``limit`` events numbered above ``after``, in order (the oldest may
+        have been trimmed: at most ``max_events`` are kept)."""
+
+    @abstractmethod
+    def delete(self, sid: str) -> bool:
+        """Remove the session; False when there was none."""
+
+    @abstractmethod
+    def subscribe(self, sid: str) -> Subscription:
+        """Notifications of this session's commits (subscribe before reading the log,
+        so nothing committed in between is missed)."""
+
+    @abstractmethod
+    def ping(self) -> None:
+        """Raise ``StoreUnavailable`` unless the store answers."""
+
+    def close(self) -> None:  # noqa: B027 (optional: only stores with connections)
+        """Release connections (tests, shutdown)."""

@@ -1,0 +1,35 @@
+"""Seat tokens: random bearer secrets, kept only as SHA-256 hashes in the session meta."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header ("" when malformed)."""
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return ""
+    return token.strip()
+
+
+def seat_of(token: str, hashes: list[str | None]) -> int | None:
+    """The seat whose hash matches ``token`` (every seat compared, in constant time)."""
+    want = digest(token)
+    found = None
+    for seat, h in enumerate(hashes):
+        if h is not None and hmac.compare_digest(want, h):
+            found = seat
+    return found
