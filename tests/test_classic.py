@@ -666,3 +666,114 @@ def test_replay_of_seed_and_moves_is_exact() -> None:
         s, _ = engine.apply(s, m)
     again, _ = play(engine.new_game(V, 3, 99), *moves)
     assert again == s
+
+
+# ---------------------------------------------------------------- audit: edge cases
+def wd4_second_to_last(second: str) -> State:
+    """Seat 1 holds WD4 + ``second`` and plays the WD4 (naming red) on a blue 9 without
+    saying UNO; seat 2 must answer the challenge."""
+    state = game(
+        [HAND0, ["WD4", second, *HAND1[2:]], HAND2],
+        "B9",
+        draw=("B1", "B2", "G8", "G9", "Y8", "Y9", "R8", "R9"),
+    )
+    state = state._replace(hands=(state.hands[0], state.hands[1][:2], state.hands[2]),
+                           draw_pile=state.draw_pile + state.hands[1][2:])  # fmt: skip
+    engine.check_invariants(state)
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD4"), color="red"))
+    assert state.exposed == (1,) and state.pending.type == "challenge"
+    return state
+
+
+def test_catch_during_a_pending_challenge_keeps_the_decision() -> None:
+    state = wd4_second_to_last("Y2")
+    assert Move(T.CATCH, 2, target=1) in engine.legal_moves(state, 2)
+    assert Move(T.CATCH, 0, target=1) in engine.legal_moves(state, 0)
+    state, _ = engine.apply(state, mv("catch", 0, target=1))
+    assert codes(state, 1) == ["Y2", "B1", "B2"]
+    assert state.pending.type == "challenge" and state.pending.player == 2
+    assert set(engine.legal_moves(state, 2)) == {Move(T.CHALLENGE, 2), Move(T.ACCEPT, 2)}
+
+
+def test_challenge_guilt_is_the_hand_when_played_not_the_cards_caught_since() -> None:
+    # Y2 alone: not guilty; the blue cards drawn for the UNO catch do not count.
+    state = wd4_second_to_last("Y2")
+    state, _ = engine.apply(state, mv("catch", 2, target=1))
+    state, events = engine.apply(state, mv("challenge", 2))
+    assert engine.redact(events[0], 2)["guilty"] is False
+    assert len(state.hands[2]) == 7 + 6 and len(state.hands[1]) == 3
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core: UnoRules.on_challenge reveals the offender's hand at challenge time "
+    "(with cards drawn for an UNO catch) instead of the hand that was checked",
+)
+def test_challenge_reveals_the_hand_that_was_checked_even_after_a_catch() -> None:
+    state = wd4_second_to_last("Y2")
+    state, _ = engine.apply(state, mv("catch", 2, target=1))
+    _, events = engine.apply(state, mv("challenge", 2))
+    shown = engine.redact(events[0], 2)
+    # The verdict (not guilty) must be justified by the hand shown: Y2 only.
+    assert [c["code"] for c in shown["hand"]] == ["Y2"]
+
+
+def test_challenge_rule_any_playable_still_ignores_wild_cards() -> None:
+    state = wd4_state(["W", "WD4", "Y3", "Y4", "Y5", "Y6"], challenge_rule="any_playable")
+    state, events = engine.apply(state, mv("challenge", 2))
+    assert engine.redact(events[0], 2)["guilty"] is False and len(state.hands[2]) == 13
+
+
+def test_challenge_checks_the_colour_named_for_a_wild_before_it() -> None:
+    # Seat 1 plays a Wild naming yellow, seat 2 a WD4 holding yellow: guilty.
+    state = game(
+        [HAND0, ["W", *HAND1[1:]], ["WD4", "Y9", *HAND2[2:]]],
+        "B9",
+        draw=("G8", "G9", "B7", "B8"),
+    )
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "W"), color="yellow"))
+    state, _ = engine.apply(state, mv("play", 2, card=card(state, 2, "WD4"), color="red"))
+    state, events = engine.apply(state, mv("challenge", 0))
+    assert engine.redact(events[0], 0)["guilty"] is True
+    assert len(state.hands[2]) == 6 + 4 and state.current == 0
+
+
+def test_drawn_card_in_a_pending_decision_is_shown_to_the_drawer_only() -> None:
+    state = game([HAND0, HAND1], "B9", draw=("B5",))
+    state, _ = engine.apply(state, mv("draw", 1))
+    assert engine.view(state, 1)["pending"]["card"]["code"] == "B5"
+    for seat in (0, None):
+        assert engine.view(state, seat)["pending"] == {"type": "play_drawn", "player": 1}
+    assert engine.legal_moves(state, 0) == []
+
+
+def test_turned_reverse_with_two_players_the_dealer_plays_first() -> None:
+    state = game([HAND0, HAND1], "BR", dealer=1)
+    assert state.current == 1 and state.pending is None
+
+
+def test_going_out_with_draw_two_on_an_empty_draw_pile_reshuffles_first() -> None:
+    state = last_card_state("BD2", [["R7"], ["Y3"]])
+    state = state._replace(draw_pile=(), discard=state.draw_pile + state.discard)
+    engine.check_invariants(state)
+    state, events = engine.apply(state, mv("play", 1, card=card(state, 1, "BD2")))
+    assert [e["type"] for e in events][:3] == ["played", "reshuffled", "drew"]
+    assert len(state.hands[2]) == 3 and state.phase is Phase.ROUND_OVER
+
+
+def test_game_ends_when_a_total_reaches_exactly_500() -> None:
+    state = last_card_state("B5", [["R7"], ["Y3"]], scores=(0, 490, 0))
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "B5")))
+    assert state.scores == (0, 500, 0) and state.phase is Phase.GAME_OVER
+    assert state.winners == (1,) and engine.view(state, 0)["winners"] == [1]
+    below = last_card_state("B5", [["R7"], ["Y3"]], scores=(0, 489, 0))
+    below, _ = engine.apply(below, mv("play", 1, card=card(below, 1, "B5")))
+    assert below.scores == (0, 499, 0) and below.phase is Phase.ROUND_OVER
+
+
+def test_tied_winners_are_reported_in_the_game_over_event() -> None:
+    # Seat 2 already at 500 (a hand-made state): seat 1 reaches 500 too; both share the win.
+    state = last_card_state("B5", [["R7"], ["Y3"]], scores=(0, 490, 500))
+    state, events = engine.apply(state, mv("play", 1, card=card(state, 1, "B5")))
+    assert state.winners == (1, 2)
+    assert events[-1] == {"type": "game_over", "winners": [1, 2], "scores": [0, 500, 500]}
