@@ -416,3 +416,94 @@ def test_listed_moves_all_apply_during_a_give() -> None:
         assert m.type is T.GIVE
         engine.apply(state, m)
     assert Move(T.GIVE, 1, card(state, 1, "Y2")) in engine.legal_moves(state, 1)
+
+
+# ---------------------------------------------------------------- audit: edge cases
+def test_wild_dip_as_the_last_card_cannot_be_caught_during_the_give() -> None:
+    # Seat 1 plays a Skip as their second-to-last card without UNO (two players: plays
+    # again), then goes out with Wild Dip: they still end with no cards (rule book).
+    state = game([HAND0, ["BS", "WDIP", *HAND1[2:]]], "B9", draw=("G6", "G7", "G8"))
+    state = with_hand(state, 1, [card(state, 1, "BS"), card(state, 1, "WDIP")])
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "BS")))
+    assert state.current == 1 and state.exposed == (1,)
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WDIP"), color="red"))
+    assert state.pending.type == "give" and codes(state, 1) == ["G6"]
+    assert state.exposed == ()
+    assert engine.legal_moves(state, 0) == []
+    assert rules_error(state, mv("catch", 0, target=1)) == "cannot_catch"
+    state, _ = engine.apply(state, mv("give", 1, card=card(state, 1, "G6")))
+    assert state.phase is Phase.ROUND_OVER and state.hands[1] == ()
+
+
+def test_wild_dip_on_an_empty_draw_pile_reshuffles_and_draws() -> None:
+    state = game([HAND0, ["WDIP", *HAND1[1:]]], "B9")
+    # Every other card is in seat 0's hand: only the Blue 9 under the Wild Dip is left.
+    state = state._replace(draw_pile=(), hands=(state.hands[0] + state.draw_pile, state.hands[1]))
+    engine.check_invariants(state)
+    b9 = state.top
+    state, events = engine.apply(state, mv("play", 1, card=card(state, 1, "WDIP"), color="red"))
+    assert [e["type"] for e in events] == ["played", "reshuffled", "drew"]
+    assert state.hands[1][-1] == b9 and state.pending.type == "give"
+    assert CAT.code[0][state.top] == "WDIP" and state.discard == (state.top,)
+
+
+def test_wild_draw_two_challenge_rule_any_playable_counts_number_matches() -> None:
+    state = game(
+        [HAND0, ["WD2", "Y9", *HAND1[2:]], HAND2],
+        "B9",
+        draw=("G6", "G7", "G8", "G9"),
+        challenge_rule="any_playable",
+    )
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD2"), color="red"))
+    state, events = engine.apply(state, mv("challenge", 2))
+    assert next(e for e in events if e["type"] == "challenged")["guilty"] is True
+    assert len(state.hands[1]) == 4 + 2 and state.current == 2
+
+
+def test_wild_draw_two_challenge_ignores_wild_cards_in_the_hand() -> None:
+    state, events = engine.apply(wd2_game("W"), mv("challenge", 2))
+    assert next(e for e in events if e["type"] == "challenged")["guilty"] is False
+
+
+def test_catch_during_a_pending_challenge_keeps_the_decision() -> None:
+    state = game([HAND0, ["WD2", "Y9", *HAND1[2:]], HAND2], "B9", draw=("G6", "G7"))
+    state = with_hand(state, 1, [card(state, 1, "WD2"), card(state, 1, "Y9")])
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD2"), color="red"))
+    assert state.exposed == (1,)
+    state, _ = engine.apply(state, mv("catch", 2, target=1))
+    assert len(state.hands[1]) == 3 and state.pending.type == "challenge"
+    assert state.pending.player == 2
+
+
+def test_next_round_the_deal_passes_left() -> None:
+    state = game([HAND0, ["B1", *HAND1[1:]], HAND2], "B9", dealer=2)
+    state = with_hand(state, 1, [card(state, 1, "B1")])
+    assert state.current == 0
+    state, _ = engine.apply(state, mv("draw", 0))
+    if state.pending:
+        state, _ = engine.apply(state, mv("pass", 0))
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "B1")))
+    assert state.phase is Phase.ROUND_OVER
+    nxt, events = engine.apply(state, mv("next_round", 1))
+    assert nxt.dealer == 0 and nxt.round == 2
+    assert events[0] == {"type": "round_started", "round": 2, "dealer": 0}
+    assert all(len(h) == 5 for h in nxt.hands)
+    if nxt.pending is None and CAT.kind[0][nxt.top].value == "number":
+        assert nxt.current == 1  # the player left of the new dealer goes first
+
+
+def test_game_ends_when_a_total_reaches_exactly_250() -> None:
+    state = game([HAND0, ["B1", *HAND1[1:]]], "B9")
+    state = with_hand(state, 1, [card(state, 1, "B1")])
+    state = state._replace(scores=(0, 235))
+    over, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "B1")))
+    assert over.scores == (0, 250) and over.phase is Phase.GAME_OVER and over.winners == (1,)
+    state = state._replace(scores=(0, 234))
+    on, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "B1")))
+    assert on.scores == (0, 249) and on.phase is Phase.ROUND_OVER
+
+
+def test_tied_totals_at_the_target_are_shared_wins() -> None:
+    v = engine.find_variant(V)
+    assert v.game_winners((250, 250, 10), 250) == (0, 1)
+    assert v.game_winners((249, 10), 250) == ()
