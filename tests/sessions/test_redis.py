@@ -1,0 +1,165 @@
+"""What only Redis shows: several processes on one Redis, a Redis that dies and comes
+back, the key layout, and one round trip per move."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from flask import Flask
+
+from service.sessions.redis_store import RedisStore
+from tests.sessions.conftest import Api, RedisServer, free_port, make_app, need_redis_server
+from tests.sessions.conftest import problem as expect_problem
+from tests.sessions.test_contract import first_move, mover, two_humans
+
+
+@pytest.fixture
+def replicas(redis_server: RedisServer) -> Iterator[tuple[Api, Api]]:
+    """Two apps (two service replicas) on the same Redis and key prefix."""
+    config = {"REDIS_URL": redis_server.url, "SESSION_KEY_PREFIX": f"r{uuid.uuid4().hex[:6]}:"}
+    a, b = make_app(dict(config)), make_app(dict(config))
+    yield Api(a.test_client()), Api(b.test_client())
+    for app in (a, b):
+        app.extensions["sessions"].store.close()
+
+
+def test_a_replica_with_an_old_cache_reloads_and_applies(replicas: tuple[Api, Api]) -> None:
+    a, b = replicas
+    sid, toks, _ = two_humans(a)
+    seat, body = mover(b, sid, toks)  # b caches version 1
+    assert a.move(sid, toks[seat], first_move(body), 1).status_code == 200
+    seat, body = mover(a, sid, toks)
+    # b's cache says 1, the client says 2: b reads the session again and applies.
+    r = b.move(sid, toks[seat], first_move(body), 2)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert r.get_json()["version"] == 3
+    assert a.get(sid).get_json()["version"] == 3
+
+
+def test_a_replica_with_a_stale_cache_loses_the_compare_and_set(replicas: tuple[Api, Api]) -> None:
+    a, b = replicas
+    sid, toks, _ = two_humans(a)
+    seat, body = mover(b, sid, toks)
+    move = first_move(body)
+    assert a.move(sid, toks[seat], move, 1).status_code == 200
+    # b's cache still says version 1, and so does the client: Redis refuses the write.
+    p = expect_problem(b.move(sid, toks[seat], move, 1), 412, "version_mismatch")
+    assert p["current_version"] == 2
+    log = a.events(sid).get_json()
+    assert [e["seq"] for e in log["events"]] == list(range(1, log["last_event"] + 1))
+
+
+def test_idempotent_retries_on_another_replica_apply_once(replicas: tuple[Api, Api]) -> None:
+    a, b = replicas
+    sid, toks, _ = two_humans(a)
+    seat, body = mover(b, sid, toks)
+    move = first_move(body)
+    first = a.move(sid, toks[seat], move, 1, idem="k")
+    again = b.move(sid, toks[seat], move, 1, idem="k")  # b's cache is at version 1
+    assert again.status_code == 200 and again.get_data() == first.get_data()
+    assert a.get(sid).get_json()["version"] == 2
+
+
+def test_keys_are_hash_tagged_per_session_and_expire(
+    redis_server: RedisServer, replicas: tuple[Api, Api]
+) -> None:
+    a, _ = replicas
+    sid, toks, _ = two_humans(a)
+    seat, body = mover(a, sid, toks)
+    a.move(sid, toks[seat], first_move(body), 1, idem="x")
+    r = redis.Redis.from_url(redis_server.url)
+    keys = sorted(k.decode() for k in r.keys(f"*{{{sid}}}*"))
+    assert len(keys) == 4
+    assert all(f"{{{sid}}}:" in k for k in keys)
+    assert {k.split(":", 2)[2].split(":")[0] for k in keys} == {"state", "meta", "events", "idem"}
+    assert all(0 < r.pttl(k) <= 3600_000 for k in keys)
+    assert r.type(keys[[k.endswith(":events") for k in keys].index(True)]) == b"stream"
+    r.close()
+
+
+def test_a_move_is_one_round_trip_in_the_steady_state(replicas: tuple[Api, Api]) -> None:
+    a, _ = replicas
+    sid, toks, _ = two_humans(a)
+    seat, body = mover(a, sid, toks)
+    store: RedisStore = a.c.application.extensions["sessions"].store
+    calls: list[Any] = []
+    conn_cls = store.redis.connection_pool.connection_class
+    original = conn_cls.send_packed_command
+
+    def counting(self: Any, command: Any, check_health: bool = True) -> None:
+        calls.append(command)
+        original(self, command, check_health)
+
+    conn_cls.send_packed_command = counting  # type: ignore[method-assign]
+    try:
+        r = a.move(sid, toks[seat], first_move(body), 1)
+    finally:
+        conn_cls.send_packed_command = original  # type: ignore[method-assign]
+    assert r.status_code == 200
+    assert len(calls) == 1 and b"EVALSHA" in b"".join(
+        c if isinstance(c, bytes) else b"".join(c) for c in calls
+    )
+
+
+@pytest.fixture
+def durable_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A dedicated redis-server with append-only persistence (fsync always)."""
+    need_redis_server()
+    server = RedisServer(free_port(), persist=tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_redis_killed_mid_game_is_503_then_recovers_with_no_state_lost(
+    durable_redis: RedisServer,
+) -> None:
+    app: Flask = make_app({"REDIS_URL": durable_redis.url, "SESSION_RETRY_AFTER": 2})
+    api = Api(app.test_client())
+    sid, toks, _ = two_humans(api)
+    seat, body = mover(api, sid, toks)
+    assert api.move(sid, toks[seat], first_move(body), 1).status_code == 200
+    seat, body = mover(api, sid, toks)
+    before = api.get(sid, toks[seat]).get_json()
+
+    durable_redis.stop()
+    for resp in (
+        api.get(sid, toks[seat]),
+        api.move(sid, toks[seat], first_move(body), 2),
+        api.events(sid),
+        api.create(),
+        api.c.get(f"/v1/sessions/{sid}/stream?timeout=0.2"),
+    ):
+        expect_problem(resp, 503, "store_unavailable")
+        assert resp.headers["Retry-After"] == "2"
+    assert api.c.get("/readyz").status_code == 503
+    assert api.c.get("/healthz").status_code == 200
+    assert api.c.get("/v1/variants").status_code == 200
+
+    durable_redis.start()
+    assert api.c.get("/readyz").status_code == 200
+    after = api.get(sid, toks[seat]).get_json()
+    assert after == before
+    r = api.move(sid, toks[seat], first_move(body), 2)
+    assert r.status_code == 200 and r.get_json()["version"] == 3
+    log = api.events(sid).get_json()
+    assert [e["seq"] for e in log["events"]] == list(range(1, log["last_event"] + 1))
+    app.extensions["sessions"].store.close()
+
+
+def test_a_dead_redis_fails_fast(durable_redis: RedisServer) -> None:
+    import time
+
+    app = make_app({"REDIS_URL": durable_redis.url})
+    api = Api(app.test_client())
+    sid, _, _ = two_humans(api)
+    durable_redis.stop()
+    t0 = time.monotonic()
+    expect_problem(api.get(sid), 503, "store_unavailable")
+    assert time.monotonic() - t0 < 2.0
+    app.extensions["sessions"].store.close()

@@ -1,0 +1,118 @@
+"""The ``SessionStore`` contract, on ``MemoryStore`` and ``RedisStore`` alike."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from service.sessions.memory import MemoryStore
+from service.sessions.redis_store import RedisStore
+from service.sessions.store import Idem, SessionStore
+
+
+@pytest.fixture
+def store(store_kind: str, request: pytest.FixtureRequest) -> Iterator[SessionStore]:
+    s: SessionStore
+    if store_kind == "memory":
+        s = MemoryStore(60, max_events=50)
+    else:
+        url = request.getfixturevalue("redis_server").url
+        s = RedisStore(url, ttl=60, max_events=50, prefix=f"s{uuid.uuid4().hex[:6]}:")
+    yield s
+    s.close()
+
+
+def test_create_then_load(store: SessionStore) -> None:
+    assert store.load("nope") is None
+    res = store.create("abc", b'{"m":1}', b'{"s":1}', [b'{"e":1}', b'{"e":2}'])
+    assert (res.status, res.version, res.seq) == ("ok", 1, 2)
+    got = store.load("abc")
+    assert got is not None and (got.version, got.seq, got.state, got.meta) == (
+        1, 2, b'{"s":1}', b'{"m":1}',
+    )  # fmt: skip
+    assert store.events("abc", 0, 10) == [(1, b'{"e":1}'), (2, b'{"e":2}')]
+
+
+def test_commit_is_a_compare_and_set(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s1", [b"e1"])
+    assert store.commit("abc", 2, b"sx", [b"x"]).status == "conflict"
+    res = store.commit("abc", 1, b"s2", [b"e2", b"e3"])
+    assert (res.status, res.version, res.seq) == ("ok", 2, 3)
+    res = store.commit("abc", 1, b"sy", [b"y"])
+    assert (res.status, res.version, res.seq) == ("conflict", 2, 3)
+    assert store.load("abc").state == b"s2"  # type: ignore[union-attr]
+    assert [s for s, _ in store.events("abc", 0, 10)] == [1, 2, 3]
+    assert store.events("abc", 2, 10) == [(3, b"e3")]
+    assert store.commit("zzz", 1, b"s", []).status == "missing"
+
+
+def test_an_idempotent_answer_is_returned_instead_of_a_second_write(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s1", [])
+    assert store.commit("abc", 1, b"s2", [b"e"], Idem("0:k", b"answer")).status == "ok"
+    res = store.commit("abc", 1, b"s3", [b"f"], Idem("0:k", b"other"))
+    assert (res.status, res.answer) == ("replayed", b"answer")
+    assert store.load("abc", "0:k").idem == b"answer"  # type: ignore[union-attr]
+    assert store.load("abc", "1:k").idem is None  # type: ignore[union-attr]
+    assert store.load("abc").version == 2  # type: ignore[union-attr]
+
+
+def test_concurrent_commits_on_one_version_apply_once(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s", [])
+    n = 10
+    barrier = threading.Barrier(n)
+    out: list[str] = [""] * n
+
+    def go(i: int) -> None:
+        barrier.wait()
+        out[i] = store.commit("abc", 1, f"s{i}".encode(), [f"e{i}".encode()]).status
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(out) == ["conflict"] * (n - 1) + ["ok"]
+    assert len(store.events("abc", 0, 100)) == 1
+
+
+def test_the_log_keeps_at_most_max_events(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s", [])
+    for v in range(1, 76):
+        store.commit("abc", v, b"s", [b"a", b"b", b"c", b"d"])
+    rows = store.events("abc", 0, 1000)
+    seqs = [s for s, _ in rows]
+    assert seqs[-1] == 300 and seqs == list(range(seqs[0], 301))
+    assert 50 <= len(rows) < 300  # Redis trims whole stream nodes (MAXLEN ~)
+
+
+def test_delete(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s", [b"e"])
+    assert store.delete("abc") is True
+    assert store.load("abc") is None and store.events("abc", 0, 10) == []
+    assert store.delete("abc") is False
+
+
+def test_a_subscription_wakes_on_commit(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s", [])
+    with store.subscribe("abc") as sub:
+        assert sub.wait(0.05) is False
+        t = threading.Timer(0.1, lambda: store.commit("abc", 1, b"s", [b"e"]))
+        t.start()
+        assert sub.wait(5) is True
+        t.join()
+        assert sub.wait(0.05) is False
+
+
+def test_memory_sessions_expire_on_a_monotonic_clock() -> None:
+    now = [100.0]
+    s = MemoryStore(10, 100, clock=lambda: now[0])
+    s.create("abc", b"m", b"s", [])
+    now[0] += 9
+    assert s.commit("abc", 1, b"s", []).status == "ok"  # refreshes
+    now[0] += 9
+    assert s.load("abc") is not None
+    now[0] += 1.5
+    assert s.load("abc") is None
