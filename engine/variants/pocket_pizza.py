@@ -10,6 +10,8 @@ Choices where the rule book is silent (documented for integrators):
 - UNO after a Wild Dip is due at the ``give`` (the move that leaves one card): a Wild
   Dip play never takes ``uno: true`` (the draw gives the card back), a ``give`` from a
   two-card hand may.
+- A player who goes out with Wild Dip cannot be caught for UNO during the give that
+  follows (they went out; the rule book has them end with no cards).
 - A Wild Draw Two played as the last card makes the next player draw 2, without a
   challenge (the round is over).
 - With two players a turned-up Reverse skips the player left of the dealer; the
@@ -78,8 +80,12 @@ class PocketPizza(UnoRules):
         self.dip(w, player, events)
 
     def go_out(self, w: Work, player: int, card: int, events: list[Event]) -> None:
-        """A last Wild Dip still draws and gives; the round ends after the give."""
+        """A last Wild Dip still draws and gives; the round ends after the give.
+
+        The player has gone out: whoever did not say UNO with their second-to-last
+        card can no longer be caught (they "end with no cards", rule book)."""
         if self.kind(w, card) is Kind.WILD_DIP:
+            w.exposed = tuple(s for s in w.exposed if s != player)
             self.dip(w, player, events)
         else:
             super().go_out(w, player, card, events)
