@@ -612,3 +612,127 @@ def test_draft_card_is_counted_once() -> None:
     raw["draw_pile"].append(raw["pending"]["card"])
     with pytest.raises(InvalidState):
         engine.from_dict(raw)
+
+
+# ---------------------------------------------------------------- audit: edge cases
+def test_volley_when_the_draw_pile_runs_out_reshuffles_and_draws_what_there_is() -> None:
+    state = game(["RD2", *HAND0[1:]], ["BD2", "YD2", *HAND1[2:]], turned="B9")
+    state, _ = play(
+        state,
+        mv("play", 1, card=card(state, 1, "BD2")),
+        mv("play", 0, card=card(state, 0, "RD2")),
+        mv("play", 1, card=card(state, 1, "YD2")),
+    )
+    # One card left to draw; everything else is in Player 1's hand.
+    pile = state.draw_pile
+    state = state._replace(draw_pile=pile[:1], hands=(state.hands[0] + pile[1:], state.hands[1]))
+    engine.check_invariants(state)
+    assert state.ext.draw_stack == 6 and len(state.discard) == 4
+    before = len(state.hands[0])
+    state, events = engine.apply(state, mv("draw", 0))
+    assert [e["type"] for e in events] == ["reshuffled", "drew"]
+    drew = events[1]
+    # 1 from the pile, then the 3 discards under the top: 4 of the 6.
+    assert drew["count"] == 4 and len(state.hands[0]) == before + 4
+    assert len(state.discard) == 1 and CAT.code[0][state.top] == "YD2"
+    assert state.pending is None and state.ext.draw_stack == 0 and state.current == 1
+
+
+def test_turned_reverse_forced_run_that_empties_the_hand_ends_the_round() -> None:
+    hand2 = ["B1", "B2", "B3", "B4", "B5", "B6", "BD2"]
+    state = game(hand2=hand2, turned="BR", draw=("G1", "G2"))
+    listed = engine.legal_moves(state, 1)
+    assert len(listed) == 7 and not any(m.uno for m in listed)  # one per last card
+    bd2 = card(state, 1, "BD2")
+    run = next(m for m in listed if m.chain[-1] == bd2)
+    state, events = engine.apply(state, run)
+    assert state.phase is Phase.ROUND_OVER and state.round_winner == 1
+    assert codes(state, 0)[-2:] == ["G1", "G2"]  # the last Draw Two is drawn first
+    assert state.round_scores == (28 + 3, 0) and state.ext.draw_stack == 0
+
+
+def test_turned_reverse_forced_run_leaving_one_card_may_say_uno() -> None:
+    hand2 = ["B1", "B2", "B3", "B4", "B5", "B6", "Y7"]
+    state = game(hand2=hand2, turned="BR")
+    listed = engine.legal_moves(state, 1)
+    assert {m.uno for m in listed} == {False, True}
+    silent = next(m for m in listed if not m.uno)
+    after, _ = engine.apply(state, silent)
+    assert after.exposed == (1,) and after.current == 0
+    caught, _ = engine.apply(after, mv("catch", 0, target=1))
+    assert len(caught.hands[1]) == 3
+
+
+def test_catch_during_a_pending_volley_keeps_the_volley() -> None:
+    state = game(["RD2", *HAND0[1:]], ["BD2", "Y2", *HAND1[2:]], turned="B9")
+    state = with_hand(state, 1, [card(state, 1, "BD2"), card(state, 1, "Y2")])
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "BD2")))
+    assert state.exposed == (1,) and state.pending.type == "volley"
+    assert Move(T.CATCH, 0, target=1) in engine.legal_moves(state, 0)
+    state, _ = engine.apply(state, mv("catch", 0, target=1))
+    assert len(state.hands[1]) == 3 and state.exposed == ()
+    assert state.pending.type == "volley" and state.pending.player == 0
+    assert state.ext.draw_stack == 2
+
+
+def test_uno_after_a_skip_stays_catchable_until_the_opponent_moves() -> None:
+    state = game(hand2=["BS", "B2", "Y3", *HAND1[3:]], turned="B9", draw=("G5",))
+    state = with_hand(state, 1, [card(state, 1, "BS"), card(state, 1, "Y3")])
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "BS")))
+    assert state.current == 1 and state.exposed == (1,)
+    assert Move(T.UNO, 1) in engine.legal_moves(state, 1)
+    assert Move(T.CATCH, 0, target=1) in engine.legal_moves(state, 0)
+    # Player 2 draws (two cards again): no longer catchable.
+    drawn, _ = engine.apply(state, mv("draw", 1))
+    assert drawn.exposed == () and drawn.current == 0
+
+
+def test_wild_draw_four_guilt_is_the_hand_when_played_even_after_a_catch() -> None:
+    state = game(hand2=["WD4", "Y2", *HAND1[2:]], turned="B9", draw=("B1", "B2"))
+    state = with_hand(state, 1, [card(state, 1, "WD4"), card(state, 1, "Y2")])
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD4"), color="red"))
+    state, _ = engine.apply(state, mv("catch", 0, target=1))
+    assert codes(state, 1) == ["Y2", "B1", "B2"]
+    state, events = engine.apply(state, mv("challenge", 0))
+    assert next(e for e in events if e["type"] == "challenged")["guilty"] is False
+    assert len(state.hands[0]) == 7 + 6 and state.current == 1
+
+
+def test_challenge_rule_any_playable_counts_number_matches() -> None:
+    state = game(hand2=["WD4", "G9", *HAND1[2:]], turned="B9", challenge_rule="any_playable")
+    state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD4"), color="red"))
+    state, events = engine.apply(state, mv("challenge", 0))
+    assert next(e for e in events if e["type"] == "challenged")["guilty"] is True
+    assert len(state.hands[1]) == 6 + 4 and state.current == 0
+    default = game(hand2=["WD4", "G9", *HAND1[2:]], turned="B9")
+    default, _ = engine.apply(default, mv("play", 1, card=card(default, 1, "WD4"), color="red"))
+    default, events = engine.apply(default, mv("challenge", 0))
+    assert next(e for e in events if e["type"] == "challenged")["guilty"] is False
+
+
+def test_player_1_alternates_back_from_seat_1_to_seat_0() -> None:
+    state = game(hand2=["R1", *HAND1[1:]], turned="R9", dealer=1)  # seat 1 is Player 1
+    assert state.current == 0  # Player 2 plays first
+    state = with_hand(state, 0, [card(state, 0, "R1")])
+    state, _ = engine.apply(state, mv("play", 0, card=card(state, 0, "R1")))
+    assert state.phase is Phase.ROUND_OVER
+    state, events = engine.apply(state, mv("next_round", 0))
+    assert state.dealer == 0 and state.pending.type == "draft" and state.pending.player == 0
+    assert events[0] == {"type": "round_started", "round": 2, "dealer": 0}
+
+
+def test_game_ends_when_a_total_reaches_exactly_200() -> None:
+    state = game(hand2=["B1", *HAND1[1:]], turned="B9")
+    state = with_hand(state, 1, [card(state, 1, "B1")])
+    b1 = card(state, 1, "B1")
+    over, _ = engine.apply(state._replace(scores=(172, 100)), mv("play", 1, card=b1))
+    assert over.scores == (200, 100) and over.phase is Phase.GAME_OVER and over.winners == (1,)
+    on, _ = engine.apply(state._replace(scores=(171, 100)), mv("play", 1, card=b1))
+    assert on.scores == (199, 100) and on.phase is Phase.ROUND_OVER
+
+
+def test_tied_lowest_totals_are_shared_wins() -> None:
+    v = engine.find_variant(V)
+    assert v.game_winners((200, 200), 200) == (0, 1)
+    assert v.game_winners((250, 120), 200) == (1,)
+    assert v.game_winners((199, 120), 200) == ()
