@@ -8,10 +8,13 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request, stream_with_context
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema
+
+from service.http import json_body
+from service.problems import problem_response
 
 from .manager import Answer, SessionManager
-from .problems import SessionProblem, invalid_request, unavailable
+from .problems import invalid_request, unavailable
 from .schemas import create_schema, move_schema
 from .store import StoreUnavailable
 
@@ -24,28 +27,15 @@ def manager() -> SessionManager:
     return current_app.extensions["sessions"]  # type: ignore[no-any-return]
 
 
-@bp.errorhandler(SessionProblem)
-def _problem(e: SessionProblem) -> Response:
-    return e.response()
-
-
 @bp.errorhandler(StoreUnavailable)
 def _unavailable(e: StoreUnavailable) -> Response:
-    return unavailable(manager().config.retry_after).response()
+    p = unavailable(manager().config.retry_after)
+    return problem_response(p.status, p.code, p.detail, p.headers)
 
 
 def _body(schema: Schema) -> dict[str, Any]:
-    raw = request.get_data(cache=False)
-    try:
-        data = orjson.loads(raw) if raw else None
-    except orjson.JSONDecodeError as e:
-        raise invalid_request(f"the body is not JSON: {e}", {"body": ["not JSON"]}) from None
-    if not isinstance(data, dict):
-        raise invalid_request("the body must be a JSON object", {"body": ["not an object"]})
-    try:
-        return schema.load(data)  # type: ignore[no-any-return]
-    except ValidationError as e:
-        raise invalid_request("the request body is not valid", e.normalized_messages()) from None
+    """The JSON body loaded with ``schema`` (the service's 400/415 problems otherwise)."""
+    return json_body(schema)
 
 
 def _answer(a: Answer) -> Response:

@@ -22,7 +22,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.sessions import init_app, readiness
+from service import create_app
 
 
 def free_port() -> int:
@@ -97,39 +97,8 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 def make_app(config: dict[str, Any]) -> Flask:
-    """The service's app (``service.create_app``) with sessions in it; until the factory
-    exists, a bare Flask app with the blueprint, ``/healthz`` and ``/readyz``."""
-    try:
-        from service import create_app  # type: ignore[attr-defined]
-    except ImportError:
-        create_app = None
-    if create_app is not None:
-        app = create_app(config)
-        if "sessions" not in app.extensions:
-            init_app(app)
-        return app  # type: ignore[no-any-return]
-    app = Flask("sessions-test")
-    app.config.update(config)
-    init_app(app)
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, Any]:
-        return {"status": "ok"}
-
-    @app.get("/readyz")
-    def readyz() -> tuple[dict[str, Any], int]:
-        r = readiness(app)
-        return {"status": "ok" if r["ok"] else "unavailable", "sessions": r}, (
-            200 if r["ok"] else 503
-        )
-
-    @app.get("/v1/variants")
-    def variants() -> dict[str, Any]:
-        import engine
-
-        return {"variants": [v.id for v in engine.all_variants()]}
-
-    return app
+    """The service's app, sessions included, with ``config``."""
+    return create_app(config)
 
 
 def store_config(kind: str, request: pytest.FixtureRequest, **extra: Any) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def test_create_rejects_bad_bodies(api: Api, body: dict[str, Any], status: int, 
 
 def test_a_body_that_is_not_json_is_a_400(api: Api) -> None:
     r = api.c.post("/v1/sessions", data=b"{", content_type="application/json")
-    problem(r, 400, "invalid_request")
+    problem(r, 400, "invalid_json")
 
 
 def test_get_with_a_token_is_that_seats_view_and_without_it_the_spectators(api: Api) -> None:
@@ -165,7 +165,7 @@ def test_an_illegal_move_is_422_with_the_engines_code(api: Api) -> None:
     sid, toks, _ = two_humans(api)
     seat, _ = mover(api, sid, toks)
     problem(api.move(sid, toks[1 - seat], {"type": "draw"}, 1), 422, "not_your_turn")
-    problem(api.move(sid, toks[seat], {"type": "flap"}, 1), 400, "invalid_request")
+    problem(api.move(sid, toks[seat], {"type": "flap"}, 1), 400, "unknown_move_type")
     r = api.c.post(
         f"/v1/sessions/{sid}/moves",
         json={"mvoe": {}},
