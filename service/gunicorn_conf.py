@@ -6,7 +6,7 @@ not import the application (or anything gevent must patch) before the workers fo
 | variable | default | setting |
 |---|---|---|
 | ``BIND_HOST`` / ``PORT`` | ``0.0.0.0`` / ``8000`` | ``bind`` |
-| ``WEB_CONCURRENCY`` | 2 x usable cores + 1, at most 9 | ``workers`` |
+| ``WEB_CONCURRENCY`` | 2 x usable cores + 1, at most 9; 1 unless state is shared (below) | ``workers`` |
 | ``GUNICORN_WORKER_CLASS`` | ``gevent`` (SSE streams need it); or ``sync`` | ``worker_class`` |
 | ``GUNICORN_WORKER_CONNECTIONS`` | 1000 | ``worker_connections`` (gevent) |
 | ``WEB_TIMEOUT`` | 30 | ``timeout`` (seconds) |
@@ -15,12 +15,19 @@ not import the application (or anything gevent must patch) before the workers fo
 | ``GUNICORN_MAX_REQUESTS`` / ``_JITTER`` | 5000 / 500 | worker recycling; 0 turns it off |
 | ``GUNICORN_ACCESSLOG`` | ``-`` (stdout, one JSON-ish line a request) | ``off`` turns it off |
 | ``LOG_LEVEL`` | ``info`` | ``loglevel`` |
+
+Each worker builds its own app. Without ``REDIS_URL`` sessions live in that worker, and
+without ``STATE_TOKEN_KEYS`` its sealing key is made at its start, so a second worker
+would not know the first one's sessions or tokens: then the default is one worker (gevent
+still serves many connections). An explicit ``WEB_CONCURRENCY`` always wins.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 WORKER_CLASSES = ("gevent", "sync")
@@ -59,6 +66,25 @@ def default_workers() -> int:
     return min(2 * usable_cpus() + 1, MAX_DEFAULT_WORKERS)
 
 
+def state_is_shared(environ: Mapping[str, str] = os.environ) -> bool:
+    """True when every worker sees the same sessions (Redis) and sealing keys."""
+    return all(environ.get(name, "").strip() for name in ("REDIS_URL", "STATE_TOKEN_KEYS"))
+
+
+def _workers() -> int:
+    explicit = _int("WEB_CONCURRENCY", 0, 1)
+    if explicit:
+        return explicit
+    if state_is_shared():
+        return default_workers()
+    print(
+        "gunicorn_conf: no REDIS_URL or no STATE_TOKEN_KEYS, so one worker (sessions and the "
+        "sealing key would be per worker); set WEB_CONCURRENCY to choose",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def _worker_class() -> str:
     value = os.environ.get("GUNICORN_WORKER_CLASS", "").strip() or "gevent"
     if value not in WORKER_CLASSES:
@@ -75,7 +101,7 @@ def _accesslog() -> str | None:
 wsgi_app = "service:create_app()"
 
 bind = [f"{os.environ.get('BIND_HOST', '').strip() or '0.0.0.0'}:{_int('PORT', 8000, 1)}"]
-workers = _int("WEB_CONCURRENCY", 0, 1) or default_workers()
+workers = _workers()
 worker_class = _worker_class()
 worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000, 1)
 timeout = _int("WEB_TIMEOUT", 30, 1)

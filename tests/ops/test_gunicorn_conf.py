@@ -26,7 +26,10 @@ VARIABLES = (
     "GUNICORN_MAX_REQUESTS_JITTER",
     "GUNICORN_ACCESSLOG",
     "LOG_LEVEL",
+    "REDIS_URL",
+    "STATE_TOKEN_KEYS",
 )
+SHARED = {"REDIS_URL": "redis://127.0.0.1:6379/0", "STATE_TOKEN_KEYS": "k1:c2VjcmV0"}
 
 
 @pytest.fixture
@@ -61,7 +64,7 @@ def settings(module: ModuleType) -> dict[str, object]:
 
 
 def test_defaults(load) -> None:
-    conf = load()
+    conf = load(**SHARED)
     assert conf.wsgi_app == "service:create_app()"
     assert conf.bind == ["0.0.0.0:8000"]
     assert conf.workers == min(2 * conf.usable_cpus() + 1, 9)
@@ -103,6 +106,16 @@ def test_environment_overrides(load) -> None:
     assert (conf.max_requests, conf.max_requests_jitter) == (100, 10)
     assert conf.accesslog is None
     assert conf.loglevel == "warning"
+
+
+@pytest.mark.parametrize("unset", ["REDIS_URL", "STATE_TOKEN_KEYS"])
+def test_one_worker_by_default_while_state_lives_in_the_process(
+    load, unset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conf = load(**{name: value for name, value in SHARED.items() if name != unset})
+    assert conf.workers == 1
+    assert "WEB_CONCURRENCY" in capsys.readouterr().err
+    assert load(WEB_CONCURRENCY="4").workers == 4
 
 
 def test_max_requests_zero_turns_recycling_off(load) -> None:

@@ -115,6 +115,22 @@ def test_api_pod_probes_shutdown_and_environment(target: str) -> None:
         assert key in config["data"], key
 
 
+@pytest.mark.parametrize("target", OVERLAYS)
+def test_more_than_one_process_only_where_sessions_and_keys_are_shared(target: str) -> None:
+    """Each gunicorn worker keeps in-process sessions and makes its own key when none is given."""
+    deployment = one(target, "Deployment", "uno-rules")
+    (api,) = deployment["spec"]["template"]["spec"]["containers"]
+    env = env_of(api)
+    hpas = by_kind(target, "HorizontalPodAutoscaler")
+    pods = max([deployment["spec"]["replicas"]] + [hpa["spec"]["maxReplicas"] for hpa in hpas])
+    if pods * int(env["WEB_CONCURRENCY"]["value"]) > 1:
+        assert (
+            "REDIS_URL" in env
+            or "REDIS_URL" in one(target, "ConfigMap", "uno-rules-config")["data"]
+        )
+        assert env["STATE_TOKEN_KEYS"]["valueFrom"]["secretKeyRef"]["optional"] is False
+
+
 def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
     assert one("dev", "Deployment", "uno-rules")["spec"]["replicas"] == 1
     redis = one("dev", "Deployment", "redis")
@@ -130,6 +146,13 @@ def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
     assert service["spec"]["ports"][0]["port"] == 6379
     config = one("dev", "ConfigMap", "uno-rules-config")
     assert config["data"]["REDIS_URL"] == "redis://redis:6379/0"
+
+
+def test_base_autoscales_on_cpu() -> None:
+    hpa = one("base", "HorizontalPodAutoscaler", "uno-rules")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+    assert one("base", "Deployment", "uno-rules")["spec"]["replicas"] == 2
 
 
 def test_prod_takes_redis_from_a_secret_and_runs_none() -> None:
@@ -158,10 +181,10 @@ def test_service_hpa_and_pdb_point_at_the_api_pods(target: str) -> None:
     assert service["spec"]["ports"][0]["targetPort"] == "http"
     pdb = one(target, "PodDisruptionBudget", "uno-rules")
     assert selects(pdb["spec"]["selector"]["matchLabels"], labels)
-    hpa = one(target, "HorizontalPodAutoscaler", "uno-rules")
-    assert hpa["apiVersion"] == "autoscaling/v2"
-    assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
-    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+    for hpa in by_kind(target, "HorizontalPodAutoscaler"):
+        assert hpa["apiVersion"] == "autoscaling/v2"
+        assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+        assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
     for doc in documents(target):
         assert doc["metadata"]["labels"]["app.kubernetes.io/part-of"] == "uno-rules", doc["kind"]
         assert "app.kubernetes.io/name" in doc["metadata"]["labels"], doc["kind"]
