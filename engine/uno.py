@@ -311,6 +311,7 @@ class UnoRules(Variant):
             card,
             offender=player,
             guilty=self.challenge_guilty(w, player, w.prev_color, before),
+            hand=w.hands[player],  # the hand that is checked, revealed on a challenge
         )
         w.current = victim
 
@@ -365,7 +366,9 @@ class UnoRules(Variant):
             secret_event(
                 "challenged",
                 to=(victim,),
-                secret={"hand": [self.private_ref(w, c) for c in w.hands[offender]]},
+                secret={
+                    "hand": [self.private_ref(w, c) for c in pend.get("hand", w.hands[offender])]
+                },
                 player=victim,
                 target=offender,
                 guilty=guilty,

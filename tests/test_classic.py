@@ -704,11 +704,6 @@ def test_challenge_guilt_is_the_hand_when_played_not_the_cards_caught_since() ->
     assert len(state.hands[2]) == 7 + 6 and len(state.hands[1]) == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: UnoRules.on_challenge reveals the offender's hand at challenge time "
-    "(with cards drawn for an UNO catch) instead of the hand that was checked",
-)
 def test_challenge_reveals_the_hand_that_was_checked_even_after_a_catch() -> None:
     state = wd4_second_to_last("Y2")
     state, _ = engine.apply(state, mv("catch", 2, target=1))
