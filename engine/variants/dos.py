@@ -1,0 +1,676 @@
+"""DOS (``dos``): match the cards of a two-card center row by number, alone or in pairs
+that add up; colour bonuses put extra cards into the row (``/work/shared/rules/dos.md``).
+
+DOS has its own turn structure, so it subclasses ``Variant`` directly. The center row
+lives in ``State.ext.row`` (one ``RowCard`` per center-row card: the card, the hand cards
+matched onto it this turn, and what a wild in the row was declared to be); the discard
+pile (``State.discard``) starts empty and only receives matched cards. There is no UNO
+(or DOS) call: the rule book has none, so ``uno_rule`` is off.
+
+A turn, as moves:
+
+- no decision pending: ``match`` (any center-row card) or ``draw``;
+- ``matching`` (after the first match): more ``match`` moves (each center-row card at
+  most once a turn) or ``end_turn``;
+- ``drawn`` (after a draw that gave a card, ``pending.card``): one ``match`` that uses
+  the drawn card, or ``place`` any hand card at the end of the center row;
+- ``bonus_place`` (end of the turn, one per colour bonus earned, as many as the hand
+  allows): ``place`` a hand card at the end of the center row.
+
+A match move: ``target`` {card, color?, number?} names a center-row card and ``cards``
+one or two {card, color?, number?} from the hand. Declarations follow the card, in the
+row and in the hand alike: a number card takes none; a Wild # needs ``number`` (1-10)
+and keeps its own colour (no ``color``); a Wild DOS is always a 2 and needs ``color``
+(red, yellow, green or blue; no ``number``). Declarations are required even where the
+numbers determine them; the legal moves list them filled in. The two cards of a double
+match may come in either order.
+
+Choices where the rule book is silent (documented for integrators):
+
+- Colours: a card's colour in a match is its printed colour, or for a Wild DOS the
+  colour declared for it (in the hand or in the row). A single colour match is a single
+  match whose card has the center-row card's colour; a double colour match one whose two
+  cards both have it. So a Wild DOS declared red matching a red center card is a colour
+  match, and any card matched onto a Wild DOS in the row declared green is a colour
+  match when it is (or is declared) green.
+- After a draw, the one allowed match ends the matching: the end-of-turn steps follow
+  at once, without an ``end_turn`` move (nothing else could be done before it).
+- A draw that yields nothing (draw and discard piles both empty) ends the turn (README:
+  "a player who chose to draw and got nothing has ended their turn"); no card is placed.
+- An empty draw pile is refilled from the whole discard pile (the center row stays);
+  the README's "keep the top card" has no meaning in DOS, since nothing is matched
+  against the discard pile.
+- A player who puts their last card into the center row (a bonus placement) has no
+  cards left and wins the round at once.
+- Other players draw their double-colour-match card in seat order from the matcher's
+  left; refilling the row and those draws reshuffle the discard pile when needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cached_property
+from typing import Any, ClassVar, NamedTuple
+
+from .. import rng as prng
+from ..cards import LIGHT_COLORS, Color, Kind
+from ..errors import InvalidState, RulesError
+from ..events import Event, event
+from ..moves import MatchPart, Move, MoveType
+from ..registry import register
+from ..state import Pending, Phase, State, Work
+from ..variant import Variant
+
+T = MoveType
+MATCH, PLACE, DRAW, END_TURN = T.MATCH, T.PLACE, T.DRAW, T.END_TURN
+PLAY = Phase.PLAY
+NUMBERS = range(1, 11)
+COLORS = LIGHT_COLORS
+
+#: A hand or row card's readings: declared number -> ((part as sent, colour it has), ...)
+Options = dict[int, tuple[tuple[MatchPart, Color], ...]]
+
+
+class RowCard(NamedTuple):
+    """One center-row card: the hand cards matched onto it this turn (empty: not
+    matched yet) and, once matched, what it was declared to be (a Wild DOS's colour,
+    a Wild #'s number)."""
+
+    card: int
+    matched: tuple[int, ...] = ()
+    color: Color | None = None
+    number: int | None = None
+
+
+class DosExt(NamedTuple):
+    """DOS's extra state: the center row, left to right, and the colour bonuses earned
+    this turn and not placed yet (during ``bonus_place``: the placements still due)."""
+
+    row: tuple[RowCard, ...] = ()
+    bonus: int = 0
+
+
+@register
+class Dos(Variant):
+    id = "dos"
+    title = "DOS"
+    catalog_name = "dos"
+    min_players = 2
+    max_players = 4
+    target = 200
+    hand_size = 7
+    uno_rule = False
+    notes = (
+        "108 cards: per colour three each of 1, 3, 4, 5, two each of 6-10 and two Wild #; "
+        "12 Wild DOS (the 2s). Scoring: numbers at face value, Wild DOS 20, Wild # 40.",
+        "No UNO / DOS call: the rule book has none.",
+        "The discard pile starts empty; the view's center_row lists the row, left to right.",
+        "A match names a center-row card (target) and one or two hand cards; a Wild # "
+        "needs 'number' (1-10), a Wild DOS 'color', in the hand and in the row alike.",
+        "After a draw, the one match with the drawn card ends the turn at once.",
+        "A draw that yields nothing ends the turn; an empty draw pile is refilled from "
+        "the whole discard pile.",
+    )
+    move_types: ClassVar[frozenset[MoveType]] = frozenset(
+        {MATCH, DRAW, PLACE, END_TURN, T.NEXT_ROUND}
+    )
+    side_moves: ClassVar[frozenset[MoveType]] = frozenset()
+    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
+        "matching": (frozenset({MATCH, END_TURN}), "must_match_or_end_turn"),
+        "drawn": (frozenset({MATCH, PLACE}), "must_match_or_place"),
+        "bonus_place": (frozenset({PLACE}), "must_place_card"),
+    }
+
+    # ------------------------------------------------------------------ static tables
+    @cached_property
+    def _options(self) -> tuple[Options, ...]:
+        """Per card: every reading it can be matched as (number -> parts and colours)."""
+        cat = self.catalog
+        out: list[Options] = []
+        for c in cat.ids:
+            kind, color = cat.kind[0][c], cat.color[0][c]
+            if kind is Kind.WILD_NUMBER:
+                out.append({n: ((MatchPart(c, None, n), color),) for n in NUMBERS})
+            elif kind is Kind.WILD_DOS:
+                out.append({2: tuple((MatchPart(c, k), k) for k in COLORS)})
+            else:
+                out.append({cat.value[0][c]: ((MatchPart(c), color),)})
+        return tuple(out)
+
+    @cached_property
+    def _end_turn_moves(self) -> tuple[Move, ...]:
+        return tuple(Move(END_TURN, p) for p in range(self.max_players))
+
+    @cached_property
+    def _draw_moves(self) -> tuple[Move, ...]:
+        return tuple(Move(DRAW, p) for p in range(self.max_players))
+
+    # ------------------------------------------------------------------ ext
+    def initial_ext(self, players: int) -> DosExt:
+        return DosExt()
+
+    def round_ext(self, w: Work) -> DosExt:
+        return DosExt()
+
+    def ext_to_json(self, ext: DosExt) -> dict[str, Any]:
+        return {
+            "center_row": [
+                {
+                    "card": e.card,
+                    "matched": list(e.matched),
+                    "color": e.color.value if e.color is not None else None,
+                    "number": e.number,
+                }
+                for e in ext.row
+            ],
+            "bonus": ext.bonus,
+        }
+
+    def ext_from_json(self, raw: Any, players: int) -> DosExt:
+        if not isinstance(raw, dict) or set(raw) != {"center_row", "bonus"}:
+            raise InvalidState("state.ext: must be {center_row, bonus} for dos", field="ext")
+        row_raw, bonus = raw["center_row"], raw["bonus"]
+        if not isinstance(row_raw, list):
+            raise InvalidState("state.ext.center_row: must be a list", field="ext.center_row")
+        size = self.catalog.size
+
+        def card_id(value: Any) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size
+
+        row = []
+        for i, e in enumerate(row_raw):
+            where = f"ext.center_row[{i}]"
+            if not isinstance(e, dict) or set(e) != {"card", "matched", "color", "number"}:
+                raise InvalidState(
+                    f"state.{where}: must be {{card, matched, color, number}}", field=where
+                )
+            matched, color, number = e["matched"], e["color"], e["number"]
+            if not card_id(e["card"]):
+                raise InvalidState(f"state.{where}.card: must be a card id", field=where)
+            if not isinstance(matched, list) or not all(card_id(c) for c in matched):
+                raise InvalidState(
+                    f"state.{where}.matched: must be a list of card ids", field=where
+                )
+            if color is not None and color not in {k.value for k in COLORS}:
+                raise InvalidState(
+                    f"state.{where}.color: must be red, yellow, green, blue or null", field=where
+                )
+            if number is not None and (
+                not isinstance(number, int) or isinstance(number, bool) or number not in NUMBERS
+            ):
+                raise InvalidState(f"state.{where}.number: must be 1-10 or null", field=where)
+            row.append(
+                RowCard(
+                    e["card"], tuple(matched), Color(color) if color is not None else None, number
+                )
+            )
+        if not isinstance(bonus, int) or isinstance(bonus, bool) or bonus < 0:
+            raise InvalidState("state.ext.bonus: must be an integer >= 0", field="ext.bonus")
+        return DosExt(tuple(row), bonus)
+
+    # ------------------------------------------------------------------ setup
+    def setup_table(self, w: Work, pile: list[int], events: list[Event]) -> None:
+        """Deal 7 each, turn two cards face up as the center row; the player left of
+        the dealer plays first."""
+        w.draw_pile = tuple(self.deal(w, pile, self.hand_size))
+        row = []
+        for _ in range(2):
+            card = self.take_top(w, events)
+            if card is not None:
+                row.append(RowCard(card))
+        w.ext = DosExt(tuple(row), 0)
+        events.append(event("center_row_dealt", cards=[self.public_ref(w, e.card) for e in row]))
+        w.current = (w.dealer + 1) % w.num_players
+
+    def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
+        """The whole discard pile becomes the new draw pile (the center row stays)."""
+        rest = list(w.discard)
+        if not rest:
+            return ()
+        w.discard = ()
+        w.rng = prng.shuffle(w.rng, rest)
+        w.draw_pile = tuple(rest)
+        events.append(event("reshuffled", count=len(rest)))
+        return w.draw_pile
+
+    def take_top(self, w: Work, events: list[Event]) -> int | None:
+        """The top card of the draw pile (reshuffling when it is empty), or None."""
+        pile = w.draw_pile
+        if not pile:
+            pile = self.reshuffle(w, events)
+            if not pile:
+                return None
+        w.draw_pile = pile[1:]
+        return pile[0]
+
+    # ------------------------------------------------------------------ guards
+    def check_move(self, state: State, move: Move) -> None:
+        """The common guards, with DOS's own codes for a draw or end of turn out of place."""
+        try:
+            super().check_move(state, move)
+        except RulesError as exc:
+            code = exc.code
+            if code == "nothing_to_end":
+                raise RulesError(
+                    "end_turn follows a match; with no match made this turn, match or draw",
+                    code="no_match_made",
+                ) from None
+            if move.type is DRAW and code == "must_match_or_end_turn":
+                raise RulesError(
+                    "a player who has matched this turn cannot draw; match more or end_turn",
+                    code="cannot_draw_after_match",
+                ) from None
+            if move.type is DRAW and code == "must_match_or_place":
+                raise RulesError(
+                    "one draw a turn: match with the drawn card or place a card",
+                    code="already_drew",
+                ) from None
+            raise
+
+    # ------------------------------------------------------------------ legal moves
+    def legal_turn(self, state: State, player: int) -> list[Move]:
+        moves = self.match_moves(state, player, None)
+        moves.append(self._draw_moves[player])
+        return moves
+
+    def legal_matching(self, state: State, player: int) -> list[Move]:
+        moves = self.match_moves(state, player, None)
+        moves.append(self._end_turn_moves[player])
+        return moves
+
+    def legal_drawn(self, state: State, player: int) -> list[Move]:
+        moves = self.match_moves(state, player, state.pending.card)  # type: ignore[union-attr]
+        moves.extend(Move(PLACE, player, c) for c in state.hands[player])
+        return moves
+
+    def legal_bonus_place(self, state: State, player: int) -> list[Move]:
+        return [Move(PLACE, player, c) for c in state.hands[player]]
+
+    def match_moves(self, state: State, player: int, only: int | None) -> list[Move]:
+        """Every single and double match on the center-row cards not matched this turn,
+        each declaration choice listed (``only``: the match must use this card)."""
+        opts = self._options
+        hand = state.hands[player]
+        out: list[Move] = []
+        append = out.append
+        for entry in state.ext.row:
+            if entry.matched:
+                continue
+            topts = opts[entry.card]
+            for i, c1 in enumerate(hand):
+                o1 = opts[c1]
+                if only is None or c1 == only:
+                    for n, tparts in topts.items():
+                        hparts = o1.get(n)
+                        if hparts:
+                            for tp, _ in tparts:
+                                for hp, _ in hparts:
+                                    append(Move(MATCH, player, target=tp, cards=(hp,)))
+                for c2 in hand[i + 1 :]:
+                    if only is not None and only != c1 and only != c2:
+                        continue
+                    o2 = opts[c2]
+                    for total, tparts in topts.items():
+                        for n1, p1 in o1.items():
+                            p2 = o2.get(total - n1)
+                            if not p2:
+                                continue
+                            for tp, _ in tparts:
+                                for a, _ in p1:
+                                    for b, _ in p2:
+                                        append(Move(MATCH, player, target=tp, cards=(a, b)))
+        return out
+
+    # ------------------------------------------------------------------ match
+    def reading(self, part: MatchPart, where: str) -> tuple[int, Color]:
+        """The number and colour a match part stands for; raise on a bad declaration."""
+        cat = self.catalog
+        card = part.card
+        kind = cat.kind[0][card]
+        code = cat.code[0][card]
+        if kind is Kind.WILD_NUMBER:
+            if part.color is not None:
+                raise RulesError(
+                    f"{where} {code} is a Wild #: it keeps its own colour, name only a number",
+                    code="invalid_declaration",
+                )
+            if part.number is None:
+                raise RulesError(
+                    f"{where} {code} is a Wild #: name the number (1-10) it stands for",
+                    code="declaration_required",
+                )
+            if part.number not in NUMBERS:
+                raise RulesError(
+                    f"{where} {code}: a Wild # stands for a number from 1 to 10, not {part.number}",
+                    code="invalid_declaration",
+                )
+            return part.number, cat.color[0][card]  # type: ignore[return-value]
+        if kind is Kind.WILD_DOS:
+            if part.number is not None:
+                raise RulesError(
+                    f"{where} {code} is a Wild DOS: it is always a 2, name only a colour",
+                    code="invalid_declaration",
+                )
+            if part.color is None:
+                raise RulesError(
+                    f"{where} {code} is a Wild DOS: name the colour it stands for",
+                    code="declaration_required",
+                )
+            if part.color not in COLORS:
+                raise RulesError(
+                    f"{where} {code}: a Wild DOS is red, yellow, green or blue, "
+                    f"not {part.color.value}",
+                    code="invalid_declaration",
+                )
+            return 2, part.color
+        if part.color is not None or part.number is not None:
+            raise RulesError(
+                f"{where} {code} is a number card: it takes no colour or number",
+                code="invalid_declaration",
+            )
+        return cat.value[0][card], cat.color[0][card]  # type: ignore[return-value]
+
+    def check_match(
+        self, w: Work, move: Move
+    ) -> tuple[int, tuple[int, Color], list[tuple[int, int, Color]]]:
+        """Validate a match; return the row index, the center card's reading and each
+        hand card's (card, number, colour)."""
+        target = move.target
+        if target is None:
+            raise RulesError(
+                "a match needs a target: the center-row card {card, color?, number?}",
+                code="target_required",
+            )
+        if not isinstance(target, MatchPart):
+            raise RulesError(
+                "a match's target is an object {card, color?, number?}, not a seat",
+                code="invalid_target",
+            )
+        parts = move.cards
+        if not parts:
+            raise RulesError("a match needs one or two cards from the hand", code="cards_required")
+        if len(parts) > 2:
+            raise RulesError(
+                f"a match takes one or two cards from the hand, not {len(parts)}",
+                code="too_many_cards",
+            )
+        row = w.ext.row
+        index = next((i for i, e in enumerate(row) if e.card == target.card), -1)
+        if index < 0:
+            raise RulesError(
+                f"card {target.card} is not in the center row", code="not_in_center_row"
+            )
+        if row[index].matched:
+            raise RulesError(
+                f"center-row card {target.card} has already been matched this turn",
+                code="already_matched",
+            )
+        hand = w.hands[move.player]
+        for p in parts:
+            if p.card not in hand:
+                raise RulesError(
+                    f"card {p.card} is not in player {move.player}'s hand",
+                    code="card_not_in_hand",
+                )
+        if len(parts) == 2 and parts[0].card == parts[1].card:
+            raise RulesError("a double match takes two different cards", code="duplicate_card")
+        pend = w.pending
+        if pend is not None and pend.type == "drawn" and all(p.card != pend.card for p in parts):
+            raise RulesError(
+                f"after a draw, only a match using the drawn card ({pend.card}) is allowed; "
+                "otherwise place a card",
+                code="must_match_drawn_card",
+            )
+        center = self.reading(target, "center-row card")
+        readings = [(p.card, *self.reading(p, "card")) for p in parts]
+        total = sum(r[1] for r in readings)
+        if total != center[0]:
+            if len(readings) == 1:
+                raise RulesError(
+                    f"a single match needs the center-row card's number {center[0]}, not {total}",
+                    code="wrong_number",
+                )
+            raise RulesError(
+                f"a double match needs two numbers adding up to {center[0]}; "
+                f"{readings[0][1]} + {readings[1][1]} = {total}",
+                code="wrong_sum",
+            )
+        return index, center, readings  # type: ignore[return-value]
+
+    def on_match(self, w: Work, move: Move, events: list[Event]) -> None:
+        index, (number, color), readings = self.check_match(w, move)
+        player = move.player
+        target: MatchPart = move.target  # type: ignore[assignment]
+        used = {r[0] for r in readings}
+        w.hands[player] = tuple(c for c in w.hands[player] if c not in used)
+        row = w.ext.row
+        entry = RowCard(target.card, tuple(r[0] for r in readings), target.color, target.number)
+        bonus = all(r[2] is color for r in readings)
+        double = len(readings) == 2
+        w.ext = DosExt(row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + int(bonus))
+        events.append(
+            event(
+                "matched",
+                player=player,
+                match="double" if double else "single",
+                target=self.part_view(w, target),
+                cards=[self.part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
+                number=number,
+                color_bonus=bonus,
+            )
+        )
+        if bonus and double:
+            n = w.num_players
+            for k in range(1, n):
+                self.draw_cards(w, (player + k) % n, 1, events, "double_color_match")
+        drew = w.pending is not None and w.pending.type == "drawn"
+        if not w.hands[player]:
+            self.finish_round(w, player, events)
+        elif drew:
+            self.end_of_turn(w, player, events)
+        else:
+            w.pending = Pending("matching", player)
+
+    def part_view(self, s: State | Work, part: MatchPart) -> dict[str, Any]:
+        out: dict[str, Any] = {"card": self.public_ref(s, part.card)}
+        if part.color is not None:
+            out["color"] = part.color.value
+        if part.number is not None:
+            out["number"] = part.number
+        return out
+
+    # ------------------------------------------------------------------ end of turn
+    def on_end_turn(self, w: Work, move: Move, events: list[Event]) -> None:
+        self.end_of_turn(w, move.player, events)
+
+    def end_of_turn(self, w: Work, player: int, events: list[Event]) -> None:
+        """1. matched cards to the discard pile; 2. refill the row to two; 3. one
+        placement per colour bonus (as many as the hand allows), else the next turn."""
+        discard = list(w.discard)
+        kept = []
+        for e in w.ext.row:
+            if e.matched:
+                discard.append(e.card)
+                discard.extend(e.matched)
+            else:
+                kept.append(RowCard(e.card))
+        gone = discard[len(w.discard) :]
+        w.discard = tuple(discard)
+        events.append(
+            event(
+                "turn_ended",
+                player=player,
+                discarded=[self.public_ref(w, c) for c in gone],
+            )
+        )
+        added = []
+        while len(kept) < 2:
+            card = self.take_top(w, events)
+            if card is None:
+                break
+            kept.append(RowCard(card))
+            added.append(card)
+        if added:
+            events.append(
+                event("center_row_refilled", cards=[self.public_ref(w, c) for c in added])
+            )
+        due = min(w.ext.bonus, len(w.hands[player]))
+        w.ext = DosExt(tuple(kept), due)
+        if due:
+            w.pending = Pending("bonus_place", player)
+        else:
+            self.next_turn(w, player)
+
+    def next_turn(self, w: Work, player: int) -> None:
+        w.pending = None
+        w.current = (player + 1) % w.num_players
+
+    # ------------------------------------------------------------------ draw, place
+    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
+        player = move.player
+        drawn = self.draw_cards(w, player, 1, events, "draw")
+        if drawn:
+            w.pending = Pending("drawn", player, drawn[0])
+        else:
+            events.append(event("turn_ended", player=player, discarded=[]))
+            self.next_turn(w, player)
+
+    def on_place(self, w: Work, move: Move, events: list[Event]) -> None:
+        pend = w.pending
+        if pend is None:
+            raise RulesError(
+                "a card is placed into the center row only after a draw without a match, "
+                "or for a colour bonus at the end of the turn",
+                code="nothing_to_place",
+            )
+        card = self.require_card_in_hand(w, move)
+        player = move.player
+        hand = w.hands[player]
+        w.hands[player] = tuple(c for c in hand if c != card)
+        ext = w.ext
+        bonus = pend.type == "bonus_place"
+        left = ext.bonus - 1 if bonus else 0
+        w.ext = DosExt(ext.row + (RowCard(card),), left)
+        events.append(
+            event(
+                "placed",
+                player=player,
+                card=self.public_ref(w, card),
+                reason="bonus" if bonus else "draw",
+            )
+        )
+        if not w.hands[player]:
+            self.finish_round(w, player, events)
+        elif left > 0:
+            w.pending = Pending("bonus_place", player)
+        else:
+            self.next_turn(w, player)
+
+    # ------------------------------------------------------------------ views
+    def view_extra(self, state: State, player: int | None, view: dict[str, Any]) -> None:
+        ref = self.public_ref
+        view["center_row"] = [
+            {
+                "card": ref(state, e.card),
+                "color": e.color.value if e.color is not None else None,
+                "number": e.number,
+                "matched": [ref(state, c) for c in e.matched],
+            }
+            for e in state.ext.row
+        ]
+        view["bonus_pending"] = state.ext.bonus
+
+    # ------------------------------------------------------------------ state checks
+    def row_cards(self, state: State) -> tuple[int, ...]:
+        out: list[int] = []
+        for e in state.ext.row:
+            out.append(e.card)
+            out.extend(e.matched)
+        return tuple(out)
+
+    def piles(self, state: State) -> Iterable[tuple[str, tuple[int, ...]]]:
+        yield from super().piles(state)
+        yield "ext.center_row", self.row_cards(state)
+
+    def public_piles(self, state: State) -> Iterable[tuple[int, ...]]:
+        yield state.discard
+        yield self.row_cards(state)
+
+    def check_state(self, state: State) -> None:
+        cat = self.catalog
+        ext = state.ext
+        if not isinstance(ext, DosExt):
+            raise InvalidState("state.ext must hold the center row", field="ext")
+        for i, e in enumerate(ext.row):
+            where = f"ext.center_row[{i}]"
+            if len(e.matched) > 2:
+                raise InvalidState(
+                    f"{where}: at most two cards are matched onto a card", field=where
+                )
+            if not e.matched:
+                if e.color is not None or e.number is not None:
+                    raise InvalidState(
+                        f"{where}: only a matched card carries a declaration", field=where
+                    )
+                continue
+            try:
+                number, _ = self.reading(MatchPart(e.card, e.color, e.number), "center-row card")
+            except RulesError as exc:
+                raise InvalidState(f"{where}: {exc.detail}", field=where) from None
+            wilds = sum(cat.kind[0][c] is Kind.WILD_NUMBER for c in e.matched)
+            fixed = sum(
+                min(self._options[c]) for c in e.matched if cat.kind[0][c] is not Kind.WILD_NUMBER
+            )
+            if not fixed + wilds <= number <= fixed + 10 * wilds:
+                raise InvalidState(
+                    f"{where}: the matched cards cannot make the card's number {number}",
+                    field=where,
+                )
+        if state.direction != 1 or state.side != 0 or state.active_color is not None:
+            raise InvalidState(
+                "DOS has no direction, side or active colour to change", field="direction"
+            )
+        if state.phase is not PLAY:
+            return
+        empty = [s for s, h in enumerate(state.hands) if not h]
+        if empty:
+            raise InvalidState(
+                f"seat {empty[0]} has no cards but the round is still on", field="hands"
+            )
+        pend = state.pending
+        ptype = pend.type if pend is not None else None
+        matched = sum(1 for e in ext.row if e.matched)
+        if pend is not None and pend.player != state.current:
+            raise InvalidState("only the player whose turn it is decides", field="pending")
+        if pend is not None and (pend.data or (pend.card is None) != (ptype != "drawn")):
+            raise InvalidState(
+                f"a {ptype} decision carries the drawn card only when it is 'drawn'",
+                field="pending",
+            )
+        if ptype == "matching":
+            if not matched or ext.bonus > matched:
+                raise InvalidState(
+                    "while matching, at least one row card is matched and each match earns "
+                    "at most one bonus",
+                    field="ext",
+                )
+            return
+        if matched:
+            raise InvalidState(
+                "matched center-row cards exist only while the player is matching",
+                field="ext.center_row",
+            )
+        if ptype == "bonus_place":
+            if not 1 <= ext.bonus <= len(state.hands[state.current]):
+                raise InvalidState(
+                    "bonus placements due must be between 1 and the hand size", field="ext.bonus"
+                )
+        elif ext.bonus:
+            raise InvalidState(
+                "bonuses are only due while matching or placing them", field="ext.bonus"
+            )
+        if ptype == "drawn" and pend.card not in state.hands[pend.player]:  # type: ignore[union-attr]
+            raise InvalidState(
+                "the drawn card awaiting a decision is not in the player's hand",
+                field="pending.card",
+            )
