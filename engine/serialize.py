@@ -105,11 +105,11 @@ def _seat_or_none(raw: dict[str, Any], key: str, n: int) -> int | None:
 
 
 def _ids(value: Any, field: str, size: int) -> tuple[int, ...]:
-    if not isinstance(value, list) or not all(_is_int(c) for c in value):
+    if not isinstance(value, list) or not set(map(type, value)) <= {int}:
         raise _fail(field, "must be a list of card ids")
-    for c in value:
-        if not 0 <= c < size:
-            raise _fail(field, f"card id {c} is not in the catalog (0..{size - 1})")
+    if value and (min(value) < 0 or max(value) >= size):
+        bad = next(c for c in value if not 0 <= c < size)
+        raise _fail(field, f"card id {bad} is not in the catalog (0..{size - 1})")
     return tuple(value)
 
 
@@ -233,16 +233,17 @@ def _from_dict(raw: Any) -> State:
     return state
 
 
-def check_invariants(state: State) -> None:
-    """Card conservation and cross-field rules; raise ``InvalidState``."""
-    variant = find_variant(state.variant)
-    size = variant.catalog.size
+def _conservation_error(piles: list[tuple[str, tuple[int, ...]]], size: int) -> None:
+    """Raise the ``InvalidState`` that names what breaks card conservation."""
     seen: Counter[int] = Counter()
     where: dict[int, list[str]] = {}
-    for name, pile in variant.piles(state):
+    for name, pile in piles:
         for c in pile:
             seen[c] += 1
             where.setdefault(c, []).append(name)
+    outside = sorted(c for c in seen if not 0 <= c < size)
+    if outside:
+        raise InvalidState(f"card id {outside[0]} is not in the catalog", field="cards")
     twice = sorted(c for c, k in seen.items() if k > 1)
     if twice:
         c = twice[0]
@@ -250,11 +251,20 @@ def check_invariants(state: State) -> None:
             f"card {c} is in more than one place ({', '.join(where[c])})", field="cards"
         )
     missing = sorted(set(range(size)) - set(seen))
-    if missing:
-        raise InvalidState(
-            f"{len(missing)} card(s) are missing, e.g. {missing[:5]}; all {size} must be somewhere",
-            field="cards",
-        )
+    raise InvalidState(
+        f"{len(missing)} card(s) are missing, e.g. {missing[:5]}; all {size} must be somewhere",
+        field="cards",
+    )
+
+
+def check_invariants(state: State) -> None:
+    """Card conservation and cross-field rules; raise ``InvalidState``."""
+    variant = find_variant(state.variant)
+    size = variant.catalog.size
+    piles = list(variant.piles(state))
+    cards = [c for _, pile in piles for c in pile]
+    if len(cards) != size or len(set(cards)) != size or min(cards) < 0 or max(cards) >= size:
+        _conservation_error(piles, size)
     for s in state.exposed:
         if len(state.hands[s]) != 1:
             raise InvalidState(
