@@ -13,6 +13,8 @@ from typing import Any
 
 from flask import Flask
 
+import engine
+
 from .config import SessionConfig
 from .manager import SessionManager
 from .memory import MemoryStore
@@ -53,6 +55,8 @@ def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
         )
     else:
         log.info("sessions: Redis store, key prefix %r", config.key_prefix)
+    # Load the variant registry now: its lazy first load is not safe under threads.
+    engine.all_variants()
     mgr = SessionManager(store, config)
     app.extensions["sessions"] = mgr
     app.register_blueprint(bp)

@@ -1,0 +1,328 @@
+"""Sessions benchmark: many concurrent sessions played through ``POST /v1/sessions/{id}/moves``
+on gunicorn (``service/gunicorn_conf.py``, gevent workers) on loopback, next to the same
+server's ``GET /healthz`` measured the same way in the same run.
+
+The load generator is Python: client processes, each with a few threads, each thread
+one keep-alive ``http.client`` connection (wrk's Lua cannot follow a game: each move
+depends on the previous answer). A thread creates a 2-seat session (bots off), then
+plays it move after move with the returned version (``If-Match``) and the seats'
+tokens; to know the other seat's legal moves without an extra request it replays the
+game locally from the seed it chose (the engine is deterministic). Only the moves are
+timed; a finished game is replaced by a new session.
+
+Two servers: the embedded in-process store (one worker: its sessions are per process)
+and, when ``redis-server`` is installed, a real Redis on a free loopback port (two
+workers). ``python benchmarks/sessions_bench.py [--quick]``; ``run(quick) -> dict``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VARIANT = "uno_classic"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def redis_server() -> Iterator[str | None]:
+    """A throwaway ``redis-server`` (no persistence) on a free port, or None."""
+    exe = shutil.which("redis-server")
+    if exe is None:
+        yield None
+        return
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        import redis
+
+        client = redis.Redis(port=port, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.RedisError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        client.close()
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@contextmanager
+def gunicorn(env_extra: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """gunicorn with the production config on a free loopback port: (host, port)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "BIND_HOST": "127.0.0.1",
+        "GUNICORN_ACCESSLOG": "off",
+        "LOG_LEVEL": "warning",
+        **env_extra,
+    }
+    if "REDIS_URL" not in env_extra:
+        env.pop("REDIS_URL", None)
+    cmd = [
+        sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
+        "--bind", f"127.0.0.1:{port}", "service:create_app()",
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        err.seek(0)
+                        tail = err.read().decode(errors="replace")[-2000:]
+                        raise RuntimeError(f"gunicorn did not start: {tail}") from None
+                    time.sleep(0.1)
+            yield "127.0.0.1", port
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+
+# ---------------------------------------------------------------------- the clients
+class Conn:
+    """One keep-alive connection; ``request`` answers (status, body, seconds)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.c = http.client.HTTPConnection(host, port, timeout=10)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, bytes, float]:
+        h = {"Content-Type": "application/json"} if body is not None else {}
+        h.update(headers or {})
+        t0 = time.perf_counter()
+        try:
+            self.c.request(method, path, body, h)
+            resp = self.c.getresponse()
+            data = resp.read()
+        except (OSError, http.client.HTTPException):
+            self.c.close()
+            self.c = http.client.HTTPConnection(self.host, self.port, timeout=10)
+            return 0, b"", time.perf_counter() - t0
+        return resp.status, data, time.perf_counter() - t0
+
+
+def _healthz_thread(
+    host: str, port: int, until: float, out: list[float], errors: list[int]
+) -> None:
+    conn = Conn(host, port)
+    while time.monotonic() < until:
+        status, _, dt = conn.request("GET", "/healthz")
+        if status == 200:
+            out.append(dt)
+        else:
+            errors.append(status)
+
+
+def _moves_thread(
+    host: str, port: int, until: float, seed: int, out: list[float], errors: list[int]
+) -> None:
+    import orjson
+
+    import engine
+
+    conn = Conn(host, port)
+    rnd = random.Random(seed)
+    while time.monotonic() < until:
+        game_seed = rnd.getrandbits(63)
+        status, data, _ = conn.request(
+            "POST",
+            "/v1/sessions",
+            orjson.dumps({"variant": VARIANT, "players": 2, "seed": game_seed}),
+        )
+        if status != 201:
+            errors.append(status)
+            time.sleep(0.05)
+            continue
+        created = orjson.loads(data)
+        sid, version = created["session_id"], created["version"]
+        tokens = [s["token"] for s in created["seats"]]
+        state, _ = engine.start(VARIANT, 2, game_seed)
+        path = f"/v1/sessions/{sid}/moves"
+        while time.monotonic() < until and state.phase is not engine.Phase.GAME_OVER:
+            seat = state.pending.player if state.pending else state.current
+            moves = engine.legal_moves(state, seat)
+            turn = [m for m in moves if m.type.value not in ("uno", "catch")] or moves
+            move = rnd.choice(turn)
+            status, data, dt = conn.request(
+                "POST",
+                path,
+                orjson.dumps({"move": move.to_dict()}),
+                {"Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{version}"'},
+            )
+            if status != 200:
+                errors.append(status)
+                break
+            out.append(dt)
+            version = orjson.loads(data)["version"]
+            state, _ = engine.apply(state, move)
+        conn.request(
+            "DELETE", f"/v1/sessions/{sid}", headers={"Authorization": f"Bearer {tokens[0]}"}
+        )
+
+
+def _client(
+    kind: str, host: str, port: int, seconds: float, threads: int, seed: int
+) -> dict[str, Any]:
+    """One client process: ``threads`` connections for ``seconds``; latencies in seconds."""
+    import engine
+
+    engine.all_variants()  # load the registry before the threads share it
+    start = time.monotonic() + 0.2
+    until = start + seconds
+    lat: list[float] = []
+    errors: list[int] = []
+    target = _moves_thread if kind == "moves" else _healthz_thread
+    ts = []
+    for i in range(threads):
+        args = (host, port, until, lat, errors) if kind != "moves" else (
+            host, port, until, seed * 1000 + i, lat, errors
+        )  # fmt: skip
+        ts.append(threading.Thread(target=target, args=args))
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return {"latencies": lat, "errors": errors, "seconds": seconds}
+
+
+def load(
+    kind: str, host: str, port: int, seconds: float, procs: int, threads: int
+) -> dict[str, Any]:
+    """Closed-loop load from ``procs`` x ``threads`` connections: requests/s, p50, p99."""
+    with ProcessPoolExecutor(procs) as pool:
+        futures = [
+            pool.submit(_client, kind, host, port, seconds, threads, p + 1) for p in range(procs)
+        ]
+        parts = [f.result() for f in futures]
+    lat = sorted(x for p in parts for x in p["latencies"])
+    errors = [e for p in parts for e in p["errors"]]
+
+    def pct(q: float) -> float:
+        return lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else 0.0
+
+    return {
+        "requests": len(lat),
+        "requests_per_s": len(lat) / seconds,
+        "p50_ms": pct(0.50),
+        "p99_ms": pct(0.99),
+        "errors": len(errors),
+        "error_statuses": sorted(set(errors)),
+        "connections": procs * threads,
+    }
+
+
+def measure(env: dict[str, str], seconds: float, procs: int, threads: int) -> dict[str, Any]:
+    with gunicorn(env) as (host, port):
+        load("healthz", host, port, 1.0, procs, threads)  # warm-up
+        health = load("healthz", host, port, seconds, procs, threads)
+        moves = load("moves", host, port, seconds, procs, threads)
+    return {
+        "workers": int(env["WEB_CONCURRENCY"]),
+        "healthz": health,
+        "moves": moves,
+        "ratio_moves_to_healthz": moves["requests_per_s"] / health["requests_per_s"]
+        if health["requests_per_s"]
+        else 0.0,
+    }
+
+
+def run(quick: bool) -> dict[str, Any]:
+    seconds = 3.0 if quick else 10.0
+    procs, threads = 4, 4
+    out: dict[str, Any] = {
+        "generator": f"python http.client keep-alive, {procs} processes x {threads} threads",
+        "variant": VARIANT,
+        "seconds": seconds,
+        "target_ratio": 0.5,
+    }
+    out["memory"] = measure({"WEB_CONCURRENCY": "1"}, seconds, procs, threads)
+    with redis_server() as url:
+        if url is None:
+            out["redis"] = {"skipped": "redis-server is not installed"}
+        else:
+            out["redis"] = measure(
+                {"WEB_CONCURRENCY": "2", "REDIS_URL": url}, seconds, procs, threads
+            )
+    print_table(out)
+    return out
+
+
+def print_table(res: dict[str, Any]) -> None:
+    print(
+        f"\nSessions: POST /v1/sessions/{{id}}/moves on gunicorn (gevent), {res['generator']},"
+        f" {res['seconds']:.0f} s each"
+    )
+    print("  store    workers  endpoint                 req/s    p50 ms   p99 ms  errors  ratio")
+    for store in ("memory", "redis"):
+        r = res.get(store)
+        if r is None:
+            continue
+        if "skipped" in r:
+            print(f"  {store:8} skipped: {r['skipped']}")
+            continue
+        for name, label in (("healthz", "GET /healthz (anchor)"), ("moves", "POST .../moves")):
+            row = r[name]
+            ratio = "1.00x" if name == "healthz" else f"{r['ratio_moves_to_healthz']:.2f}x"
+            print(
+                f"  {store:8} {r['workers']:7}  {label:22} {row['requests_per_s']:8,.0f}"
+                f"  {row['p50_ms']:8.2f} {row['p99_ms']:8.2f} {row['errors']:7}  {ratio}"
+            )
+    print(f"  target: moves at least {res['target_ratio']:.0%} of the same server's /healthz")
+
+
+if __name__ == "__main__":
+    res = run("--quick" in sys.argv)
+    if "--json" in sys.argv:
+        print(json.dumps(res, indent=2))
