@@ -58,6 +58,8 @@ class MemoryStore(SessionStore):
         self._next_sweep = now + min(self.ttl, 60.0)
         for sid in [k for k, s in self._sessions.items() if s.expires <= now]:
             del self._sessions[sid]
+        for sid in [k for k in self._generation if k not in self._sessions]:
+            del self._generation[sid]
 
     def _notify(self, sid: str) -> None:
         self._generation[sid] = self._generation.get(sid, 0) + 1
