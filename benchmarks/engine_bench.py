@@ -26,7 +26,7 @@ def engine_slice(
 ) -> tuple[int, float]:
     """Play random games of ``variant_id`` for about ``seconds`` of CPU; (moves, cpu s)."""
     variant = find_variant(variant_id)
-    legal_moves, apply = variant.legal_moves, variant.apply
+    legal_moves, apply, encode = variant.legal_moves, variant.apply, variant.encode_move
     moves = 0
     start = time.process_time()
     deadline = start + seconds
@@ -38,7 +38,7 @@ def engine_slice(
             else:
                 seat = state.pending.player if state.pending is not None else state.current
             legal = legal_moves(state, seat)
-            state, _ = apply(state, legal[int(rnd.random() * len(legal))])
+            state, _ = apply(state, encode(state, legal[int(rnd.random() * len(legal))]))
             moves += 1
             if moves & 1023 == 0 and time.process_time() >= deadline:
                 break
@@ -104,7 +104,7 @@ def sample_states(variant_id: str, count: int, rnd: random.Random) -> list[Any]:
                 break
             seat = state.pending.player if state.pending is not None else state.current
             legal = variant.legal_moves(state, seat)
-            state, _ = variant.apply(state, rnd.choice(legal))
+            state, _ = variant.apply(state, variant.encode_move(state, rnd.choice(legal)))
         if state.phase in (Phase.PLAY, Phase.DRAFT):
             states.append(state)
     return states
@@ -124,7 +124,7 @@ def per_call(count: int = 2000) -> dict[str, Any]:
             t0 = clock()
             legal = v.legal_moves(state, seat)
             t1 = clock()
-            move = legal[rnd.randrange(len(legal))]
+            move = v.encode_move(state, legal[rnd.randrange(len(legal))])
             t2 = clock()
             v.apply(state, move)
             t3 = clock()

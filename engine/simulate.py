@@ -50,7 +50,7 @@ def simulate(
     variant = find_variant(variant_id)
     rnd = random.Random(seed)
     result = SimulationResult(variant_id)
-    legal_moves, apply = variant.legal_moves, variant.apply
+    legal_moves, apply, encode = variant.legal_moves, variant.apply, variant.encode_move
     start = time.process_time()
     for _ in range(games):
         n = players or rnd.randint(variant.min_players, min(variant.max_players, 6))
@@ -63,7 +63,8 @@ def simulate(
                 seat = state.pending.player if state.pending is not None else state.current
             moves = legal_moves(state, seat)
             move = moves[int(rnd.random() * len(moves))]
-            state, _ = apply(state, move)
+            # Moves are listed in catalog ids; apply takes what a seat sees (UNO Flip: labels).
+            state, _ = apply(state, encode(state, move))
             result.moves += 1
             result.move_types[move.type.value] += 1
         result.rounds += 1

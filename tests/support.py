@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import engine
-from engine import Move, Phase, State, find_variant
+from engine import Move, MoveType, Phase, State, find_variant
 
 CardSpec = int | str
 
@@ -116,6 +116,11 @@ def random_game(
         # Mostly the actor's moves; side moves (catch/uno) only now and then.
         main = [m for m in moves if m.player == actor(state)]
         pool = main if main and rnd.random() < 0.9 else moves
+        # Drawing while a play is possible is legal but makes games very long: do it
+        # only now and then, so thousands of games reach their end quickly.
+        plays = [m for m in pool if m.type is not MoveType.DRAW]
+        if plays and len(plays) < len(pool) and rnd.random() < 0.8:
+            pool = plays
         move = rnd.choice(pool)
         after, events = engine.apply(state, move)
         yield state, move, after, events
