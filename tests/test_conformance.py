@@ -77,6 +77,16 @@ LEAK_CHECKS["uno_flip"] = flip_leak_check
 NORMALIZE["uno_duo"] = duo_normalize
 
 
+def dos_normalize(state: State, move: Move) -> Any:
+    """DOS: the two cards of a double match may come in either order."""
+    if move.type is not MoveType.MATCH or not move.cards or len(move.cards) != 2:
+        return move
+    return move._replace(cards=tuple(sorted(move.cards, key=lambda p: p.card)))
+
+
+NORMALIZE["dos"] = dos_normalize
+
+
 def check_event_redaction(state: State, events: list[dict[str, Any]]) -> None:
     for seat in [None, *range(state.num_players)]:
         for ev in engine.redact_all(events, seat):

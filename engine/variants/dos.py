@@ -128,13 +128,14 @@ class Dos(Variant):
         cat = self.catalog
         out: list[Options] = []
         for c in cat.ids:
-            kind, color = cat.kind[0][c], cat.color[0][c]
+            kind = cat.kind[0][c]
+            color: Color = cat.color[0][c]  # type: ignore[assignment]  # None: Wild DOS only
             if kind is Kind.WILD_NUMBER:
                 out.append({n: ((MatchPart(c, None, n), color),) for n in NUMBERS})
             elif kind is Kind.WILD_DOS:
                 out.append({2: tuple((MatchPart(c, k), k) for k in COLORS)})
             else:
-                out.append({cat.value[0][c]: ((MatchPart(c), color),)})
+                out.append({cat.value[0][c] or 0: ((MatchPart(c), color),)})
         return tuple(out)
 
     @cached_property
@@ -669,7 +670,7 @@ class Dos(Variant):
             raise InvalidState(
                 "bonuses are only due while matching or placing them", field="ext.bonus"
             )
-        if ptype == "drawn" and pend.card not in state.hands[pend.player]:  # type: ignore[union-attr]
+        if pend is not None and ptype == "drawn" and pend.card not in state.hands[pend.player]:
             raise InvalidState(
                 "the drawn card awaiting a decision is not in the player's hand",
                 field="pending.card",
