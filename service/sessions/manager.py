@@ -27,6 +27,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -59,11 +60,11 @@ class Meta:
     seats: tuple[Seat, ...]
     created: float
 
-    @property
+    @cached_property
     def bots(self) -> frozenset[int]:
         return frozenset(s.seat for s in self.seats if s.bot)
 
-    @property
+    @cached_property
     def hashes(self) -> list[str | None]:
         return [s.token_sha256 for s in self.seats]
 
@@ -307,8 +308,9 @@ class SessionManager:
                 403, "not_your_seat", f"your token is seat {seat}'s; the move names {move.player}"
             )
         idem_key = None
-        fingerprint = _fingerprint(seat, expected, move.to_dict())
+        fingerprint = b""
         if idempotency_key is not None:
+            fingerprint = _fingerprint(seat, expected, move.to_dict())
             if not IDEM_KEY.match(idempotency_key):
                 raise invalid_request(
                     "Idempotency-Key must be 1 to 255 visible ASCII characters",
@@ -328,9 +330,11 @@ class SessionManager:
             state, events = engine.apply(c.state, move)
         except EngineError as e:
             raise SessionProblem(422, e.code, e.detail) from None
-        rnd = random.Random(f"{sid}:{expected}")
-        state, bot_events, _ = play_bots(state, c.meta.bots, rnd, self.config.max_bot_moves)
-        events += bot_events
+        bots = c.meta.bots
+        if bots:
+            rnd = random.Random(f"{sid}:{expected}")
+            state, bot_events, _ = play_bots(state, bots, rnd, self.config.max_bot_moves)
+            events += bot_events
         new = Cached(expected + 1, c.seq + len(events), state, c.meta)
         body = self._seat_body(sid, new, seat)
         body["events"] = self._redacted(events, c.seq + 1, seat)

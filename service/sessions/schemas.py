@@ -45,10 +45,23 @@ class CreateSession(Schema):
 
 
 class MoveRequest(Schema):
+    """``{"move": {...}}``; the move itself is checked by the engine (``Move.from_dict``).
+    Checked by hand: this is the hot path, and a marshmallow Dict field is slow."""
+
     class Meta:
         unknown = RAISE
 
     move = fields.Dict(required=True)
+
+    def load(self, data: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if not isinstance(data, dict) or "move" not in data:
+            raise ValidationError({"move": ["Missing data for required field."]})
+        extra = sorted(set(data) - {"move"})
+        if extra:
+            raise ValidationError({k: ["Unknown field."] for k in extra})
+        if not isinstance(data["move"], dict):
+            raise ValidationError({"move": ["Not a valid mapping type."]})
+        return data
 
 
 create_schema = CreateSession()
