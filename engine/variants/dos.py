@@ -289,36 +289,42 @@ class Dos(Variant):
 
     def match_moves(self, state: State, player: int, only: int | None) -> list[Move]:
         """Every single and double match on the center-row cards not matched this turn,
-        each declaration choice listed (``only``: the match must use this card)."""
+        each declaration choice listed (``only``: the match must use this card). The
+        cards of a double come in hand order."""
         opts = self._options
         hand = state.hands[player]
+        # number -> the hand cards that can stand for it: (hand index, card, parts)
+        byn: dict[int, list[tuple[int, int, tuple[tuple[MatchPart, Color], ...]]]] = {}
+        for i, c in enumerate(hand):
+            for n, parts in opts[c].items():
+                byn.setdefault(n, []).append((i, c, parts))
         out: list[Move] = []
         append = out.append
         for entry in state.ext.row:
             if entry.matched:
                 continue
-            topts = opts[entry.card]
-            for i, c1 in enumerate(hand):
-                o1 = opts[c1]
-                if only is None or c1 == only:
-                    for n, tparts in topts.items():
-                        hparts = o1.get(n)
-                        if hparts:
-                            for tp, _ in tparts:
-                                for hp, _ in hparts:
-                                    append(Move(MATCH, player, target=tp, cards=(hp,)))
-                for c2 in hand[i + 1 :]:
-                    if only is not None and only != c1 and only != c2:
+            for total, tparts in opts[entry.card].items():
+                for _, c, parts in byn.get(total, ()):
+                    if only is None or c == only:
+                        for tp, _ in tparts:
+                            for hp, _ in parts:
+                                append(Move(MATCH, player, target=tp, cards=(hp,)))
+                for n1 in range(1, total // 2 + 1):
+                    b1 = byn.get(n1)
+                    b2 = byn.get(total - n1)
+                    if not b1 or not b2:
                         continue
-                    o2 = opts[c2]
-                    for total, tparts in topts.items():
-                        for n1, p1 in o1.items():
-                            p2 = o2.get(total - n1)
-                            if not p2:
+                    same = n1 * 2 == total
+                    for i, c1, p1 in b1:
+                        for j, c2, p2 in b2:
+                            if i == j or (same and j < i):
                                 continue
+                            if only is not None and only != c1 and only != c2:
+                                continue
+                            first, second = (p1, p2) if i < j else (p2, p1)
                             for tp, _ in tparts:
-                                for a, _ in p1:
-                                    for b, _ in p2:
+                                for a, _ in first:
+                                    for b, _ in second:
                                         append(Move(MATCH, player, target=tp, cards=(a, b)))
         return out
 
