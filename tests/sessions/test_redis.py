@@ -73,7 +73,7 @@ def test_keys_are_hash_tagged_per_session_and_expire(
     seat, body = mover(a, sid, toks)
     a.move(sid, toks[seat], first_move(body), 1, idem="x")
     r = redis.Redis.from_url(redis_server.url)
-    keys = sorted(k.decode() for k in r.keys(f"*{{{sid}}}*"))
+    keys = sorted(k.decode() for k in r.keys(f"*{{{sid}}}*"))  # type: ignore[union-attr]
     assert len(keys) == 4
     assert all(f"{{{sid}}}:" in k for k in keys)
     assert {k.split(":", 2)[2].split(":")[0] for k in keys} == {"state", "meta", "events", "idem"}
