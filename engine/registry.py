@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, TypeVar
 
 from .errors import UnknownVariant
@@ -39,10 +40,16 @@ def all_variants() -> list[Variant]:
 
 
 _loaded = False
+_lock = threading.RLock()
 
 
 def _load_builtin() -> None:
+    """Import the built-in variants once (thread-safe: the first callers wait)."""
     global _loaded
-    if not _loaded:
-        _loaded = True
-        from . import variants  # noqa: F401  (registers the built-in variants)
+    if _loaded:
+        return
+    with _lock:
+        if not _loaded:
+            from . import variants  # noqa: F401  (registers the built-in variants)
+
+            _loaded = True
