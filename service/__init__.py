@@ -2,8 +2,8 @@
 
 ``create_app(config=None)`` builds the app: the stateless rules API (``/v1/variants``,
 ``/v1/games``), server-held sessions (``/v1/sessions``), health and readiness, the
-OpenAPI document and its browsable page (``/docs``). Settings come from ``config``,
-then the environment.
+OpenAPI document and its browsable page (``/docs/``). Settings: ``DEFAULTS``, then the
+environment (``ENV_SETTINGS``), then ``config``.
 """
 
 from __future__ import annotations
@@ -14,26 +14,48 @@ from typing import Any
 
 from flask import Flask
 
+import engine
 from service.sealing import Keyring
 
 DEFAULTS: dict[str, Any] = {
+    # Requests larger than this are 413 payload_too_large (a full state is a few KiB).
     "MAX_CONTENT_LENGTH": 1024 * 1024,
+    # Request JSON nested deeper than this is 400 invalid_json.
+    "MAX_JSON_DEPTH": 32,
 }
+#: Integer settings also read from the environment.
+ENV_SETTINGS = ("MAX_CONTENT_LENGTH", "MAX_JSON_DEPTH")
 
 log = logging.getLogger("service")
+
+
+def _env_settings() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ENV_SETTINGS:
+        raw = os.environ.get(name, "").strip()
+        if raw:
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+            if value < 1:
+                raise ValueError(f"{name} must be positive, got {value}")
+            out[name] = value
+    return out
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
-    if "MAX_CONTENT_LENGTH" in os.environ:
-        app.config["MAX_CONTENT_LENGTH"] = int(os.environ["MAX_CONTENT_LENGTH"])
+    app.config.update(_env_settings())
     app.config.update(config or {})
 
-    from service import problems
+    from service import docs, http, problems, sessions, spec
     from service.games import bp as games_bp
-    from service.meta import OPENAPI, health_bp, variants_bp
+    from service.health import bp as health_bp
+    from service.variants import bp as variants_bp
 
+    http.install(app)
     problems.register(app)
     keys = app.config.get("STATE_TOKEN_KEYS")
     ring = Keyring.parse(keys) if keys else Keyring.from_env()
@@ -43,12 +65,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "(tokens die with this process and do not cross replicas)"
         )
     app.extensions["state_keys"] = ring
-    app.extensions["openapi_bytes"] = OPENAPI.read_bytes() if OPENAPI.exists() else b""
+    # Load the variant registry now: its lazy first load is not safe under threads.
+    engine.all_variants()
     app.register_blueprint(variants_bp)
     app.register_blueprint(games_bp)
     app.register_blueprint(health_bp)
-
-    from service import sessions
-
+    spec.init_app(app)
+    docs.init_app(app)
     sessions.init_app(app)
     return app

@@ -1,5 +1,9 @@
-"""``python -m service``: start the API with gunicorn (``service/gunicorn_conf.py``) on
-``$PORT`` (8000). ``--dev`` runs Flask's development server instead."""
+"""``python -m service``: start the API with gunicorn on ``$PORT`` (8000).
+
+gunicorn reads ``service/gunicorn_conf.py`` (by path, so the master does not import the
+app before gevent patches the workers); without that file, plain defaults. ``--dev``
+runs Flask's development server on 127.0.0.1 instead.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +12,40 @@ import os
 import sys
 from pathlib import Path
 
+CONF = Path(__file__).resolve().parent / "gunicorn_conf.py"
+APP = "service:create_app()"
+
+
+def gunicorn_argv(port: int, conf: Path = CONF) -> list[str]:
+    """The gunicorn command line: the config module if there is one, else defaults."""
+    argv = [sys.executable, "-m", "gunicorn"]
+    if conf.exists():
+        return [*argv, "--config", str(conf), APP]
+    host = os.environ.get("BIND_HOST", "").strip() or "0.0.0.0"
+    return [*argv, "--bind", f"{host}:{port}", "--workers", "2", "--access-logfile", "-", APP]
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m service", description=__doc__)
     parser.add_argument("--dev", action="store_true", help="Flask's development server")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--port", type=int, default=None, help="default: $PORT or 8000")
     args = parser.parse_args(argv)
+    port = args.port
+    if port is None:
+        raw = os.environ.get("PORT", "").strip() or "8000"
+        if not raw.isdigit():
+            parser.error(f"PORT must be a port number, got {raw!r}")
+        port = int(raw)
+    if not 0 < port < 65536:
+        parser.error(f"the port must be from 1 to 65535, not {port}")
     if args.dev:
         from service import create_app
 
-        create_app().run(host="127.0.0.1", port=args.port, debug=False)
+        create_app().run(host="127.0.0.1", port=port, debug=False)
         return 0
-    conf = Path(__file__).resolve().parent / "gunicorn_conf.py"
-    os.environ["PORT"] = str(args.port)
-    os.execvp(
-        sys.executable,
-        [sys.executable, "-m", "gunicorn", "-c", str(conf), "service:create_app()"],
-    )
+    os.environ["PORT"] = str(port)
+    command = gunicorn_argv(port)
+    os.execv(command[0], command)
     return 0  # pragma: no cover - exec does not return
 
 

@@ -10,7 +10,7 @@ import orjson
 from flask import Blueprint, Response, current_app
 
 import engine
-from engine import Move, Phase, State
+from engine import Move, State
 from service import schemas
 from service.http import json_body, json_response
 from service.problems import ApiProblem
@@ -38,7 +38,7 @@ def load_state(data: dict[str, Any]) -> Loaded:
         try:
             inner = orjson.loads(unseal(keyring(), data["state_token"]))
             raw, seat = inner["s"], inner.get("seat")
-        except (orjson.JSONDecodeError, KeyError, TypeError):
+        except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
             raise ApiProblem(
                 422, "invalid_state_token", "state_token does not hold a state"
             ) from None
@@ -71,9 +71,7 @@ def check_player(state: State, player: int | None) -> None:
 
 
 def waiting_seat(state: State) -> int:
-    """The seat the game waits for (seat 0 between rounds and after the game)."""
-    if state.phase is not Phase.PLAY and state.phase is not Phase.DRAFT:
-        return 0
+    """The seat the game waits for: a pending decision's, else the current player."""
     return state.pending.player if state.pending is not None else state.current
 
 
@@ -121,6 +119,7 @@ def validate() -> Response:
     data = json_body(schemas.validate_body)
     loaded = load_state(data)
     move = Move.from_dict(data["move"])
+    check_seat(loaded, move.player)
     try:
         engine.validate(loaded.state, move)
     except engine.RulesError as exc:
@@ -133,6 +132,7 @@ def apply() -> Response:
     data = json_body(schemas.apply_body)
     loaded = load_state(data)
     move = Move.from_dict(data["move"])
+    check_seat(loaded, move.player)
     state, events = engine.apply(loaded.state, move)
     viewer = loaded.seat if loaded.seat is not None else move.player
     body = {

@@ -1,14 +1,29 @@
 """One error table: every failure becomes RFC 9457 ``application/problem+json``.
 
-``{type, title, status, detail, code}`` and, for a malformed body, ``errors`` (the
-failing fields). Engine errors keep their stable codes; Flask's own 404/405/413 and any
-unexpected exception are turned into problems too (the last one is logged and is a
-bug: no input should reach it).
+``{type, title, status, detail, code}``; a malformed body adds ``errors`` (the failing
+fields), an invalid state ``field``. Engine errors keep their stable codes; Flask's own
+404/405/413 and any unexpected exception become problems too (the last one is logged
+and is a bug: no input should reach it).
+
+| raised | status | code |
+|---|---|---|
+| ``ApiProblem`` | its own | its own |
+| marshmallow ``ValidationError`` | 400 | ``invalid_request`` |
+| ``engine.InvalidMove`` | 400 | its code (``invalid_move``, ``unknown_move_type``, ``invalid_color``) |
+| ``engine.UnknownVariant`` | 422 (404 on ``GET /v1/variants/{id}``) | ``unknown_variant`` |
+| ``engine.SetupError`` | 422 | its code (``invalid_player_count``, ``invalid_deck``, ...) |
+| ``engine.InvalidState`` | 422 | ``invalid_state`` |
+| ``engine.RulesError`` | 422 | its code (``not_your_turn``, ``does_not_match``, ...) |
+| ``SealError`` | 422 | ``invalid_state_token`` |
+| werkzeug ``HTTPException`` | its status | ``not_found``, ``method_not_allowed``, ``payload_too_large``, ... |
+| ``RecursionError`` | 400 | ``invalid_request`` |
+| anything else | 500 | ``internal_error`` (logged) |
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -21,12 +36,41 @@ import engine
 from service.sealing import SealError
 
 PROBLEM = "application/problem+json"
-TYPE_BASE = "https://uno-rules.example/problems/"
+#: ``type`` is this prefix and the code: a stable identifier, not a page to fetch.
+TYPE_BASE = "urn:uno-rules:problem:"
 log = logging.getLogger("service")
+
+#: Titles by code; any other code is titled by its HTTP status.
+TITLES = {
+    "invalid_request": "Invalid request",
+    "invalid_json": "Invalid JSON",
+    "invalid_move": "Invalid move",
+    "unknown_move_type": "Invalid move",
+    "invalid_color": "Invalid move",
+    "invalid_state": "Invalid state",
+    "invalid_state_token": "Invalid state token",
+    "unknown_variant": "Unknown variant",
+    "invalid_player": "Not a seat",
+    "internal_error": "Internal error",
+}
+
+HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    411: "length_required",
+    413: "payload_too_large",
+    414: "uri_too_long",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    431: "headers_too_large",
+}
 
 
 class ApiProblem(Exception):
-    """An error answer: status, stable code, a detail a person understands."""
+    """An error answer: status, stable code, a detail a person understands, and any
+    extra members (``errors``, ``current_version``, ...)."""
 
     def __init__(
         self,
@@ -42,67 +86,97 @@ class ApiProblem(Exception):
         self.extra = extra
 
 
-def problem_response(
-    status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
-) -> Response:
-    body = {
-        "type": TYPE_BASE + code.replace("_", "-"),
-        "title": HTTPStatus(status).phrase,
+def _title(status: int, code: str) -> str:
+    title = TITLES.get(code)
+    if title is not None:
+        return title
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _str_keys(value: Any) -> Any:
+    """marshmallow keys list errors by index; JSON object keys are strings."""
+    if isinstance(value, Mapping):
+        return {str(k): _str_keys(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_str_keys(v) for v in value]
+    return value
+
+
+def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": TYPE_BASE + code,
+        "title": extra.pop("title", None) or _title(status, code),
         "status": status,
         "detail": detail,
         "code": code,
-        **extra,
+        **_str_keys(extra),
     }
-    resp = Response(orjson.dumps(body), status=status, mimetype=PROBLEM)
+
+
+def problem_response(
+    status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
+) -> Response:
+    body = problem_body(status, code, detail, **extra)
+    try:
+        data = orjson.dumps(body)
+    except TypeError:  # a detail or member that JSON cannot hold: keep the problem itself
+        data = orjson.dumps(problem_body(status, code, str(detail)))
+    resp = Response(data, status=status, mimetype=PROBLEM)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp
 
 
-HTTP_CODES = {
-    400: "bad_request",
-    404: "not_found",
-    405: "method_not_allowed",
-    406: "not_acceptable",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    429: "rate_limited",
-}
-
-
 def register(app: Flask) -> None:
+    """Install the error table on ``app``."""
+
     @app.errorhandler(ApiProblem)
     def _api(e: ApiProblem) -> Response:
         return problem_response(e.status, e.code, e.detail, e.headers, **e.extra)
 
     @app.errorhandler(ValidationError)
     def _validation(e: ValidationError) -> Response:
-        return problem_response(
-            400, "invalid_request", "the request body is not valid", errors=e.normalized_messages()
-        )
-
-    @app.errorhandler(engine.UnknownVariant)
-    def _unknown_variant(e: engine.UnknownVariant) -> Response:
-        return problem_response(422, e.code, e.detail)
+        errors = e.normalized_messages()
+        fields = ", ".join(sorted(str(k) for k in errors)) if isinstance(errors, dict) else ""
+        detail = f"the request body is not valid ({fields})" if fields else "invalid body"
+        return problem_response(400, "invalid_request", detail, errors=errors)
 
     @app.errorhandler(engine.InvalidMove)
     def _invalid_move(e: engine.InvalidMove) -> Response:
         field = e.context.get("field")
         errors = {"move": {str(field): [e.detail]}} if field else {"move": [e.detail]}
-        return problem_response(400, e.code, e.detail, errors=errors)
+        return problem_response(400, e.code, e.detail, title="Invalid move", errors=errors)
+
+    @app.errorhandler(engine.RulesError)
+    def _rules(e: engine.RulesError) -> Response:
+        return problem_response(422, e.code, e.detail, title="Illegal move")
+
+    @app.errorhandler(engine.InvalidState)
+    def _invalid_state(e: engine.InvalidState) -> Response:
+        extra = {"field": str(e.context["field"])} if "field" in e.context else {}
+        return problem_response(422, e.code, e.detail, title="Invalid state", **extra)
+
+    @app.errorhandler(engine.SetupError)
+    def _setup(e: engine.SetupError) -> Response:
+        title = "Unknown variant" if isinstance(e, engine.UnknownVariant) else "Invalid setup"
+        return problem_response(422, e.code, e.detail, title=title)
 
     @app.errorhandler(engine.EngineError)
     def _engine(e: engine.EngineError) -> Response:
-        extra = (
-            {"field": e.context["field"]}
-            if isinstance(e, engine.InvalidState) and "field" in e.context
-            else {}
-        )
-        return problem_response(422, e.code, e.detail, **extra)
+        return problem_response(422, e.code, e.detail)
 
     @app.errorhandler(SealError)
     def _seal(e: SealError) -> Response:
         return problem_response(422, e.code, e.detail)
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(e: RecursionError) -> Response:
+        return problem_response(
+            400, "invalid_request", "the request is nested too deeply to be processed"
+        )
 
     @app.errorhandler(HTTPException)
     def _http(e: HTTPException) -> Response:
@@ -112,9 +186,14 @@ def register(app: Flask) -> None:
         if status == 413:
             limit = app.config.get("MAX_CONTENT_LENGTH")
             detail = f"the request body is larger than the {limit} bytes this service accepts"
-        headers = (
-            {"Allow": ", ".join(e.valid_methods)} if getattr(e, "valid_methods", None) else None
-        )  # type: ignore[attr-defined]
+        elif status == 404:
+            detail = "no such resource; the API lives under /v1 (see /openapi.yaml)"
+        elif status == 405:
+            detail = "this method is not allowed here"
+        valid = getattr(e, "valid_methods", None)
+        headers = {"Allow": ", ".join(valid)} if valid else None
+        if valid:
+            detail += f"; allowed: {', '.join(valid)}"
         return problem_response(status, code, detail, headers)
 
     @app.errorhandler(Exception)

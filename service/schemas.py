@@ -12,6 +12,8 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 MAX_DECK = 200
+MAX_OPTIONS = 32
+MAX_SEAT = 99
 MAX_SEED = 2**64 - 1
 
 
@@ -25,18 +27,34 @@ class Int(fields.Integer):
         super().__init__(strict=True, **kw)
 
 
+class Bool(fields.Boolean):
+    """``true`` or ``false`` only (marshmallow's Boolean also takes 1, "yes", ...)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 class CreateGame(Strict):
+    """``POST /v1/games``. Player count, dealer, options and deck are checked by the
+    engine against the variant (422 with its code); here only their types and sizes."""
+
     variant = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    players = Int(required=True, validate=validate.Range(min=1, max=100))
+    players = Int(required=True)
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEED))
-    dealer = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=100))
+    dealer = Int(load_default=None, allow_none=True)
     options = fields.Dict(
-        keys=fields.String(validate=validate.Length(max=64)), load_default=None, allow_none=True
+        keys=fields.String(validate=validate.Length(max=64)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=MAX_OPTIONS),
     )
-    deck = fields.List(Int(validate=validate.Range(min=0, max=10_000)), load_default=None, allow_none=True,
-                       validate=validate.Length(max=MAX_DECK))  # fmt: skip
-    sealed = fields.Boolean(load_default=False)
-    seat = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=100))
+    deck = fields.List(
+        Int(), load_default=None, allow_none=True, validate=validate.Length(max=MAX_DECK)
+    )
+    sealed = Bool(load_default=False)
+    seat = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEAT))
 
     @validates_schema
     def _seat_needs_sealed(self, data: dict[str, Any], **_: Any) -> None:
@@ -65,11 +83,11 @@ class ValidateBody(WithState):
 
 
 class ViewBody(WithState):
-    player = Int(required=True, allow_none=True, validate=validate.Range(min=0, max=100))
+    player = Int(required=True, allow_none=True, validate=validate.Range(min=0, max=MAX_SEAT))
 
 
 class LegalMovesBody(WithState):
-    player = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=100))
+    player = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=MAX_SEAT))
 
 
 class ScoreBody(WithState):
