@@ -10,7 +10,7 @@ and freezes it into a new ``State``. Unchanged tuples are shared, not copied.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import Color
 from .rng import Rng
@@ -108,7 +108,7 @@ class Work:
     # by challengeable cards); transient, never part of a State.
     __slots__ = (*FIELDS, "prev_color")
 
-    if TYPE_CHECKING := False:  # pragma: no cover - for type checkers only
+    if TYPE_CHECKING:  # pragma: no cover - for type checkers only
         variant: str
         num_players: int
         options: tuple[tuple[str, Any], ...]
@@ -132,6 +132,35 @@ class Work:
         winners: tuple[int, ...]
         move_count: int
         ext: Any
+        prev_color: Color | None
+
+        # The real __init__ is generated below from FIELDS (same order as State).
+        def __init__(
+            self,
+            variant: str,
+            num_players: int,
+            options: tuple[tuple[str, Any], ...],
+            seed: int,
+            rng: Rng,
+            phase: Phase,
+            round: int,
+            dealer: int,
+            direction: int,
+            current: int,
+            side: int,
+            hands: Any,
+            draw_pile: tuple[int, ...],
+            discard: tuple[int, ...],
+            active_color: Color | None,
+            pending: Pending | None,
+            exposed: tuple[int, ...],
+            scores: tuple[int, ...],
+            round_scores: tuple[int, ...] | None,
+            round_winner: int | None,
+            winners: tuple[int, ...],
+            move_count: int,
+            ext: Any,
+        ) -> None: ...
 
     def freeze(self) -> State:  # replaced below by the generated version
         raise NotImplementedError
