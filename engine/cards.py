@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from importlib import resources
+from typing import Any
 
 
 class Color(StrEnum):
@@ -157,15 +158,16 @@ class Catalog:
         return [c.to_dict() for c in self.cards]
 
 
-def _face(raw: dict[str, object]) -> Face:
+def _face(raw: dict[str, Any]) -> Face:
+    """One face of a catalog record, as parsed from the catalog's JSON."""
     color = raw.get("color")
     value = raw.get("value")
     return Face(
         code=str(raw["code"]),
         color=Color(color) if color is not None else None,
         kind=Kind(raw["kind"]),
-        value=int(value) if value is not None else None,  # type: ignore[call-overload]
-        points=int(raw["points"]),  # type: ignore[call-overload]
+        value=int(value) if value is not None else None,
+        points=int(raw["points"]),
     )
 
 
