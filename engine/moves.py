@@ -83,8 +83,9 @@ class Move(NamedTuple):
         unknown = sorted(set(raw) - known)
         if unknown:
             raise InvalidMove(f"unknown move field(s): {', '.join(unknown)}", field=unknown[0])
+        type_value: Any = raw.get("type")  # anything; not a move type (None too) -> ValueError
         try:
-            mtype = MoveType(raw.get("type"))
+            mtype = MoveType(type_value)
         except ValueError:
             raise InvalidMove(
                 f"unknown move type {raw.get('type')!r}; expected one of "

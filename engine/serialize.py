@@ -10,7 +10,7 @@ numbers in JavaScript).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypeGuard
 
 from .cards import Color
 from .errors import EngineError, InvalidState
@@ -85,7 +85,7 @@ def _fail(field: str, detail: str) -> InvalidState:
     return InvalidState(f"state.{field}: {detail}", field=field)
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
