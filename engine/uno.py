@@ -183,8 +183,9 @@ class UnoRules(Variant):
         return moves
 
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
-        card = state.pending.card  # type: ignore[union-attr]
-        return [*self.play_moves(state, player, card), Move(T.PASS, player)]
+        pend = state.pending
+        assert pend is not None and pend.card is not None  # a play_drawn decision names its card
+        return [*self.play_moves(state, player, pend.card), Move(T.PASS, player)]
 
     def legal_choose_color(self, state: State, player: int) -> list[Move]:
         return [Move(T.CHOOSE_COLOR, player, color=c) for c in self.colors_for(state)]
@@ -197,16 +198,16 @@ class UnoRules(Variant):
         """Validate a play; return the card and the colour it leaves in play."""
         card = move.card
         if card is None or card not in w.hands[move.player]:
-            self.require_card_in_hand(w, move)  # raises the precise error
+            card = self.require_card_in_hand(w, move)  # raises the precise error
         pend = w.pending
         if pend is not None and card != pend.card:
             raise RulesError(
                 f"only the card just drawn ({pend.card}) may be played now, or pass",
                 code="not_drawn_card",
             )
-        if not self.playable(w, card):  # type: ignore[arg-type]
+        if not self.playable(w, card):
             raise RulesError(
-                f"card {card} ({self.catalog.code[w.side][card]}) matches neither the colour "  # type: ignore[index]
+                f"card {card} ({self.catalog.code[w.side][card]}) matches neither the colour "
                 f"({w.active_color}) nor the number or symbol in play",
                 code="does_not_match",
             )
@@ -217,7 +218,7 @@ class UnoRules(Variant):
             raise RulesError(
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
             )
-        return card, self.play_color(w, card, move.color)  # type: ignore[arg-type]
+        return card, self.play_color(w, card, move.color)
 
     def uno_flag_allowed(self, w: Work, move: Move) -> bool:
         """Whether ``uno: true`` fits this play: it leaves the player one card."""
