@@ -749,3 +749,23 @@ def test_play_helper_sequence() -> None:
     after, events = play(state, pl(state, 0, "WS"), mv("play", 2, card=card(state, 2, "W")))
     assert after.current == 0
     assert [e["type"] for e in events] == ["played", "skipped", "played"]
+
+
+# ---------------------------------------------------------------- audit: edge cases
+def test_going_out_with_a_draw_four_reshuffles_under_the_last_card_and_the_victim_draws_four() -> (
+    None
+):
+    state = table([["WD4"], ["W"], ["W"]], discard=("WS", "WS", "WR", "W", "W"), empty_pile=True)
+    wd4 = card(state, 0, "WD4")
+    after, events = engine.apply(state, pl(state, 0, "WD4"))
+    # Seat 2 holds every other card, so the round also ends the game.
+    assert [e["type"] for e in events][:4] == ["played", "reshuffled", "drew", "round_over"]
+    assert after.discard == (wd4,) and len(after.hands[1]) == 5 and len(after.draw_pile) == 2
+    assert scored(after)[0] == sum(CAT.points[0][c] for c in after.hands[1] + after.hands[2])
+
+
+def test_turned_targeted_draw_two_two_players_the_opponent_draws_and_plays_first() -> None:
+    state = game([HAND, HAND], "WT2", dealer=0)
+    assert engine.legal_moves(state, 0) == [Move(T.CHOOSE_TARGET, 0, target=1)]
+    after, _ = engine.apply(state, mv("choose_target", 0, target=1))
+    assert len(after.hands[1]) == 9 and after.current == 1 and after.pending is None

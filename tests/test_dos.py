@@ -857,3 +857,65 @@ def test_match_moves_built_in_python_with_match_parts() -> None:
     assert Move.from_dict(move.to_dict()) == move
     state, _ = engine.apply(state, move)
     assert state.ext.row[0].matched == (w,)
+
+
+# ---------------------------------------------------------------- audit: edge cases
+def one_card_state(card: str, row: list[str], draw: tuple[str, ...]) -> State:
+    """Seat 0 holds only ``card`` (the rest of its dealt hand goes under the draw pile)."""
+    state = game([hand(card), F1], row, draw=draw)
+    return state._replace(
+        hands=(state.hands[0][:1], state.hands[1]),
+        draw_pile=state.draw_pile + state.hands[0][1:],
+    )
+
+
+def test_drawn_card_double_match_with_the_last_hand_card_wins_the_round_at_once() -> None:
+    state = one_card_state("Y3", ["B7", "R5"], draw=("G4", "Y1"))
+    state, _ = engine.apply(state, mv("draw", 0))
+    drawn = drawn_card(state)
+    t = part(rid(state, "B7"))
+    state, events = engine.apply(state, match(0, t, part(drawn), part(cid(state, 0, "Y3"))))
+    # No end-of-turn steps: nothing discarded, no refill, no placement.
+    assert [e["type"] for e in events] == ["matched", "round_over"]
+    assert state.phase is Phase.ROUND_OVER and state.round_winner == 0
+    assert state.discard == () and row_codes(state) == ["B7", "R5"]
+    assert state.round_scores == (sum(CAT.points[0][c] for c in state.hands[1]), 0)
+
+
+def test_double_colour_match_with_the_drawn_card_others_draw_at_once_then_one_placement() -> None:
+    state = game([hand("B3"), F1, F2], ["B7", "R5"], draw=("B4", "Y1", "Y3", "G1"))
+    state, _ = engine.apply(state, mv("draw", 0))
+    drawn = drawn_card(state)
+    t = part(rid(state, "B7"))
+    state, events = engine.apply(state, match(0, t, part(cid(state, 0, "B3")), part(drawn)))
+    assert [e["type"] for e in events] == [
+        "matched",
+        "drew",
+        "drew",
+        "turn_ended",
+        "center_row_refilled",
+    ]
+    assert codes(state, 1)[-1] == "Y1" and codes(state, 2)[-1] == "Y3"
+    assert pend(state).type == "bonus_place" and state.ext.bonus == 1
+    assert row_codes(state) == ["R5", "G1"]
+    # Each drawer sees only their own card; the other seats see only the count.
+    for ev, seat in ((events[1], 1), (events[2], 2)):
+        for viewer in range(3):
+            shown = engine.redact(ev, viewer)
+            assert shown["count"] == 1
+            assert ("cards" in shown) is (viewer == seat)
+
+
+def test_double_colour_match_draws_reshuffle_the_discard_pile_when_the_draw_pile_is_empty() -> None:
+    state = game([hand("B3", "B4"), F1, F2], ["B7", "R5"])
+    state = state._replace(discard=state.draw_pile, draw_pile=())
+    size = len(state.discard)
+    t = part(rid(state, "B7"))
+    state, events = engine.apply(
+        state, match(0, t, part(cid(state, 0, "B3")), part(cid(state, 0, "B4")))
+    )
+    assert [e["type"] for e in events] == ["matched", "reshuffled", "drew", "drew"]
+    assert [len(h) for h in state.hands] == [5, 8, 8]
+    # The center row (and the cards matched onto it) stays out of the shuffle.
+    assert len(state.draw_pile) == size - 2 and state.discard == ()
+    assert row_codes(state) == ["B7", "R5"] and len(state.ext.row[0].matched) == 2
