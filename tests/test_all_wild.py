@@ -482,15 +482,33 @@ def test_the_swapped_opponent_left_with_one_card_must_say_uno() -> None:
     assert len(caught.hands[2]) == 3
 
 
-def test_swap_between_two_single_card_hands_only_the_mover_has_a_new_duty() -> None:
-    # Seat 0 plays a swap from two cards with seat 1, who holds one card: both end with
-    # one card. Seat 0's hand fell to one (UNO due); seat 1 already held one (no new duty).
-    state = table([["WX", "W"], ["WS"], HAND])
+def test_swap_between_two_single_card_hands_both_players_must_say_uno() -> None:
+    # Seat 0 plays a swap from two cards with seat 1, who holds one card: the swap leaves
+    # both with one card, so both must say UNO (rule book: "A player left with one card
+    # by the swap must say UNO"), seat 1 too although it held one card before.
+    state = table([["WX", "W"], ["WS"], HAND], draw=("WR", "WD2", "WS2", "WD4"))
     after, _ = engine.apply(state, pl(state, 0, "WX", target=1))
     assert codes(after, 0) == ["WS"] and codes(after, 1) == ["W"]
-    assert after.exposed == (0,)
+    assert after.exposed == (0, 1)
+    assert Move(T.UNO, 1) in engine.legal_moves(after, 1)
+    assert Move(T.CATCH, 2, target=1) in engine.legal_moves(after, 2)
+    caught, _ = engine.apply(after, mv("catch", 2, target=1))
+    assert len(caught.hands[1]) == 3 and caught.exposed == (0,)
     safe, events = engine.apply(state, pl(state, 0, "WX", target=1, uno=True))
-    assert safe.exposed == () and {"type": "uno", "player": 0} in events
+    assert safe.exposed == (1,) and {"type": "uno", "player": 0} in events
+    said, _ = engine.apply(safe, mv("uno", 1))
+    assert said.exposed == ()
+
+
+def test_a_single_card_target_who_was_exposed_gets_a_new_duty_from_the_swap() -> None:
+    # Seat 2 played down to one card without saying UNO; seat 0 (next) swaps with it:
+    # seat 2's old window closes with seat 0's move, and the swap opens a new one.
+    state = table([["WX", "W"], HAND, ["WS"]])
+    state = state._replace(exposed=(2,))
+    after, _ = engine.apply(state, pl(state, 0, "WX", target=2, uno=True))
+    assert codes(after, 2) == ["W"] and after.exposed == (2,)
+    moved, _ = engine.apply(after, pl(after, 1, "W"))
+    assert moved.exposed == ()
 
 
 def test_the_swapped_opponent_is_safe_once_the_next_player_has_moved() -> None:

@@ -35,11 +35,11 @@ Choices where the rule book is silent (documented for integrators):
 - Going out with a ``WX``: the player who plays their last card wins the round, so no
   swap happens; the play still names a target, like every ``WX`` play. Going out with a
   draw card (``WD2``, ``WD4``, ``WT2``) makes its victim draw before the round is scored.
-- UNO after a swap: the duty falls on every player whose hand fell to one card with the
-  move (README). The mover says it with ``uno: true`` on the swap (allowed exactly when
-  the swap leaves them one card); the other party with a later ``uno`` move. A player
-  who already held a single card and gets another single card by the swap has no new
-  duty (their one card was already announced or is safe).
+- UNO after a swap: the duty falls on every player the swap leaves with one card (rule
+  book: "A player left with one card by the swap must say UNO"). The mover says it with
+  ``uno: true`` on the swap (allowed exactly when the swap leaves them one card); the
+  other party with a later ``uno`` move. That holds for a target who already held a
+  single card too: the swap gives them a new one-card hand, and a new duty.
 - The draw exception when nothing can be drawn (every other card in hands): the draw
   yields nothing and ends the turn (README "Draw pile empty").
 - Cut for dealer: no card has a number, so every cut ties; the base cut draws until the
@@ -380,6 +380,19 @@ class AllWild(UnoRules):
     def effect_swap(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
         self.swap(w, player, move.target, events)  # type: ignore[arg-type]
         w.current = (player + w.direction) % w.num_players
+
+    def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
+        """The base rule (a hand that fell to one card), plus a swap party who held one
+        card before and is left with a new one-card hand by the swap."""
+        super().update_exposed(before, w, move, events)
+        if w.phase is not Phase.PLAY or move.type not in (PLAY_T, T.CHOOSE_TARGET):
+            return
+        swapped = next((e for e in events if e["type"] == "swapped"), None)
+        if swapped is None:
+            return
+        seat = swapped["target"]
+        if len(w.hands[seat]) == 1 and len(before.hands[seat]) == 1 and seat not in w.exposed:
+            w.exposed = tuple(sorted((*w.exposed, seat)))
 
     def swap(self, w: Work, player: int, target: int, events: list[Event]) -> None:
         """Swap two hands (each party now sees the other's former hand in their own)."""
