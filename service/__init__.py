@@ -50,12 +50,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(_env_settings())
     app.config.update(config or {})
 
-    from service import docs, http, problems, sessions, spec
+    from service import docs, http, observability, problems, ratelimit, sessions, spec
     from service.games import bp as games_bp
     from service.health import bp as health_bp
     from service.variants import bp as variants_bp
 
     http.install(app)
+    observability.init_app(app)
     problems.register(app)
     keys = app.config.get("STATE_TOKEN_KEYS")
     ring = Keyring.parse(keys) if keys else Keyring.from_env()
@@ -73,4 +74,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     spec.init_app(app)
     docs.init_app(app)
     sessions.init_app(app)
+    ratelimit.init_app(app)
     return app

@@ -34,6 +34,7 @@ import orjson
 
 import engine
 from engine import EngineError, Event, Move, State
+from service.observability import count_moves
 
 from . import tokens
 from .bots import play_bots
@@ -331,9 +332,10 @@ class SessionManager:
         except EngineError as e:
             raise SessionProblem(422, e.code, e.detail) from None
         bots = c.meta.bots
+        made = 0
         if bots:
             rnd = random.Random(f"{sid}:{expected}")
-            state, bot_events, _ = play_bots(state, bots, rnd, self.config.max_bot_moves)
+            state, bot_events, made = play_bots(state, bots, rnd, self.config.max_bot_moves)
             events += bot_events
         new = Cached(expected + 1, c.seq + len(events), state, c.meta)
         body = self._seat_body(sid, new, seat)
@@ -347,6 +349,7 @@ class SessionManager:
         )
         if res.status == "ok":
             self._remember(sid, new)
+            count_moves(c.meta.variant, 1 + made)
             return Answer(200, out, new.version)
         if res.status == "replayed":
             return self._replay(res.answer, fingerprint)
