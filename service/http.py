@@ -1,7 +1,7 @@
 """JSON in and out: strict request bodies, orjson answers.
 
-``json_body(schema)`` is the one way a view reads its body: JSON content type (else
-415), valid UTF-8 JSON (orjson: no NaN, no lone surrogates, integers beyond 64 bits
+``json_body(schema)`` is the one way a view reads its body: ``application/json`` (any
+parameters; else 415), valid UTF-8 JSON (orjson: no NaN, no lone surrogates, integers beyond 64 bits
 become floats and so fail integer fields), an object, nested at most
 ``MAX_JSON_DEPTH`` levels (so nothing downstream can recurse out of stack), then the
 marshmallow ``schema``. ``json_response`` dumps with orjson.
@@ -72,9 +72,7 @@ def too_deep(value: Any, limit: int) -> bool:
 def read_json() -> Any:
     """The request body as parsed JSON, or a 400 / 415 problem."""
     mimetype = request.mimetype
-    if mimetype != JSON and not (
-        mimetype.startswith("application/") and mimetype.endswith("+json")
-    ):
+    if mimetype != JSON:
         shown = f"Content-Type {mimetype}" if mimetype else "no Content-Type"
         raise ApiProblem(
             415, "unsupported_media_type", f"send the body as application/json (got {shown})"
