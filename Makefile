@@ -65,6 +65,7 @@ run: install
 test: install-dev redis-server
 	@status=0; \
 	$(BIN)/ruff check . || status=1; \
+	$(BIN)/mypy engine || status=1; \
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
 	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \
 	exit $$status
