@@ -10,6 +10,7 @@ cards by their round label, as a client does.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
@@ -18,7 +19,7 @@ import engine
 from engine import Color, Kind, Phase, RulesError, State
 from engine.events import redact, redact_all
 from engine.variants.flip import Flip
-from tests.support import DeckBuilder, play, random_game, stacked_deck, walk
+from tests.support import DeckBuilder, play, random_game, stacked_deck
 
 V = "uno_flip"
 VAR = cast(Flip, engine.find_variant(V))
@@ -196,11 +197,10 @@ def check_view_hides_faces(state: State, seat: int | None, view: dict[str, Any])
     if top is not None:
         assert view["discard_top"] == {"id": labels[top], "code": front[top]}
     allowed = set(own) | set(state.discard)
-    for _key, node in walk(view):
-        if isinstance(node, dict) and "id" in node:
-            c = by_label[node["id"]]
-            assert c in allowed, f"view of seat {seat} names a hidden card"
-            assert node == {"id": node["id"], "code": front[c]}, "only the face in play"
+    for node in card_refs(view):
+        c = by_label[node["id"]]
+        assert c in allowed, f"view of seat {seat} names a hidden card"
+        assert node == {"id": node["id"], "code": front[c]}, "only the face in play"
     pend = view["pending"]
     if pend is not None:
         assert set(pend) <= {"type", "player", "card"}
@@ -208,10 +208,35 @@ def check_view_hides_faces(state: State, seat: int | None, view: dict[str, Any])
             assert pend["player"] == seat
 
 
+def card_refs(node: Any) -> Iterator[dict[str, Any]]:
+    """Every ``{id, ...}`` object in a JSON tree, inside lists too."""
+    if isinstance(node, dict):
+        if "id" in node:
+            yield node
+        for v in node.values():
+            yield from card_refs(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from card_refs(v)
+
+
+#: Events shown at the start of a round, before anything can flip: light faces.
+ROUND_START_EVENTS = {"turned_up", "returned_to_deck"}
+
+
 def check_events_hide_faces(before: State, after: State, events: list[dict[str, Any]]) -> None:
-    """Events name cards by label; a drawn card's faces in play go to the drawer only."""
+    """Events name cards by label, never by catalog id, each with its face in play (on
+    the side before or after the move); a drawn card's faces in play go to the drawer
+    only, a challenged hand to the challenger only."""
     for seat in [None, *range(after.num_players)]:
         for ev in redact_all(events, seat):
+            for node in card_refs(ev):
+                sides = {0} if ev["type"] in ROUND_START_EVENTS else {before.side, after.side}
+                assert any(
+                    s.ext.labels
+                    and node["code"] in {CAT.code[d][s.ext.by_label[node["id"]]] for d in sides}
+                    for s in (before, after)
+                ), f"event {ev['type']} names a card by something other than its label: {node}"
             if ev["type"] == "drew" and ev["player"] != seat:
                 assert set(ev) == {"type", "player", "count", "reason", "backs"}
                 assert len(ev["backs"]) == ev["count"]
@@ -328,6 +353,9 @@ def test_views_never_reveal_another_seats_active_faces_or_the_own_inactive_faces
             for seat in (None, *range(players)):
                 check_view_hides_faces(after, seat, engine.view(after, seat))
             check_events_hide_faces(before, after, events)
+            for seat in range(players):  # legal moves name only the seat's own cards
+                for m in engine.legal_moves(after, seat):
+                    assert m.card is None or after.ext.by_label[m.card] in after.hands[seat]
 
 
 def test_drew_event_backs_for_everybody_faces_in_play_for_the_drawer_only() -> None:
@@ -912,3 +940,186 @@ def test_random_games_end_with_a_winner_and_replay_exactly() -> None:
         totals = final.scores
         best = min(totals) if options.get("scoring") == "alternative" else max(totals)
         assert all(totals[w] == best for w in final.winners)
+
+
+# ---------------------------------------------------------------- edge cases
+def test_first_card_wild_draw_two_goes_back_at_a_seeded_position() -> None:
+    deck = stacked_deck(V, [REDS, YELLOWS, GREENS], "WD2/O4", ("B9/O5",))
+    wd2 = ids("WD2/O4")[0]
+    positions = set()
+    for seed in range(8):
+        state = engine.new_game(V, 3, seed=seed, dealer=0, deck=deck)
+        assert engine.new_game(V, 3, seed=seed, dealer=0, deck=deck) == state
+        if wd2 in state.draw_pile:  # not turned again after going back on top
+            positions.add(state.draw_pile.index(wd2))
+    assert len(positions) > 1  # a random position, not the top or the bottom
+
+
+def test_dark_reverse_with_two_players_acts_as_skip() -> None:
+    state = dark_game([REDS, ["G8/PR", *YELLOWS[1:]]], "RF/P8")
+    after, events = engine.apply(state, pl(state, 1, "PR"))
+    assert after.current == 1 and {"type": "skipped", "player": 0} in events
+
+
+def test_skip_everyone_with_two_players_the_same_player_plays_again() -> None:
+    state = dark_game([REDS, ["Y1/PSE", *YELLOWS[1:]]], "RF/P8")
+    after, _ = engine.apply(state, pl(state, 1, "PSE"))
+    assert after.current == 1
+
+
+def test_flip_with_an_empty_draw_pile_then_the_reshuffle_keeps_the_side_in_play() -> None:
+    state = table([["YF/O8", "Y2/T1"], REDS, GREENS], "Y9/T5", discard=("B2/O8",), empty_pile=True)
+    after, _ = engine.apply(state, pl(state, 0, "YF"))
+    assert after.side == 1 and after.draw_pile == ()
+    assert [CAT.cards[c].code for c in after.discard] == ["YF/O8", "Y9/T5", "B2/O8"]
+    assert after.active_color is Color.ORANGE and after.current == 1
+    for seat in (None, 0, 1, 2):
+        view = engine.view(after, seat)
+        assert view["draw_top_back"] is None
+        check_view_hides_faces(after, seat, view)
+    # Seat 1 draws: the discard pile below the card in play becomes the draw pile, on
+    # the side in play (dark faces to the holder, light faces on the back).
+    drew, events = engine.apply(after, mv("draw", 1))
+    assert drew.side == 1 and [CAT.cards[c].code for c in drew.discard] == ["B2/O8"]
+    got = drew.hands[1][-1]
+    rest = drew.draw_pile[0]
+    assert {CAT.cards[got].code, CAT.cards[rest].code} == {"YF/O8", "Y9/T5"}
+    ev = next(e for e in events if e["type"] == "drew")
+    assert redact(ev, 1)["cards"] == [{"id": label(drew, got), "code": CAT.code[1][got]}]
+    assert redact(ev, 0)["backs"] == [CAT.code[0][got]] and "cards" not in redact(ev, 0)
+    assert engine.view(drew, 2)["draw_top_back"] == CAT.code[0][rest]
+    check_events_hide_faces(after, drew, events)
+
+
+def no_teal_left(offender: list[str]) -> State:
+    """Dark side, pink in play, every teal card in a hand: seat 0 holds the Wild Draw
+    Color, ``offender`` and the teal cards the other hands do not."""
+    teal = [c.code for c in CAT.cards if CAT.color[1][c.id] is Color.TEAL]
+    return table([["R3/WDC", *offender, *teal[14:]], teal[:7], teal[7:14]], "G4/P8", side=1)
+
+
+@pytest.mark.parametrize("answer", ["accept", "challenge"])
+def test_wild_draw_color_with_no_card_of_the_colour_left_the_victim_draws_everything(
+    answer: str,
+) -> None:
+    state = no_teal_left(["B9/VF"])
+    waiting, _ = engine.apply(state, pl(state, 0, "WDC", color="teal"))
+    left = len(waiting.draw_pile) + len(waiting.discard) - 1
+    after, events = engine.apply(waiting, mv(answer, 1))
+    assert len(after.hands[1]) == 7 + left and after.draw_pile == ()
+    assert after.discard == (ids("R3/WDC")[0],)
+    assert after.current == 2 and after.pending is None and after.phase is Phase.PLAY
+    assert sum(e["count"] for e in events if e["type"] == "drew") == left
+    assert {"type": "skipped", "player": 1} in events
+    check_events_hide_faces(waiting, after, events)
+    # Nothing is left to draw: a draw yields nothing and ends the turn.
+    drew, _ = engine.apply(after, mv("draw", 2))
+    assert len(drew.hands[2]) == 7 and drew.current == 0
+
+
+def test_wild_draw_color_guilty_with_no_card_of_the_colour_left_the_offender_draws_everything() -> (
+    None
+):
+    state = no_teal_left(["Y8/P1"])  # a pink card: guilty
+    waiting, _ = engine.apply(state, pl(state, 0, "WDC", color="teal"))
+    left = len(waiting.draw_pile) + len(waiting.discard) - 1
+    after, _ = engine.apply(waiting, mv("challenge", 1))
+    assert len(after.hands[0]) == len(waiting.hands[0]) + left and after.draw_pile == ()
+    assert len(after.hands[1]) == 7 and after.current == 1 and after.pending is None
+
+
+def test_wild_draw_color_reshuffles_mid_draw_and_stops_at_the_colour() -> None:
+    state = table(
+        [["R3/WDC", "B9/VF"], TEALS, PURPLES],
+        "G4/P8",
+        side=1,
+        draw=("R1/P3", "B5/OR"),
+        discard=("BS/T1", "B2/O8"),
+        empty_pile=True,
+    )
+    waiting, _ = engine.apply(state, pl(state, 0, "WDC", color="teal"))
+    after, events = engine.apply(waiting, mv("accept", 1))
+    drawn = full(after, 1)[7:]
+    # The two cards on the pile, then the reshuffled discards (not the card in play)
+    # until the teal card, which stays in the hand.
+    assert drawn[:2] == ["R1/P3", "B5/OR"] and drawn[-1] == "BS/T1"
+    assert set(drawn[2:]) <= {"BS/T1", "B2/O8", "G4/P8"}
+    assert after.side == 1 and after.discard == (ids("R3/WDC")[0],)
+    assert len(after.draw_pile) == 3 - len(drawn[2:])
+    assert [e["type"] for e in events] == ["accepted", "reshuffled", "drew", "skipped"]
+    assert after.current == 2
+
+
+@pytest.mark.parametrize(
+    ("top", "held", "official", "any_playable"),
+    [
+        ("G4/P8", "Y8/P1", True, True),  # a pink card: the colour in play
+        ("G4/P8", "Y2/T8", False, True),  # a dark 8 of another colour
+        ("G9/PR", "R2/OR", False, True),  # a dark Reverse on a dark Reverse
+        ("G3/PF", "G1/OF", False, True),  # a dark Flip on a dark Flip
+        ("G4/P8", "B9/VF", False, False),  # nothing playable
+        ("G4/P8", "Y1/W", False, False),  # a dark wild does not count
+    ],
+)
+def test_a_challenge_on_the_dark_side_by_the_dark_faces(
+    top: str, held: str, official: bool, any_playable: bool
+) -> None:
+    for rule, guilty in (("active_color", official), ("any_playable", any_playable)):
+        state = table(
+            [["R3/WDC", held, "B7/O3"], TEALS, PURPLES],
+            top,
+            side=1,
+            draw=WDC_DRAW,
+            options={"challenge_rule": rule},
+        )
+        waiting, _ = engine.apply(state, pl(state, 0, "WDC", color="teal"))
+        assert waiting.pending is not None and waiting.pending.get("guilty") is guilty, rule
+        after, events = engine.apply(waiting, mv("challenge", 1))
+        if guilty:  # the offender draws until teal: R1/P3, RS/W, B5/OR, BS/T1
+            assert full(after, 0)[2:] == list(WDC_DRAW[:4]) and after.current == 1
+        else:  # until teal, then two more, and the challenger loses the turn
+            assert full(after, 1)[7:] == list(WDC_DRAW[:6]) and after.current == 2
+        ch = next(e for e in events if e["type"] == "challenged")
+        assert [c["code"] for c in redact(ch, 1)["hand"]] == [held.split("/")[1], "O3"]
+
+
+def test_a_spectator_sees_the_dark_side_a_challenge_and_draws_by_back_faces_only() -> None:
+    state = wdc_table(["Y8/P1", "B1/VSE"])
+    waiting, played = engine.apply(state, pl(state, 0, "WDC", color="teal"))
+    view = engine.view(waiting, None)
+    assert view["hand"] == [] and view["side"] == "dark"
+    assert view["pending"] == {"type": "challenge", "player": 1}
+    assert view["backs"] == [[CAT.code[0][c] for c in h] for h in waiting.hands]
+    assert view["draw_top_back"] == "R1"
+    check_view_hides_faces(waiting, None, view)
+    check_events_hide_faces(state, waiting, played)
+    after, events = engine.apply(waiting, mv("challenge", 1))
+    seen = redact_all(events, None)
+    assert seen[0] == {"type": "challenged", "player": 1, "target": 0, "guilty": True}
+    drew = next(e for e in seen if e["type"] == "drew")
+    assert drew == {
+        "type": "drew", "player": 0, "count": 4, "reason": "penalty",
+        "backs": ["R1", "RS", "B5", "BS"],
+    }  # fmt: skip
+    check_view_hides_faces(after, None, engine.view(after, None))
+    check_events_hide_faces(waiting, after, events)
+
+
+def test_going_out_with_draw_five_the_next_player_draws_five_first_scored_dark() -> None:
+    draw = ("B9/O5", "B8/T4", "G8/PR", "R8/T7", "Y8/O2")
+    state = table([["Y3/PD5"], ["R1/P3"], ["G1/O5"]], "G4/P8", side=1, draw=draw)
+    after, _ = engine.apply(state, pl(state, 0, "PD5"))
+    assert full(after, 1) == ["R1/P3", *draw] and after.phase is Phase.ROUND_OVER
+    assert after.round_scores == (3 + 5 + 4 + 20 + 7 + 2 + 5, 0, 0)
+
+
+def test_going_out_with_a_flip_onto_a_wild_face_names_no_colour() -> None:
+    state = table([["YF/O8"], ["R1/P3"], ["Y1/PSE"]], "Y6/WDC")
+    after, events = engine.apply(state, pl(state, 0, "YF"))
+    assert after.phase is Phase.ROUND_OVER and after.pending is None and after.side == 1
+    assert after.round_scores == (3 + 30, 0, 0)
+    for seat in (None, 0, 1, 2):
+        check_view_hides_faces(after, seat, engine.view(after, seat))
+    check_events_hide_faces(state, after, events)
+    nxt, _ = engine.apply(after, mv("next_round", 1))
+    assert nxt.side == 0 and nxt.ext.labels != after.ext.labels
