@@ -25,11 +25,11 @@ DEV_STAMP := $(VENV)/.installed-dev-$(KEY)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: help install install-dev redis-server run test lint bench
+.PHONY: help install install-dev redis-server chromium run test lint bench
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
-	@echo "make test   install everything (Python packages, redis-server), then ruff and pytest"
+	@echo "make test   install everything (Python packages, redis-server, chromium), then ruff and pytest"
 	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 
@@ -58,11 +58,20 @@ redis-server:
 	  $$sudo apt-get install -y -qq --no-install-recommends redis-server >/dev/null; \
 	fi
 
+# tests/platform/test_docs.py drives /docs in headless Chromium; install it only when missing.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+	  echo "installing chromium and chromium-driver with apt-get"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -qq; \
+	  $$sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; \
+	fi
+
 run: install
 	PORT=$(PORT) exec $(BIN)/python -m service
 
 # ruff and pytest both run; either failing fails the target.
-test: install-dev redis-server
+test: install-dev redis-server chromium
 	@status=0; \
 	$(BIN)/ruff check . || status=1; \
 	$(BIN)/mypy engine || status=1; \
