@@ -1,7 +1,8 @@
 """Request ids, JSON logs and Prometheus metrics: ``init_app(app)``.
 
 - **Request ids.** ``X-Request-ID`` is taken from the request when it is 1 to 128
-  printable ASCII characters, else a new one is made; it is in ``g.request_id``, in
+  printable ASCII characters, else a new one is made; it is in
+  ``current_request_id()``, in
   every log line written during the request and on every response (problems too).
 - **Logs.** The ``service`` logger (and its children) writes one JSON object a line to
   stderr at ``LOG_LEVEL`` (config, then environment; ``info``). Each request writes one
@@ -30,7 +31,7 @@ from bisect import bisect_left
 from typing import Any
 
 import orjson
-from flask import Blueprint, Flask, Response, current_app, g, has_app_context, request
+from flask import Blueprint, Flask, Response, current_app, has_request_context, request
 
 REQUEST_ID = "X-Request-ID"
 _VALID_ID = re.compile(r"[\x20-\x7e]{1,128}")
@@ -38,7 +39,12 @@ _VALID_ID = re.compile(r"[\x20-\x7e]{1,128}")
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 #: The ``route`` label of a request that matched no URL rule (404s of any path).
 UNMATCHED = "<unmatched>"
+#: The stateless move route, whose moves are counted here (by the answer's variant).
+_APPLY = "/v1/games/apply"
 _START = time.time()
+#: Where a request's id and start time are kept: its WSGI environ (no proxy lookups).
+_ENV_ID = "uno.request_id"
+_ENV_T0 = "uno.t0"
 
 #: A gauge as rendered: name, help text, ``(labels, value)`` samples (labels ``{a="b"}`` or "").
 Gauge = tuple[str, str, list[tuple[str, float]]]
@@ -56,7 +62,8 @@ def request_id_from(raw: str | None) -> str:
 
 
 def current_request_id() -> str | None:
-    return g.get("request_id") if has_app_context() else None
+    """The id of the request being served, if any."""
+    return request.environ.get(_ENV_ID) if has_request_context() else None
 
 
 # ---------------------------------------------------------------------- metrics
@@ -252,19 +259,25 @@ def configure_logging(level: str | int | None = None) -> None:
 
 # ---------------------------------------------------------------------- wiring
 def _before() -> None:
-    g.request_id = request_id_from(request.headers.get(REQUEST_ID))
-    g.t0 = time.perf_counter()
+    env = request.environ
+    env[_ENV_T0] = time.perf_counter()
+    env[_ENV_ID] = request_id_from(env.get("HTTP_X_REQUEST_ID"))
 
 
 def _after(response: Response) -> Response:
-    seconds = time.perf_counter() - g.get("t0", 0.0)
-    rid = g.get("request_id") or request_id_from(None)
-    response.headers[REQUEST_ID] = rid
-    rule = request.url_rule
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    env = req.environ
+    seconds = time.perf_counter() - env.get(_ENV_T0, 0.0)
+    rid = env.get(_ENV_ID)
+    if rid is None:  # a request that failed before the hooks ran
+        rid = env[_ENV_ID] = request_id_from(env.get("HTTP_X_REQUEST_ID"))
+    response.headers.add(REQUEST_ID, rid)
+    rule = req.url_rule
     route = rule.rule if rule is not None else UNMATCHED
     status = response.status_code
-    METRICS.observe(request.method, route, status, seconds)
-    if status == 200 and request.endpoint == "games.apply" and not response.is_streamed:
+    method = req.method
+    METRICS.observe(method, route, status, seconds)
+    if status == 200 and route == _APPLY and not response.is_streamed:
         variant = _variant_of(response.get_data())
         if variant is not None:
             METRICS.count_moves(variant, 1, "stateless")
@@ -275,9 +288,9 @@ def _after(response: Response) -> Response:
             "request",
             extra={
                 "fields": {
-                    "method": request.method,
+                    "method": method,
                     "route": route,
-                    "path": request.path,
+                    "path": req.path,
                     "status": status,
                     "duration_ms": round(seconds * 1000, 3),
                     "request_id": rid,
