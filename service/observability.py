@@ -114,8 +114,8 @@ class Metrics:
         for route, h in latency:
             r = _esc(route)
             total = 0
-            for le, n in zip((*map(repr, BUCKETS), "+Inf"), h[:-1], strict=True):
-                total += int(n)
+            for le, in_bucket in zip((*map(repr, BUCKETS), "+Inf"), h[:-1], strict=True):
+                total += int(in_bucket)
                 out.append(
                     f'uno_http_request_duration_seconds_bucket{{route="{r}",le="{le}"}} {total}'
                 )
