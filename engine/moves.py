@@ -105,7 +105,7 @@ class Move(NamedTuple):
         chain = None
         if raw.get("chain") is not None:
             chain_raw = raw["chain"]
-            if not isinstance(chain_raw, list) or not all(_is_int(c) for c in chain_raw):
+            if not isinstance(chain_raw, list) or not all(_is_int(c) and c >= 0 for c in chain_raw):
                 raise InvalidMove("chain must be a list of card ids", field="chain")
             chain = tuple(chain_raw)
         uno = raw.get("uno", False)
@@ -137,6 +137,8 @@ def _int(raw: dict[str, Any], name: str, required: bool = False) -> int | None:
         return None
     if not _is_int(value):
         raise InvalidMove(f"move field {name!r} must be an integer", field=name)
+    if value < 0:
+        raise InvalidMove(f"move field {name!r} must not be negative", field=name)
     return int(value)
 
 

@@ -65,8 +65,11 @@ class CreateGame(Strict):
 class WithState(Strict):
     """A state as raw JSON (trusted callers) or as a sealed ``state_token``."""
 
-    state = fields.Dict(load_default=None)
-    state_token = fields.String(load_default=None, validate=validate.Length(min=1, max=65536))
+    # Absent, not null: a null would say nothing the absence does not.
+    state = fields.Dict(load_default=None, allow_none=False)
+    state_token = fields.String(
+        load_default=None, allow_none=False, validate=validate.Length(min=1, max=65536)
+    )
 
     @validates_schema
     def _one_state(self, data: dict[str, Any], **_: Any) -> None:
