@@ -10,7 +10,7 @@ from flask import Flask
 from openapi_core import OpenAPI
 
 from service import create_app
-from tests.service.conftest import ApiClient, new_game, problem
+from tests.service.harness import ApiClient, new_game, problem
 
 POSTS = [
     "/v1/games",
@@ -24,8 +24,8 @@ STATE_POSTS = POSTS[1:]
 
 
 @pytest.fixture
-def game(client: ApiClient) -> dict[str, Any]:
-    return new_game(client, variant="uno_classic", players=2, seed=42)
+def game(api: ApiClient) -> dict[str, Any]:
+    return new_game(api, variant="uno_classic", players=2, seed=42)
 
 
 def body_for(path: str, game: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -73,10 +73,10 @@ def body_for(path: str, game: dict[str, Any], **extra: Any) -> dict[str, Any]:
     ],
 )
 def test_a_body_that_is_not_a_json_object_is_400_invalid_json(
-    client: ApiClient, path: str, data: bytes
+    api: ApiClient, path: str, data: bytes
 ) -> None:
     problem(
-        client.request("POST", path, data=data, content_type="application/json"),
+        api.request("POST", path, data=data, content_type="application/json"),
         400,
         "invalid_json",
     )
@@ -93,30 +93,26 @@ def test_a_body_that_is_not_a_json_object_is_400_invalid_json(
         None,
     ],
 )
-def test_another_content_type_is_415(
-    client: ApiClient, path: str, content_type: str | None
-) -> None:
-    resp = client.request(
+def test_another_content_type_is_415(api: ApiClient, path: str, content_type: str | None) -> None:
+    resp = api.request(
         "POST", path, data=b'{"variant": "uno_classic", "players": 2}', content_type=content_type
     )
     problem(resp, 415, "unsupported_media_type")
 
 
-def test_json_with_a_charset_parameter_is_accepted(client: ApiClient) -> None:
+def test_json_with_a_charset_parameter_is_accepted(api: ApiClient) -> None:
     body = b'{"variant": "uno_classic", "players": 2, "seed": 1}'
     for content_type in ("application/json; charset=utf-8", "Application/JSON"):
-        resp = client.request("POST", "/v1/games", data=body, content_type=content_type)
+        resp = api.request("POST", "/v1/games", data=body, content_type=content_type)
         assert resp.status_code == 201, content_type
 
 
 # ---------------------------------------------------------------- shape
 @pytest.mark.parametrize("path", POSTS)
 def test_an_unknown_field_is_400_invalid_request_naming_it(
-    client: ApiClient, game: dict[str, Any], path: str
+    api: ApiClient, game: dict[str, Any], path: str
 ) -> None:
-    body = problem(
-        client.post(path, json=body_for(path, game, colour="red")), 400, "invalid_request"
-    )
+    body = problem(api.post(path, json=body_for(path, game, colour="red")), 400, "invalid_request")
     assert body["errors"] == {"colour": ["Unknown field."]}
 
 
@@ -150,9 +146,9 @@ def test_an_unknown_field_is_400_invalid_request_naming_it(
     ],
 )
 def test_create_with_a_wrong_type_is_400_naming_the_field(
-    client: ApiClient, body: dict[str, Any], field: str
+    api: ApiClient, body: dict[str, Any], field: str
 ) -> None:
-    answer = problem(client.post("/v1/games", json=body), 400, "invalid_request")
+    answer = problem(api.post("/v1/games", json=body), 400, "invalid_request")
     assert field in answer["errors"], answer
 
 
@@ -172,21 +168,17 @@ def test_create_with_a_wrong_type_is_400_naming_the_field(
     ],
 )
 def test_a_state_request_with_a_wrong_type_is_400_naming_the_field(
-    client: ApiClient, game: dict[str, Any], path: str, changes: dict[str, Any], field: str
+    api: ApiClient, game: dict[str, Any], path: str, changes: dict[str, Any], field: str
 ) -> None:
-    answer = problem(
-        client.post(path, json=body_for(path, game, **changes)), 400, "invalid_request"
-    )
+    answer = problem(api.post(path, json=body_for(path, game, **changes)), 400, "invalid_request")
     assert field in answer["errors"], answer
 
 
 @pytest.mark.parametrize("path", ["/v1/games/apply", "/v1/games/validate", "/v1/games/view"])
-def test_a_missing_required_field_is_400(
-    client: ApiClient, game: dict[str, Any], path: str
-) -> None:
+def test_a_missing_required_field_is_400(api: ApiClient, game: dict[str, Any], path: str) -> None:
     body = body_for(path, game)
     body.pop("move" if "move" in body else "player")
-    answer = problem(client.post(path, json=body), 400, "invalid_request")
+    answer = problem(api.post(path, json=body), 400, "invalid_request")
     assert answer["errors"] == {
         "move" if "apply" in path or "validate" in path else "player": [
             "Missing data for required field."
@@ -195,12 +187,10 @@ def test_a_missing_required_field_is_400(
 
 
 @pytest.mark.parametrize("path", STATE_POSTS)
-def test_a_request_without_a_state_is_400(
-    client: ApiClient, game: dict[str, Any], path: str
-) -> None:
+def test_a_request_without_a_state_is_400(api: ApiClient, game: dict[str, Any], path: str) -> None:
     body = body_for(path, game)
     del body["state"]
-    answer = problem(client.post(path, json=body), 400, "invalid_request")
+    answer = problem(api.post(path, json=body), 400, "invalid_request")
     assert "state" in answer["errors"]
 
 
@@ -231,30 +221,30 @@ def test_a_request_without_a_state_is_400(
     ],
 )
 def test_a_game_that_cannot_be_set_up_is_422_with_the_engines_code(
-    client: ApiClient, changes: dict[str, Any], code: str
+    api: ApiClient, changes: dict[str, Any], code: str
 ) -> None:
     body = {"variant": "uno_classic", "players": 2, "seed": 1, **changes}
-    answer = problem(client.post("/v1/games", json=body), 422, code)
+    answer = problem(api.post("/v1/games", json=body), 422, code)
     assert answer["detail"]
 
 
-def test_a_deck_that_is_not_a_permutation_names_what_is_wrong(client: ApiClient) -> None:
+def test_a_deck_that_is_not_a_permutation_names_what_is_wrong(api: ApiClient) -> None:
     deck = [0, 0, *range(2, 108)]
     answer = problem(
-        client.post("/v1/games", json={"variant": "uno_classic", "players": 2, "deck": deck}),
+        api.post("/v1/games", json={"variant": "uno_classic", "players": 2, "deck": deck}),
         422,
         "invalid_deck",
     )
     assert "repeated ids [0]" in answer["detail"] and "missing ids [1]" in answer["detail"]
 
 
-def test_the_player_count_range_is_the_variants(client: ApiClient) -> None:
-    duo = client.get("/v1/variants/uno_duo")
+def test_the_player_count_range_is_the_variants(api: ApiClient) -> None:
+    duo = api.get("/v1/variants/uno_duo")
     if duo.status_code != 200:
         pytest.skip("UNO Duo is not registered")
     top = duo.get_json()["players"]["max"]
     body = {"variant": "uno_duo", "players": top + 1}
-    problem(client.post("/v1/games", json=body), 422, "invalid_player_count")
+    problem(api.post("/v1/games", json=body), 422, "invalid_player_count")
 
 
 # ---------------------------------------------------------------- invalid states (422)
@@ -322,10 +312,10 @@ STATE_DEFECTS = [
 @pytest.mark.parametrize("how", STATE_DEFECTS)
 @pytest.mark.parametrize("path", STATE_POSTS)
 def test_a_broken_state_is_422_invalid_state(
-    client: ApiClient, game: dict[str, Any], path: str, how: str
+    api: ApiClient, game: dict[str, Any], path: str, how: str
 ) -> None:
     body = body_for(path, game, state=mutate(game["state"], how))
-    answer = problem(client.post(path, json=body), 422, "invalid_state")
+    answer = problem(api.post(path, json=body), 422, "invalid_state")
     assert answer["detail"]
 
 
@@ -341,21 +331,21 @@ def test_a_broken_state_is_422_invalid_state(
     ],
 )
 def test_an_invalid_state_keeps_the_engines_detail_and_field(
-    client: ApiClient, game: dict[str, Any], how: str, field: str, words: str
+    api: ApiClient, game: dict[str, Any], how: str, field: str, words: str
 ) -> None:
     body = {"state": mutate(game["state"], how)}
-    answer = problem(client.post("/v1/games/score", json=body), 422, "invalid_state")
+    answer = problem(api.post("/v1/games/score", json=body), 422, "invalid_state")
     assert answer["field"] == field and words in answer["detail"], answer
 
 
 @pytest.mark.parametrize("path", ["/v1/games/apply", "/v1/games/score", "/v1/games/view"])
 def test_counters_beyond_64_bits_are_refused_not_crashed_on(
-    client: ApiClient, game: dict[str, Any], path: str
+    api: ApiClient, game: dict[str, Any], path: str
 ) -> None:
     state = copy.deepcopy(game["state"])
     state["move_count"] = 2**64 - 1
     state["scores"] = [2**64 - 1, 0]
-    resp = client.post(path, json=body_for(path, game, state=state))
+    resp = api.post(path, json=body_for(path, game, state=state))
     if path == "/v1/games/apply":  # move_count + 1 no longer fits in the answer's JSON
         body = problem(resp, 422, "invalid_state")
         assert "out of range" in body["detail"]
@@ -384,14 +374,14 @@ def test_counters_beyond_64_bits_are_refused_not_crashed_on(
     ],
 )
 def test_a_move_that_cannot_be_read_is_400_with_its_code(
-    client: ApiClient,
+    api: ApiClient,
     game: dict[str, Any],
     path: str,
     move: dict[str, Any],
     code: str,
     field: str,
 ) -> None:
-    answer = problem(client.post(path, json={"state": game["state"], "move": move}), 400, code)
+    answer = problem(api.post(path, json={"state": game["state"], "move": move}), 400, code)
     assert field in answer["errors"]["move"], answer
 
 
@@ -409,13 +399,13 @@ def test_a_move_that_cannot_be_read_is_400_with_its_code(
     ],
 )
 def test_a_move_against_the_rules_is_422_with_the_rules_code(
-    client: ApiClient, game: dict[str, Any], move: dict[str, Any], code: str
+    api: ApiClient, game: dict[str, Any], move: dict[str, Any], code: str
 ) -> None:
     answer = problem(
-        client.post("/v1/games/apply", json={"state": game["state"], "move": move}), 422, code
+        api.post("/v1/games/apply", json={"state": game["state"], "move": move}), 422, code
     )
     assert answer["title"] == "Illegal move"
-    verdict = client.post("/v1/games/validate", json={"state": game["state"], "move": move})
+    verdict = api.post("/v1/games/validate", json={"state": game["state"], "move": move})
     assert verdict.status_code == 200
     assert verdict.get_json() == {"legal": False, "code": code, "detail": answer["detail"]}
 
@@ -423,17 +413,17 @@ def test_a_move_against_the_rules_is_422_with_the_rules_code(
 @pytest.mark.parametrize("path", ["/v1/games/legal-moves", "/v1/games/view"])
 @pytest.mark.parametrize("player", [2, 9, 99])
 def test_a_player_who_is_not_a_seat_is_422_invalid_player(
-    client: ApiClient, game: dict[str, Any], path: str, player: int
+    api: ApiClient, game: dict[str, Any], path: str, player: int
 ) -> None:
-    problem(client.post(path, json=body_for(path, game, player=player)), 422, "invalid_player")
+    problem(api.post(path, json=body_for(path, game, player=player)), 422, "invalid_player")
 
 
 # ---------------------------------------------------------------- Flask's own errors
 @pytest.mark.parametrize(
     "path", ["/", "/v1", "/v1/game", "/v1/games/undo", "/v2/variants", "/v1/variants/"]
 )
-def test_an_unknown_path_is_a_404_problem(client: ApiClient, path: str) -> None:
-    problem(client.get(path), 404, "not_found")
+def test_an_unknown_path_is_a_404_problem(api: ApiClient, path: str) -> None:
+    problem(api.get(path), 404, "not_found")
 
 
 @pytest.mark.parametrize(
@@ -447,36 +437,34 @@ def test_an_unknown_path_is_a_404_problem(client: ApiClient, path: str) -> None:
         ("PATCH", "/v1/games/score"),
     ],
 )
-def test_a_wrong_method_is_a_405_problem_with_allow(
-    client: ApiClient, method: str, path: str
-) -> None:
-    resp = client.request(method, path)
+def test_a_wrong_method_is_a_405_problem_with_allow(api: ApiClient, method: str, path: str) -> None:
+    resp = api.request(method, path)
     body = problem(resp, 405, "method_not_allowed")
     allowed = resp.headers["Allow"]
     assert allowed and all(m in body["detail"] for m in allowed.split(", "))
 
 
-def test_a_body_over_the_limit_is_a_413_problem(client: ApiClient) -> None:
+def test_a_body_over_the_limit_is_a_413_problem(api: ApiClient) -> None:
     big = b'{"variant": "uno_classic", "players": 2, "x": "' + b"a" * (1024 * 1024) + b'"}'
     body = problem(
-        client.request("POST", "/v1/games", data=big, content_type="application/json"),
+        api.request("POST", "/v1/games", data=big, content_type="application/json"),
         413,
         "payload_too_large",
     )
     assert "1048576" in body["detail"]
 
 
-def test_the_body_limit_is_configurable(spec: OpenAPI, game: dict[str, Any]) -> None:
+def test_the_body_limit_is_configurable(openapi_spec: OpenAPI, game: dict[str, Any]) -> None:
     app: Flask = create_app({"TESTING": True, "MAX_CONTENT_LENGTH": 500})
-    small = ApiClient(app.test_client(), spec)
+    small = ApiClient(app.test_client(), openapi_spec)
     assert small.post("/v1/games", json={"variant": "uno_classic", "players": 2}).status_code == 201
     problem(small.post("/v1/games/score", json={"state": game["state"]}), 413, "payload_too_large")
     app.extensions["sessions"].store.close()
 
 
-def test_the_depth_limit_is_configurable(spec: OpenAPI, game: dict[str, Any]) -> None:
+def test_the_depth_limit_is_configurable(openapi_spec: OpenAPI, game: dict[str, Any]) -> None:
     app: Flask = create_app({"TESTING": True, "MAX_JSON_DEPTH": 2})
-    shallow = ApiClient(app.test_client(), spec)
+    shallow = ApiClient(app.test_client(), openapi_spec)
     problem(shallow.post("/v1/games/score", json={"state": game["state"]}), 400, "invalid_json")
     app.extensions["sessions"].store.close()
 
@@ -492,9 +480,9 @@ def test_the_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
         create_app({"TESTING": True})
 
 
-def test_over_the_rate_limit_is_a_429_problem_with_retry_after(spec: OpenAPI) -> None:
+def test_over_the_rate_limit_is_a_429_problem_with_retry_after(openapi_spec: OpenAPI) -> None:
     app: Flask = create_app({"TESTING": True, "RATE_LIMIT": "2/minute"})
-    limited = ApiClient(app.test_client(), spec)
+    limited = ApiClient(app.test_client(), openapi_spec)
     assert limited.get("/v1/variants").status_code == 200
     assert limited.get("/v1/variants/uno_classic").status_code == 200
     resp = limited.get("/v1/variants")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import engine
-from tests.service.conftest import ApiClient, new_game, problem, turn_seat
+from tests.service.harness import ApiClient, new_game, problem, turn_seat
 from tests.support import stacked_deck
 
 V = "uno_classic"
@@ -16,9 +16,9 @@ HAND1 = ["Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7"]
 HAND2 = ["G1", "G2", "G3", "G4", "G5", "G6", "G7"]
 
 
-def stacked(client: ApiClient, hands: list[list[str]], turned: str, **body: Any) -> dict[str, Any]:
+def stacked(api: ApiClient, hands: list[list[str]], turned: str, **body: Any) -> dict[str, Any]:
     deck = stacked_deck(V, hands, turned, body.pop("draw", ()))
-    return new_game(client, variant=V, players=len(hands), deck=deck, **body)
+    return new_game(api, variant=V, players=len(hands), deck=deck, **body)
 
 
 def code_of(card_id: int) -> str:
@@ -26,8 +26,8 @@ def code_of(card_id: int) -> str:
 
 
 # ---------------------------------------------------------------- POST /v1/games
-def test_create_answers_201_with_state_view_events_and_the_seed(client: ApiClient) -> None:
-    resp = client.post("/v1/games", json={"variant": V, "players": 3, "seed": 7})
+def test_create_answers_201_with_state_view_events_and_the_seed(api: ApiClient) -> None:
+    resp = api.post("/v1/games", json={"variant": V, "players": 3, "seed": 7})
     assert resp.status_code == 201 and resp.mimetype == "application/json"
     body = resp.get_json()
     assert set(body) == {"state", "view", "events", "seed"}
@@ -39,31 +39,31 @@ def test_create_answers_201_with_state_view_events_and_the_seed(client: ApiClien
     assert body["events"] == engine.redact_all(events, seat)
 
 
-def test_the_same_seed_deals_the_same_game(client: ApiClient) -> None:
-    first = new_game(client, players=4, seed=123)
-    again = new_game(client, players=4, seed=123)
-    other = new_game(client, players=4, seed=124)
+def test_the_same_seed_deals_the_same_game(api: ApiClient) -> None:
+    first = new_game(api, players=4, seed=123)
+    again = new_game(api, players=4, seed=123)
+    other = new_game(api, players=4, seed=124)
     assert first == again
     assert first["state"]["hands"] != other["state"]["hands"]
 
 
-def test_without_a_seed_the_server_chooses_one_and_returns_it(client: ApiClient) -> None:
+def test_without_a_seed_the_server_chooses_one_and_returns_it(api: ApiClient) -> None:
     seeds = set()
     for _ in range(3):
-        resp = client.post("/v1/games", json={"variant": V, "players": 2})
+        resp = api.post("/v1/games", json={"variant": V, "players": 2})
         assert resp.status_code == 201
         body = resp.get_json()
         assert 0 <= body["seed"] < 2**53 and body["state"]["seed"] == body["seed"]
         # The chosen seed replays the deal.
-        assert new_game(client, players=2, seed=body["seed"])["state"] == body["state"]
+        assert new_game(api, players=2, seed=body["seed"])["state"] == body["state"]
         seeds.add(body["seed"])
     assert len(seeds) == 3
 
 
 def test_a_stacked_deck_deals_from_the_dealers_left_with_seat_0_dealing(
-    client: ApiClient,
+    api: ApiClient,
 ) -> None:
-    body = stacked(client, [HAND0, HAND1, HAND2], "B5")
+    body = stacked(api, [HAND0, HAND1, HAND2], "B5")
     hands = body["state"]["hands"]
     assert [[code_of(c) for c in h] for h in hands] == [HAND0, HAND1, HAND2]
     assert body["state"]["dealer"] == 0
@@ -74,42 +74,42 @@ def test_a_stacked_deck_deals_from_the_dealers_left_with_seat_0_dealing(
     assert not any(e["type"] == "dealer_cut" for e in body["events"])
 
 
-def test_the_view_is_the_pending_players_when_a_decision_waits(client: ApiClient) -> None:
-    body = stacked(client, [HAND0, HAND1, HAND2], "W", dealer=2)
+def test_the_view_is_the_pending_players_when_a_decision_waits(api: ApiClient) -> None:
+    body = stacked(api, [HAND0, HAND1, HAND2], "W", dealer=2)
     view = body["view"]
     assert view["pending"] == {"type": "choose_color", "player": 0}
     assert view["player"] == 0
 
 
-def test_setup_events_are_redacted_for_the_viewer(client: ApiClient) -> None:
+def test_setup_events_are_redacted_for_the_viewer(api: ApiClient) -> None:
     # A turned-up Draw Two: seat 1 draws two and is skipped, so seat 2 is to play.
-    body = stacked(client, [HAND0, HAND1, HAND2], "BD2", draw=["B7", "B8"])
+    body = stacked(api, [HAND0, HAND1, HAND2], "BD2", draw=["B7", "B8"])
     assert body["view"]["player"] == 2
     drew = [e for e in body["events"] if e["type"] == "drew"]
     assert drew == [{"type": "drew", "player": 1, "count": 2, "reason": "penalty"}]
     assert "secret" not in str(body["events"])
 
 
-def test_options_reach_the_state_and_the_view(client: ApiClient) -> None:
-    body = new_game(client, options={"target": 50, "challenge_rule": "any_playable"})
+def test_options_reach_the_state_and_the_view(api: ApiClient) -> None:
+    body = new_game(api, options={"target": 50, "challenge_rule": "any_playable"})
     assert body["state"]["options"] == {"target": 50, "challenge_rule": "any_playable"}
     assert body["view"]["target"] == 50
 
 
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
-def test_every_variant_can_be_created(client: ApiClient, variant: str) -> None:
+def test_every_variant_can_be_created(api: ApiClient, variant: str) -> None:
     meta = engine.find_variant(variant)
-    body = new_game(client, variant=variant, players=meta.min_players, seed=5)
+    body = new_game(api, variant=variant, players=meta.min_players, seed=5)
     assert body["state"]["variant"] == variant
     assert body["view"]["variant"] == variant
 
 
 # ---------------------------------------------------------------- legal moves
-def test_legal_moves_of_one_seat_are_the_engines(client: ApiClient) -> None:
-    body = new_game(client, players=3, seed=9)
+def test_legal_moves_of_one_seat_are_the_engines(api: ApiClient) -> None:
+    body = new_game(api, players=3, seed=9)
     state = engine.from_dict(body["state"])
     for seat in range(3):
-        resp = client.post("/v1/games/legal-moves", json={"state": body["state"], "player": seat})
+        resp = api.post("/v1/games/legal-moves", json={"state": body["state"], "player": seat})
         assert resp.status_code == 200
         answer = resp.get_json()
         assert answer == {
@@ -117,36 +117,34 @@ def test_legal_moves_of_one_seat_are_the_engines(client: ApiClient) -> None:
             "moves": [m.to_dict() for m in engine.legal_moves(state, seat)],
         }
     waiting = turn_seat(body["view"])
-    moves = client.post(
+    moves = api.post(
         "/v1/games/legal-moves", json={"state": body["state"], "player": waiting}
     ).get_json()["moves"]
     assert {"type": "draw", "player": waiting} in moves
 
 
-def test_legal_moves_without_a_player_are_listed_by_seat(client: ApiClient) -> None:
-    body = new_game(client, players=3, seed=9)
-    resp = client.post("/v1/games/legal-moves", json={"state": body["state"]})
+def test_legal_moves_without_a_player_are_listed_by_seat(api: ApiClient) -> None:
+    body = new_game(api, players=3, seed=9)
+    resp = api.post("/v1/games/legal-moves", json={"state": body["state"]})
     by_seat = resp.get_json()["by_seat"]
     assert [entry["player"] for entry in by_seat] == [0, 1, 2]
     waiting = turn_seat(body["view"])
     for entry in by_seat:
         assert bool(entry["moves"]) == (entry["player"] == waiting)
-    null_player = client.post(
-        "/v1/games/legal-moves", json={"state": body["state"], "player": None}
-    )
+    null_player = api.post("/v1/games/legal-moves", json={"state": body["state"], "player": None})
     assert null_player.get_json() == resp.get_json()
 
 
 # ---------------------------------------------------------------- validate
-def test_every_legal_move_validates_as_legal(client: ApiClient) -> None:
-    body = new_game(client, players=2, seed=11)
+def test_every_legal_move_validates_as_legal(api: ApiClient) -> None:
+    body = new_game(api, players=2, seed=11)
     seat = turn_seat(body["view"])
-    moves = client.post(
+    moves = api.post(
         "/v1/games/legal-moves", json={"state": body["state"], "player": seat}
     ).get_json()["moves"]
     assert moves
     for move in moves:
-        resp = client.post("/v1/games/validate", json={"state": body["state"], "move": move})
+        resp = api.post("/v1/games/validate", json={"state": body["state"], "move": move})
         assert resp.status_code == 200 and resp.get_json() == {"legal": True}
 
 
@@ -169,31 +167,31 @@ def test_every_legal_move_validates_as_legal(client: ApiClient) -> None:
     ],
 )
 def test_an_illegal_move_is_legal_false_with_the_rules_code(
-    client: ApiClient, move: dict[str, Any], code: str
+    api: ApiClient, move: dict[str, Any], code: str
 ) -> None:
     # Seat 1 is to play on R9: R1 matches, Y5 does not, W needs a colour.
-    body = stacked(client, [HAND0, ["R1", "Y5", "W", "G2", "G3", "G4", "G5"]], "R9")
+    body = stacked(api, [HAND0, ["R1", "Y5", "W", "G2", "G3", "G4", "G5"]], "R9")
     hand1 = body["state"]["hands"][1]
     if isinstance(move.get("card"), str):
         wanted = move["card"][1:]
         move = {**move, "card": next(c for c in hand1 if code_of(c) == wanted)}
-    resp = client.post("/v1/games/validate", json={"state": body["state"], "move": move})
+    resp = api.post("/v1/games/validate", json={"state": body["state"], "move": move})
     assert resp.status_code == 200
     answer = resp.get_json()
     assert answer["legal"] is False and answer["code"] == code, answer
     assert answer["detail"]
     # The same move through apply is a 422 with the same code.
-    problem(client.post("/v1/games/apply", json={"state": body["state"], "move": move}), 422, code)
+    problem(api.post("/v1/games/apply", json={"state": body["state"], "move": move}), 422, code)
 
 
 # ---------------------------------------------------------------- apply
 def test_apply_answers_the_engines_next_state_events_and_the_movers_view(
-    client: ApiClient,
+    api: ApiClient,
 ) -> None:
-    body = new_game(client, players=3, seed=21)
+    body = new_game(api, players=3, seed=21)
     seat = turn_seat(body["view"])
     move = {"type": "draw", "player": seat}
-    resp = client.post("/v1/games/apply", json={"state": body["state"], "move": move})
+    resp = api.post("/v1/games/apply", json={"state": body["state"], "move": move})
     assert resp.status_code == 200
     answer = resp.get_json()
     after, events = engine.apply(engine.from_dict(body["state"]), move)
@@ -204,59 +202,59 @@ def test_apply_answers_the_engines_next_state_events_and_the_movers_view(
     assert drew["player"] == seat and len(drew["cards"]) == 1  # the mover sees the card
 
 
-def test_apply_hides_what_the_mover_may_not_see(client: ApiClient) -> None:
+def test_apply_hides_what_the_mover_may_not_see(api: ApiClient) -> None:
     # Seat 1 plays a Draw Two: seat 2 draws, and seat 1 must not see those cards.
-    body = stacked(client, [HAND0, ["YD2", *HAND1[1:]], HAND2], "Y9", draw=["B1", "B2"])
+    body = stacked(api, [HAND0, ["YD2", *HAND1[1:]], HAND2], "Y9", draw=["B1", "B2"])
     card = body["state"]["hands"][1][0]
     move = {"type": "play", "player": 1, "card": card}
-    answer = client.post("/v1/games/apply", json={"state": body["state"], "move": move}).get_json()
+    answer = api.post("/v1/games/apply", json={"state": body["state"], "move": move}).get_json()
     drew = next(e for e in answer["events"] if e["type"] == "drew")
     assert drew == {"type": "drew", "player": 2, "count": 2, "reason": "penalty"}
     assert answer["view"]["player"] == 1
     assert answer["state"]["move_count"] == 1
 
 
-def test_apply_is_stateless_the_same_request_gives_the_same_answer(client: ApiClient) -> None:
-    body = new_game(client, players=2, seed=3)
+def test_apply_is_stateless_the_same_request_gives_the_same_answer(api: ApiClient) -> None:
+    body = new_game(api, players=2, seed=3)
     request = {"state": body["state"], "move": {"type": "draw", "player": turn_seat(body["view"])}}
-    first = client.post("/v1/games/apply", json=request).get_json()
-    second = client.post("/v1/games/apply", json=request).get_json()
+    first = api.post("/v1/games/apply", json=request).get_json()
+    second = api.post("/v1/games/apply", json=request).get_json()
     assert first == second
     assert first["state"] != body["state"]
 
 
-def test_a_wild_needs_and_sets_its_colour(client: ApiClient) -> None:
-    body = stacked(client, [HAND0, ["W", *HAND1[1:]], HAND2], "G9")
+def test_a_wild_needs_and_sets_its_colour(api: ApiClient) -> None:
+    body = stacked(api, [HAND0, ["W", *HAND1[1:]], HAND2], "G9")
     wild = body["state"]["hands"][1][0]
     move = {"type": "play", "player": 1, "card": wild, "color": "blue"}
-    answer = client.post("/v1/games/apply", json={"state": body["state"], "move": move}).get_json()
+    answer = api.post("/v1/games/apply", json={"state": body["state"], "move": move}).get_json()
     assert answer["view"]["active_color"] == "blue"
     played = next(e for e in answer["events"] if e["type"] == "played")
     assert played["color"] == "blue" and played["card"]["code"] == "W"
 
 
 # ---------------------------------------------------------------- view and score
-def test_a_seat_sees_its_own_hand_only(client: ApiClient) -> None:
-    body = new_game(client, players=3, seed=4)
+def test_a_seat_sees_its_own_hand_only(api: ApiClient) -> None:
+    body = new_game(api, players=3, seed=4)
     state = body["state"]
     for seat in range(3):
-        resp = client.post("/v1/games/view", json={"state": state, "player": seat})
+        resp = api.post("/v1/games/view", json={"state": state, "player": seat})
         view = resp.get_json()["view"]
         assert view["player"] == seat
         assert [c["id"] for c in view["hand"]] == state["hands"][seat]
         assert view["hand_sizes"] == [len(h) for h in state["hands"]]
 
 
-def test_a_spectator_sees_no_hand(client: ApiClient) -> None:
-    body = new_game(client, players=3, seed=4)
-    view = client.post("/v1/games/view", json={"state": body["state"], "player": None}).get_json()
+def test_a_spectator_sees_no_hand(api: ApiClient) -> None:
+    body = new_game(api, players=3, seed=4)
+    view = api.post("/v1/games/view", json={"state": body["state"], "player": None}).get_json()
     assert view["view"]["player"] is None and view["view"]["hand"] == []
     assert view["view"] == engine.view(engine.from_dict(body["state"]), None)
 
 
-def test_score_is_the_engines(client: ApiClient) -> None:
-    body = new_game(client, players=2, seed=42)
-    resp = client.post("/v1/games/score", json={"state": body["state"]})
+def test_score_is_the_engines(api: ApiClient) -> None:
+    body = new_game(api, players=2, seed=42)
+    resp = api.post("/v1/games/score", json={"state": body["state"]})
     assert resp.status_code == 200
     score = resp.get_json()
     assert score == engine.score(engine.from_dict(body["state"]))
@@ -265,13 +263,13 @@ def test_score_is_the_engines(client: ApiClient) -> None:
 
 
 # ---------------------------------------------------------------- health
-def test_healthz_is_ok(client: ApiClient) -> None:
-    resp = client.get("/healthz")
+def test_healthz_is_ok(api: ApiClient) -> None:
+    resp = api.get("/healthz")
     assert resp.status_code == 200 and resp.get_json() == {"status": "ok"}
 
 
-def test_readyz_reports_the_session_store(client: ApiClient) -> None:
-    resp = client.get("/readyz")
+def test_readyz_reports_the_session_store(api: ApiClient) -> None:
+    resp = api.get("/readyz")
     assert resp.status_code == 200
     body = resp.get_json()
     assert body["status"] == "ok" and body["sessions"]["store"] == "memory"

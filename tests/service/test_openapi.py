@@ -14,7 +14,7 @@ from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
-from tests.service.conftest import SPEC_PATH, ApiClient, new_game, spec_document
+from tests.service.harness import SPEC_PATH, ApiClient, new_game, spec_document
 
 #: Routes that are not API operations: Swagger UI's assets, Flask's static files.
 UNDOCUMENTED = re.compile(r"^/docs/\{\}$|^/static/")
@@ -53,12 +53,12 @@ def _routed(app: Flask) -> set[tuple[str, str]]:
     return out
 
 
-def test_every_route_of_the_app_is_documented(app: Flask) -> None:
-    assert _routed(app) - _documented() == set()
+def test_every_route_of_the_app_is_documented(api_app: Flask) -> None:
+    assert _routed(api_app) - _documented() == set()
 
 
-def test_every_documented_operation_exists(app: Flask) -> None:
-    assert _documented() - _routed(app) == set()
+def test_every_documented_operation_exists(api_app: Flask) -> None:
+    assert _documented() - _routed(api_app) == set()
 
 
 def test_every_operation_has_an_id_a_tag_and_its_error_answers() -> None:
@@ -130,27 +130,27 @@ def test_there_are_examples_for_requests_and_errors() -> None:
     assert sum("problem+json" in w for w in wheres) >= 10
 
 
-def test_the_created_game_example_is_what_the_service_answers(client: ApiClient) -> None:
+def test_the_created_game_example_is_what_the_service_answers(api: ApiClient) -> None:
     example = spec_document()["components"]["examples"]["CreatedGame"]["value"]
-    assert new_game(client, variant="uno_classic", players=2, seed=42) == example
+    assert new_game(api, variant="uno_classic", players=2, seed=42) == example
 
 
-def test_the_example_state_is_accepted(client: ApiClient) -> None:
+def test_the_example_state_is_accepted(api: ApiClient) -> None:
     state = spec_document()["components"]["examples"]["State"]["value"]
-    resp = client.post("/v1/games/score", json={"state": state})
+    resp = api.post("/v1/games/score", json={"state": state})
     assert resp.status_code == 200 and resp.get_json()["hand_points"] == [52, 88]
 
 
 # ---------------------------------------------------------------- served copy
-def test_openapi_yaml_is_served_as_the_file(client: ApiClient) -> None:
-    resp = client.get("/openapi.yaml")
+def test_openapi_yaml_is_served_as_the_file(api: ApiClient) -> None:
+    resp = api.get("/openapi.yaml")
     assert resp.status_code == 200
     assert resp.mimetype == "application/yaml"
     assert resp.data == SPEC_PATH.read_bytes()
     assert yaml.safe_load(resp.data)["info"]["title"]
 
 
-def test_the_browsable_docs_page_loads_the_spec(client: ApiClient) -> None:
-    resp = client.get("/docs/")
+def test_the_browsable_docs_page_loads_the_spec(api: ApiClient) -> None:
+    resp = api.get("/docs/")
     assert resp.status_code == 200 and resp.mimetype == "text/html"
     assert "/openapi.yaml" in resp.get_data(as_text=True)

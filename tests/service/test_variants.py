@@ -5,21 +5,21 @@ from __future__ import annotations
 import pytest
 
 import engine
-from tests.service.conftest import ApiClient, problem
+from tests.service.harness import ApiClient, problem
 
 VARIANT_IDS = [v.id for v in engine.all_variants()]
 
 
-def test_the_list_holds_every_registered_variant_sorted(client: ApiClient) -> None:
-    resp = client.get("/v1/variants")
+def test_the_list_holds_every_registered_variant_sorted(api: ApiClient) -> None:
+    resp = api.get("/v1/variants")
     assert resp.status_code == 200 and resp.mimetype == "application/json"
     listed = resp.get_json()["variants"]
     assert [v["id"] for v in listed] == VARIANT_IDS
     assert all("catalog" not in v for v in listed)
 
 
-def test_the_list_is_the_engine_metadata(client: ApiClient) -> None:
-    listed = client.get("/v1/variants").get_json()["variants"]
+def test_the_list_is_the_engine_metadata(api: ApiClient) -> None:
+    listed = api.get("/v1/variants").get_json()["variants"]
     for meta in listed:
         variant = engine.find_variant(meta["id"])
         assert meta["players"] == {"min": variant.min_players, "max": variant.max_players}
@@ -29,8 +29,8 @@ def test_the_list_is_the_engine_metadata(client: ApiClient) -> None:
 
 
 @pytest.mark.parametrize("variant_id", VARIANT_IDS)
-def test_one_variant_comes_with_its_whole_catalog(client: ApiClient, variant_id: str) -> None:
-    resp = client.get(f"/v1/variants/{variant_id}")
+def test_one_variant_comes_with_its_whole_catalog(api: ApiClient, variant_id: str) -> None:
+    resp = api.get(f"/v1/variants/{variant_id}")
     assert resp.status_code == 200
     body = resp.get_json()
     assert body["id"] == variant_id
@@ -38,8 +38,8 @@ def test_one_variant_comes_with_its_whole_catalog(client: ApiClient, variant_id:
     assert all(card["code"] for card in body["catalog"])
 
 
-def test_classic_catalog_cards_carry_their_structured_fields(client: ApiClient) -> None:
-    catalog = client.get("/v1/variants/uno_classic").get_json()["catalog"]
+def test_classic_catalog_cards_carry_their_structured_fields(api: ApiClient) -> None:
+    catalog = api.get("/v1/variants/uno_classic").get_json()["catalog"]
     assert catalog[0] == {
         "id": 0,
         "code": "R0",
@@ -53,14 +53,14 @@ def test_classic_catalog_cards_carry_their_structured_fields(client: ApiClient) 
 
 
 @pytest.mark.skipif("uno_flip" not in VARIANT_IDS, reason="UNO Flip is not registered")
-def test_flip_cards_have_a_light_and_a_dark_face(client: ApiClient) -> None:
-    body = client.get("/v1/variants/uno_flip").get_json()
+def test_flip_cards_have_a_light_and_a_dark_face(api: ApiClient) -> None:
+    body = api.get("/v1/variants/uno_flip").get_json()
     assert body["double_sided"] is True
     card = body["catalog"][0]
     assert card["code"] == f"{card['light']['code']}/{card['dark']['code']}"
 
 
 @pytest.mark.parametrize("name", ["chess", "UNO_CLASSIC", "uno_classic ", "%00"])
-def test_an_unknown_variant_is_404_unknown_variant(client: ApiClient, name: str) -> None:
-    body = problem(client.get(f"/v1/variants/{name}"), 404, "unknown_variant")
+def test_an_unknown_variant_is_404_unknown_variant(api: ApiClient, name: str) -> None:
+    body = problem(api.get(f"/v1/variants/{name}"), 404, "unknown_variant")
     assert "uno_classic" in body["detail"]  # the known variants are named
