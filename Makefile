@@ -93,5 +93,13 @@ lint: install-dev
 	done; \
 	exit $$status
 
+# A longer schemathesis run than the test suite's (FUZZ_EXAMPLES per operation).
+fuzz: install-dev
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/service/test_fuzz.py
+
+# The anchors: RLCard's UNO game API (engine) and wrk (HTTP), installed only here.
 bench: install-dev
+	$(BIN)/pip install -q rlcard==1.2.0
+	@command -v wrk >/dev/null 2>&1 || { sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -qq; $$sudo apt-get install -y -qq --no-install-recommends wrk >/dev/null; }
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
