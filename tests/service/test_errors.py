@@ -363,6 +363,9 @@ def test_counters_beyond_64_bits_are_refused_not_crashed_on(
         ({"type": "draw"}, "invalid_move", "player"),
         ({"type": "draw", "player": "0"}, "invalid_move", "player"),
         ({"type": "draw", "player": True}, "invalid_move", "player"),
+        ({"type": "draw", "player": -1}, "invalid_move", "player"),
+        ({"type": "play", "player": 0, "card": -1}, "invalid_move", "card"),
+        ({"type": "catch", "player": 0, "target": -2}, "invalid_move", "target"),
         ({"type": "play", "player": 0, "card": "R7"}, "invalid_move", "card"),
         ({"type": "play", "player": 0, "card": 14.0}, "invalid_move", "card"),
         ({"type": "play", "player": 0, "card": 14, "color": "mauve"}, "invalid_color", "color"),
@@ -395,7 +398,6 @@ def test_a_move_that_cannot_be_read_is_400_with_its_code(
         ({"type": "choose_color", "player": 0, "color": "red"}, "no_color_to_choose"),
         ({"type": "play", "player": 0, "card": 14, "target": 1}, "unexpected_field"),
         ({"type": "draw", "player": 2}, "invalid_player"),
-        ({"type": "draw", "player": -1}, "invalid_player"),
     ],
 )
 def test_a_move_against_the_rules_is_422_with_the_rules_code(
@@ -490,3 +492,30 @@ def test_over_the_rate_limit_is_a_429_problem_with_retry_after(openapi_spec: Ope
     assert int(resp.headers["Retry-After"]) >= 1
     assert limited.get("/healthz").status_code == 200  # never limited
     app.extensions["sessions"].store.close()
+
+
+@pytest.mark.parametrize(
+    ("pending", "move"),
+    [
+        ({"type": "challenge", "player": 0, "card": None, "data": {}}, "accept"),
+        ({"type": "challenge", "player": 0, "card": None, "data": {}}, "challenge"),
+        ({"type": "challenge", "player": 0, "card": 92, "data": {"offender": 1}}, "accept"),
+        ({"type": "challenge", "player": 0, "card": 107, "data": {"then": 1}}, "challenge"),
+    ],
+    ids=["no-card-accept", "no-card-challenge", "number-card", "no-offender"],
+)
+def test_a_pending_decision_that_contradicts_the_state_is_422_not_500(
+    api: ApiClient, game: dict[str, Any], pending: dict[str, Any], move: str
+) -> None:
+    """States that pass the engine's checks but cannot be played (found by fuzzing):
+    the service answers invalid_state; the engine should refuse them in from_dict."""
+    state = copy.deepcopy(game["state"])
+    state["pending"] = pending
+    if pending["card"] == 107:  # a Wild Draw Four on the discard pile, as after a play
+        state["draw_pile"].remove(107)
+        state["discard"].append(107)
+    body = {"state": state, "move": {"type": move, "player": 0}}
+    answer = problem(api.post("/v1/games/apply", json=body), 422, "invalid_state")
+    assert answer["detail"]
+    verdict = api.post("/v1/games/validate", json=body)
+    problem(verdict, 422, "invalid_state")
