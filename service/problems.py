@@ -156,7 +156,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(engine.InvalidState)
     def _invalid_state(e: engine.InvalidState) -> Response:
-        extra = {"field": str(e.context["field"])} if "field" in e.context else {}
+        extra: dict[str, Any] = {"field": str(e.context["field"])} if "field" in e.context else {}
         return problem_response(422, e.code, e.detail, title="Invalid state", **extra)
 
     @app.errorhandler(engine.SetupError)

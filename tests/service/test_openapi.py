@@ -27,6 +27,24 @@ def test_the_document_is_valid_openapi_3_1() -> None:
     assert document["openapi"].startswith("3.1")
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice (PyYAML keeps the last silently)."""
+
+
+def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    keys = [loader.construct_object(k, deep=deep) for k, _ in node.value]
+    twice = {k for k in keys if keys.count(k) > 1}
+    assert not twice, f"keys given twice at line {node.start_mark.line + 1}: {twice}"
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+
+
+def test_no_key_is_given_twice() -> None:
+    assert yaml.load(SPEC_PATH.read_text(), Loader=_StrictLoader) == spec_document()
+
+
 def _shape(path: str) -> str:
     """A path with its parameters blanked: Flask's <x> and OpenAPI's {x} alike."""
     return re.sub(r"<[^>]+>|\{[^}]+\}", "{}", path)

@@ -38,12 +38,13 @@ def test_a_token_plays_like_the_state_it_seals(api: ApiClient) -> None:
     assert a.get_json()["view"] == b.get_json()["view"]
     assert a.get_json()["state_token"] != sealed["state_token"]
     token = a.get_json()["state_token"]
-    for path, extra in [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("/v1/games/legal-moves", {"player": 0}),
         ("/v1/games/view", {"player": None}),
         ("/v1/games/score", {}),
         ("/v1/games/validate", {"move": {"type": "draw", "player": 1}}),
-    ]:
+    ]
+    for path, extra in cases:
         resp = api.post(path, json={"state_token": token, **extra})
         assert resp.status_code == 200, (path, resp.get_data(as_text=True))
 
