@@ -1,0 +1,53 @@
+"""The /v1/sessions part of openapi.yaml against the session API (the session rules
+themselves are tested in tests/sessions): one game's calls, each answer validated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.service.harness import ApiClient, problem, turn_seat
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def test_a_session_game_fits_the_spec(api: ApiClient) -> None:
+    resp = api.post(
+        "/v1/sessions",
+        json={"variant": "uno_classic", "players": [{"name": "ann"}, {"bot": True}], "seed": 3},
+    )
+    assert resp.status_code == 201, resp.get_data(as_text=True)
+    created: dict[str, Any] = resp.get_json()
+    sid = created["session_id"]
+    token = created["seats"][0]["token"]
+    assert created["seats"][1]["token"] is None
+
+    got = api.get(f"/v1/sessions/{sid}", headers=auth(token))
+    assert got.status_code == 200 and got.get_json()["seat"] == 0
+    spectator = api.get(f"/v1/sessions/{sid}")
+    assert spectator.status_code == 200 and spectator.get_json()["view"]["hand"] == []
+
+    legal = api.get(f"/v1/sessions/{sid}/legal-moves", headers=auth(token))
+    assert legal.status_code == 200
+    version = got.get_json()["version"]
+    assert turn_seat(got.get_json()["view"]) == 0  # the bot has moved already
+    move = legal.get_json()["moves"][0]
+    moved = api.post(
+        f"/v1/sessions/{sid}/moves",
+        json={"move": move},
+        headers={**auth(token), "If-Match": f'"{version}"'},
+    )
+    assert moved.status_code == 200, moved.get_data(as_text=True)
+    stale = api.post(
+        f"/v1/sessions/{sid}/moves",
+        json={"move": move},
+        headers={**auth(token), "If-Match": f'"{version}"'},
+    )
+    problem(stale, 412, "version_mismatch")
+    events = api.get(f"/v1/sessions/{sid}/events?after=0", headers=auth(token))
+    assert events.status_code == 200 and events.get_json()["events"]
+
+    problem(api.get(f"/v1/sessions/{sid}", headers=auth("nope")), 401, "invalid_token")
+    problem(api.get("/v1/sessions/nosuchsession1"), 404, "session_not_found")
+    assert api.request("DELETE", f"/v1/sessions/{sid}", headers=auth(token)).status_code == 204
