@@ -392,7 +392,8 @@ def test_wild_targeted_draw_two_needs_an_opponent_as_target() -> None:
     assert rules_error(state, pl(state, 0, "WT2")) == "target_required"
     assert rules_error(state, pl(state, 0, "WT2", target=0)) == "invalid_target"
     assert rules_error(state, pl(state, 0, "WT2", target=3)) == "invalid_target"
-    assert rules_error(state, pl(state, 0, "WT2", target=-1)) == "invalid_target"
+    with pytest.raises(engine.InvalidMove):  # a negative seat is not even a move
+        engine.apply(state, pl(state, 0, "WT2", target=-1))
 
 
 @pytest.mark.parametrize(

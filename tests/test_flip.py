@@ -835,7 +835,8 @@ def test_bad_input_gets_specific_codes() -> None:
     other = card(state, 0, "R1/P3")
     assert code_of(state, mv("play", 1, card=label(state, other))) == "card_not_in_hand"
     assert code_of(state, mv("play", 1, card=112)) == "card_not_in_hand"
-    assert code_of(state, mv("play", 1, card=-1)) == "card_not_in_hand"
+    with pytest.raises(engine.InvalidMove):  # a negative card name is not even a move
+        engine.apply(state, mv("play", 1, card=-1))
     assert code_of(state, mv("play", 1)) == "card_required"
     assert code_of(state, mv("play", 0, card=label(state, other))) == "not_your_turn"
     assert code_of(state, mv("play", 0, card=999)) == "not_your_turn"  # guards first
