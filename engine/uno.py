@@ -429,3 +429,28 @@ class UnoRules(Variant):
 
         if state.phase is Phase.PLAY and not state.discard:
             raise InvalidState("the discard pile is empty during play", field="discard")
+        pend = state.pending
+        if pend is not None and pend.type == "challenge":
+            # The answer to a challenge reads these: a state without them cannot go on.
+            offender, guilty = pend.get("offender"), pend.get("guilty")
+            if (
+                pend.card is None
+                or self.kind(state, pend.card) not in self.challenge_cards
+                or not state.discard
+                or state.discard[-1] != pend.card
+            ):
+                raise InvalidState(
+                    "a pending challenge must name the challengeable card on top of the discard pile",
+                    field="pending.card",
+                )
+            if (
+                not isinstance(offender, int)
+                or isinstance(offender, bool)
+                or not 0 <= offender < state.num_players
+                or offender == pend.player
+                or not isinstance(guilty, bool)
+            ):
+                raise InvalidState(
+                    "a pending challenge needs the offender's seat and a guilty flag",
+                    field="pending.data",
+                )

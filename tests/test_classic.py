@@ -772,3 +772,20 @@ def test_tied_winners_are_reported_in_the_game_over_event() -> None:
     state, events = engine.apply(state, mv("play", 1, card=card(state, 1, "B5")))
     assert state.winners == (1, 2)
     assert events[-1] == {"type": "game_over", "winners": [1, 2], "scores": [0, 500, 500]}
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.update(card=None),
+        lambda p: p.update(card=0),
+        lambda p: p["data"].pop("offender"),
+        lambda p: p["data"].update(offender=9),
+        lambda p: p["data"].update(guilty="yes"),
+    ],
+)
+def test_a_pending_challenge_missing_what_it_needs_is_invalid_state(damage: Any) -> None:
+    raw = engine.to_dict(wd4_state(["Y1", "Y2", "Y3", "Y4", "Y5", "Y6"]))
+    damage(raw["pending"])
+    with pytest.raises(engine.InvalidState):
+        engine.from_dict(raw)
