@@ -49,11 +49,12 @@ def gunicorn(env_extra: dict[str, str] | None = None) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PORT": str(port), "BIND_HOST": "127.0.0.1", **(env_extra or {})}
     env.setdefault("WEB_CONCURRENCY", "2")
+    env.setdefault("LOG_LEVEL", "warning")  # no access line per request in a load test
     cmd = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
            "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", "service:create_app()"]  # fmt: skip
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    # The server's logs go to a file: a pipe nobody reads fills up and stalls the workers.
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
@@ -64,7 +65,8 @@ def gunicorn(env_extra: dict[str, str] | None = None) -> Iterator[str]:
                         break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    log.seek(0)
+                    err = log.read().decode(errors="replace")
                     raise RuntimeError(f"gunicorn did not start: {err[-2000:]}") from None
                 time.sleep(0.1)
         yield base
@@ -74,6 +76,7 @@ def gunicorn(env_extra: dict[str, str] | None = None) -> Iterator[str]:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 def wrk(url: str, seconds: float, connections: int, script: str) -> dict[str, Any]:
