@@ -202,12 +202,14 @@ class UnoRules(Variant):
         pend = w.pending
         if pend is not None and card != pend.card:
             raise RulesError(
-                f"only the card just drawn ({pend.card}) may be played now, or pass",
+                f"only the card just drawn ({self.card_name(w, pend.card)}) may be played "  # type: ignore[arg-type]
+                "now, or pass",
                 code="not_drawn_card",
             )
         if not self.playable(w, card):
             raise RulesError(
-                f"card {card} ({self.catalog.code[w.side][card]}) matches neither the colour "
+                f"card {self.card_name(w, card)} ({self.catalog.code[w.side][card]}) matches "
+                "neither the colour "
                 f"({w.active_color}) nor the number or symbol in play",
                 code="does_not_match",
             )

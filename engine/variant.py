@@ -680,12 +680,17 @@ class Variant:
 
         return DARK_COLORS if s.side == 1 else LIGHT_COLORS
 
+    def card_name(self, s: State | Work, card: int) -> int:
+        """How error messages name a card: as the seat names it (UNO Flip: its label)."""
+        return card
+
     def require_card_in_hand(self, w: Work, move: Move) -> int:
         card = move.card
         if card is None:
             raise RulesError(f"a {move.type.value} move needs a card", code="card_required")
         if card not in w.hands[move.player]:
             raise RulesError(
-                f"card {card} is not in player {move.player}'s hand", code="card_not_in_hand"
+                f"card {self.card_name(w, card)} is not in player {move.player}'s hand",
+                code="card_not_in_hand",
             )
         return card

@@ -326,44 +326,9 @@ class Flip(UnoRules):
             super().last_card_effect(w, player, card, events)
 
     # ------------------------------------------------------------------ play checks
-    def require_card_in_hand(self, w: Work, move: Move) -> int:
-        card = move.card
-        if card is None:
-            raise RulesError(f"a {move.type.value} move needs a card", code="card_required")
-        if card not in w.hands[move.player]:
-            raise RulesError(
-                f"card {self.label(w, card)} is not in player {move.player}'s hand",
-                code="card_not_in_hand",
-            )
-        return card
-
-    def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
-        """Classic UNO's play checks, with every card named by its round label."""
-        card = move.card
-        if card is None or card not in w.hands[move.player]:
-            self.require_card_in_hand(w, move)
-        assert card is not None
-        pend = w.pending
-        if pend is not None and card != pend.card:
-            raise RulesError(
-                f"only the card just drawn ({self.label(w, pend.card)}) may be played now, "  # type: ignore[arg-type]
-                "or pass",
-                code="not_drawn_card",
-            )
-        if not self.playable(w, card):
-            raise RulesError(
-                f"card {self.label(w, card)} ({self.catalog.code[w.side][card]}) matches "
-                f"neither the colour ({w.active_color}) nor the number or symbol in play",
-                code="does_not_match",
-            )
-        if move.target is not None or move.chain is not None:
-            name = "target" if move.target is not None else "chain"
-            raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
-        if move.uno and not self.uno_flag_allowed(w, move):
-            raise RulesError(
-                "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
-            )
-        return card, self.play_color(w, card, move.color)
+    def card_name(self, s: State | Work, card: int) -> int:
+        """Error messages name cards by round label, never by catalog id."""
+        return self.label(s, card)
 
     # ------------------------------------------------------------------ scoring
     def round_points(self, w: Work, winner: int) -> tuple[int, ...]:
