@@ -143,6 +143,7 @@ class Catalog:
             for s in sides
         )
         self.ids = tuple(range(self.size))
+        self.id_set = frozenset(self.ids)
 
     def __len__(self) -> int:
         return self.size

@@ -86,16 +86,17 @@ def _fail(field: str, detail: str) -> InvalidState:
 
 
 def _is_int(v: Any) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
+    """An integer, not a bool (JSON parsers give plain ``int``: its subclasses are out)."""
+    return type(v) is int
 
 
 def _int(raw: dict[str, Any], key: str, lo: int | None = None, hi: int | None = None) -> int:
     v = raw.get(key)
-    if not _is_int(v):
+    if type(v) is not int:
         raise _fail(key, "must be an integer")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise _fail(key, f"must be between {lo} and {hi}, not {v}")
-    return int(v)
+    return v
 
 
 def _seat_or_none(raw: dict[str, Any], key: str, n: int) -> int | None:
@@ -113,14 +114,35 @@ def _ids(value: Any, field: str, size: int) -> tuple[int, ...]:
     return tuple(value)
 
 
+def _piles(hands_raw: list[Any], draw_raw: Any, discard_raw: Any, size: int) -> tuple[
+    tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]
+]:
+    """Hands, draw pile and discard pile as tuples of card ids.
+
+    One pass over all the cards at once (their types and range) instead of one per pile;
+    only when that fails are the piles checked one by one, to name the failing one.
+    """
+    lists = (*hands_raw, draw_raw, discard_raw)
+    if all(type(pile) is list for pile in lists):
+        cards = [c for pile in lists for c in pile]
+        if not cards or (
+            set(map(type, cards)) == {int} and min(cards) >= 0 and max(cards) < size
+        ):
+            return tuple(map(tuple, hands_raw)), tuple(draw_raw), tuple(discard_raw)
+    hands = tuple(_ids(h, f"hands[{i}]", size) for i, h in enumerate(hands_raw))
+    return hands, _ids(draw_raw, "draw_pile", size), _ids(discard_raw, "discard", size)
+
+
 def _seats(value: Any, field: str, n: int) -> tuple[int, ...]:
-    if not isinstance(value, list) or not all(_is_int(s) and 0 <= s < n for s in value):
+    if type(value) is not list or (
+        value and not (set(map(type, value)) == {int} and min(value) >= 0 and max(value) < n)
+    ):
         raise _fail(field, f"must be a list of seats 0..{n - 1}")
     return tuple(value)
 
 
 def _ints(value: Any, field: str, n: int) -> tuple[int, ...]:
-    if not isinstance(value, list) or len(value) != n or not all(_is_int(v) for v in value):
+    if type(value) is not list or len(value) != n or set(map(type, value)) != {int}:
         raise _fail(field, f"must be a list of {n} integers")
     return tuple(value)
 
@@ -140,12 +162,11 @@ def from_dict(raw: Any) -> State:
 def _from_dict(raw: Any) -> State:
     if not isinstance(raw, dict):
         raise InvalidState("state must be a JSON object")
-    unknown = sorted(set(raw) - KEYS)
-    if unknown:
-        raise _fail(unknown[0], "unknown field")
-    missing = sorted(KEYS - set(raw))
-    if missing:
-        raise _fail(missing[0], "missing")
+    if raw.keys() != KEYS:
+        unknown = sorted(set(raw) - KEYS)
+        if unknown:
+            raise _fail(unknown[0], "unknown field")
+        raise _fail(sorted(KEYS - set(raw))[0], "missing")
     if raw["schema"] != SCHEMA:
         raise _fail("schema", f"unsupported schema {raw['schema']!r}; this service reads {SCHEMA}")
     variant = find_variant(raw["variant"])
@@ -182,9 +203,7 @@ def _from_dict(raw: Any) -> State:
     hands_raw = raw["hands"]
     if not isinstance(hands_raw, list) or len(hands_raw) != n:
         raise _fail("hands", f"must be a list of {n} hands")
-    hands = tuple(_ids(h, f"hands[{i}]", size) for i, h in enumerate(hands_raw))
-    draw_pile = _ids(raw["draw_pile"], "draw_pile", size)
-    discard = _ids(raw["discard"], "discard", size)
+    hands, draw_pile, discard = _piles(hands_raw, raw["draw_pile"], raw["discard"], size)
     color_raw = raw["active_color"]
     try:
         active_color = Color(color_raw) if color_raw is not None else None
@@ -262,8 +281,12 @@ def check_invariants(state: State) -> None:
     variant = find_variant(state.variant)
     size = variant.catalog.size
     piles = list(variant.piles(state))
-    cards = [c for _, pile in piles for c in pile]
-    if len(cards) != size or len(set(cards)) != size or min(cards) < 0 or max(cards) >= size:
+    count, seen = 0, set()
+    for _, pile in piles:
+        count += len(pile)
+        seen.update(pile)
+    # Exactly the catalog's ids, each once (types were checked when the piles were read).
+    if count != size or seen != variant.catalog.id_set:
         _conservation_error(piles, size)
     for s in state.exposed:
         if len(state.hands[s]) != 1:

@@ -456,3 +456,9 @@ class UnoRules(Variant):
                     "a pending challenge needs the offender's seat and a guilty flag",
                     field="pending.data",
                 )
+            hand = pend.get("hand", ())  # the hand a challenge reveals; absent: the current one
+            size = self.catalog.size
+            if type(hand) is not tuple or not all(type(c) is int and 0 <= c < size for c in hand):
+                raise InvalidState(
+                    "a pending challenge's hand must be a list of card ids", field="pending.data"
+                )
