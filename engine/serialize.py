@@ -281,7 +281,7 @@ def check_invariants(state: State) -> None:
     variant = find_variant(state.variant)
     size = variant.catalog.size
     piles = list(variant.piles(state))
-    count, seen = 0, set()
+    count, seen = 0, set[int]()
     for _, pile in piles:
         count += len(pile)
         seen.update(pile)
