@@ -28,6 +28,9 @@ PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 T = MoveType
 NEXT_ROUND = T.NEXT_ROUND
 
+#: Pile names of the hands, made once (``piles`` runs for every state read).
+HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
+
 #: Which move fields each move type may carry (``type`` and ``player`` always).
 MOVE_FIELDS: dict[MoveType, frozenset[str]] = {
     T.PLAY: frozenset({"card", "color", "target", "chain", "uno"}),
@@ -205,8 +208,28 @@ class Variant:
         return w.freeze(), events
 
     def resolve_options(self, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """Every option with its value: the given ones checked, defaults for the rest."""
         if not isinstance(options, dict):
             raise SetupError("options must be an object", code="invalid_option")
+        # Every state read resolves its options again: remember the answers (the type is
+        # in the key, so ``True`` is not taken for ``1``).
+        try:
+            key: Any = tuple((k, type(v), v) for k, v in options.items())
+            known = self._resolved.get(key)
+        except TypeError:  # an unhashable value: checked (and refused) below
+            key = known = None
+        if known is not None:
+            return known
+        resolved = self._resolve_options(options)
+        if key is not None and len(self._resolved) < 1024:
+            self._resolved[key] = resolved
+        return resolved
+
+    @cached_property
+    def _resolved(self) -> dict[Any, tuple[tuple[str, Any], ...]]:
+        return {}
+
+    def _resolve_options(self, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise SetupError(
@@ -655,8 +678,7 @@ class Variant:
     # ------------------------------------------------------------------ state checks
     def piles(self, state: State) -> Iterable[tuple[str, tuple[int, ...]]]:
         """Every place a card can be, by name (card conservation is checked over these)."""
-        for seat, hand in enumerate(state.hands):
-            yield f"hands[{seat}]", hand
+        yield from zip(HAND_NAMES, state.hands)
         yield "draw_pile", state.draw_pile
         yield "discard", state.discard
 
