@@ -678,7 +678,7 @@ class Variant:
     # ------------------------------------------------------------------ state checks
     def piles(self, state: State) -> Iterable[tuple[str, tuple[int, ...]]]:
         """Every place a card can be, by name (card conservation is checked over these)."""
-        yield from zip(HAND_NAMES, state.hands)
+        yield from zip(HAND_NAMES, state.hands, strict=False)  # more names than seats
         yield "draw_pile", state.draw_pile
         yield "discard", state.discard
 
