@@ -97,9 +97,10 @@ lint: install-dev
 fuzz: install-dev
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -q tests/service/test_fuzz.py
 
-# The anchors: RLCard's UNO game API (engine) and wrk (HTTP), installed only here.
+# The anchors: RLCard's UNO game API (engine), wrk (HTTP) and valgrind (instruction counts), installed only here.
 bench: install-dev
 	$(BIN)/pip install -q rlcard==1.2.0
-	@command -v wrk >/dev/null 2>&1 || { sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
-	  $$sudo apt-get update -qq; $$sudo apt-get install -y -qq --no-install-recommends wrk >/dev/null; }
+	@command -v wrk >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 || { \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; $$sudo apt-get update -qq; \
+	  $$sudo apt-get install -y -qq --no-install-recommends wrk valgrind >/dev/null; }
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)

@@ -2,7 +2,9 @@
 
 Prints a table and writes ``benchmarks/results/latest.json``. Every absolute figure is
 printed next to its ratio to an anchor measured in the same run (RLCard's UNO game API
-for the engine; the same server's ``GET /healthz`` for HTTP). Bounded in time.
+for the engine; the same server's ``GET /healthz`` for HTTP). Bounded in time. The
+``instructions`` section counts instructions per move under callgrind: slower, but the
+same on a loaded machine as on a quiet one.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ def engine_section(quick: bool) -> dict[str, Any]:
     return {"throughput": through, "per_call": calls}
 
 
+def instructions_section(quick: bool) -> dict[str, Any]:
+    from benchmarks import instructions
+
+    res = instructions.run(1000, ["uno_classic"]) if quick else instructions.run(2000)
+    instructions.print_table(res)
+    return res
+
+
 def http_section(quick: bool) -> dict[str, Any]:
     from benchmarks import http_bench
 
@@ -63,7 +73,12 @@ def sessions_section(quick: bool) -> dict[str, Any]:
     return sessions_bench.run(quick)  # type: ignore[no-any-return]
 
 
-SECTIONS = {"engine": engine_section, "http": http_section, "sessions": sessions_section}
+SECTIONS = {
+    "engine": engine_section,
+    "instructions": instructions_section,
+    "http": http_section,
+    "sessions": sessions_section,
+}
 
 
 def main() -> int:
