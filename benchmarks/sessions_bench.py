@@ -7,8 +7,17 @@ one keep-alive ``http.client`` connection (wrk's Lua cannot follow a game: each 
 depends on the previous answer). A thread creates a 2-seat session (bots off), then
 plays it move after move with the returned version (``If-Match``) and the seats'
 tokens; to know the other seat's legal moves without an extra request it replays the
-game locally from the seed it chose (the engine is deterministic). Only the moves are
-timed; a finished game is replaced by a new session.
+game locally from the seed it chose (the engine is deterministic), and reads the new
+version from the ``ETag`` (the answer's body is not parsed). Only the moves are
+counted; a finished game is replaced by a new session. Every thread starts at the same
+instant (its first session made before it), and only requests that end inside the
+measured window count.
+
+The clients share the 2 cores with the server, so next to requests/s the run reports
+CPU: the server's (gunicorn workers plus ``redis-server``, from ``/proc``) per request,
+the clients' share of the machine, and ``cpu_ratio``: healthz's server CPU per
+request over the moves'. That ratio does not depend on how much CPU the clients (or
+anything else on the machine) take; the requests/s ratio is the target's measure.
 
 Two servers: the embedded in-process store (one worker: its sessions are per process)
 and, when ``redis-server`` is installed, a real Redis on a free loopback port (two
@@ -48,9 +57,35 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` so far (gone processes count 0)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return total / tick
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (gunicorn's workers)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
 @contextmanager
-def redis_server() -> Iterator[str | None]:
-    """A throwaway ``redis-server`` (no persistence) on a free port, or None."""
+def redis_server() -> Iterator[tuple[str, int] | None]:
+    """A throwaway ``redis-server`` (no persistence) on a free port: (url, pid), or None."""
     exe = shutil.which("redis-server")
     if exe is None:
         yield None
@@ -75,15 +110,15 @@ def redis_server() -> Iterator[str | None]:
                     raise RuntimeError("redis-server did not start") from None
                 time.sleep(0.05)
         client.close()
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/0", proc.pid
     finally:
         proc.terminate()
         proc.wait(10)
 
 
 @contextmanager
-def gunicorn(env_extra: dict[str, str]) -> Iterator[tuple[str, int]]:
-    """gunicorn with the production config on a free loopback port: (host, port)."""
+def gunicorn(env_extra: dict[str, str]) -> Iterator[tuple[str, int, int]]:
+    """gunicorn with the production config on a free loopback port: (host, port, pid)."""
     port = free_port()
     env = {
         **os.environ,
@@ -114,7 +149,7 @@ def gunicorn(env_extra: dict[str, str]) -> Iterator[tuple[str, int]]:
                         tail = err.read().decode(errors="replace")[-2000:]
                         raise RuntimeError(f"gunicorn did not start: {tail}") from None
                     time.sleep(0.1)
-            yield "127.0.0.1", port
+            yield "127.0.0.1", port, proc.pid
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
@@ -139,6 +174,7 @@ class Conn:
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
     ) -> tuple[int, bytes, float]:
+        """A move (a request with ``If-Match``) answers its ``ETag`` instead of the body."""
         h = {"Content-Type": "application/json"} if body is not None else {}
         h.update(headers or {})
         t0 = time.perf_counter()
@@ -150,15 +186,27 @@ class Conn:
             self.c.close()
             self.c = http.client.HTTPConnection(self.host, self.port, timeout=10)
             return 0, b"", time.perf_counter() - t0
+        if "If-Match" in h and resp.status == 200:
+            data = (resp.getheader("ETag") or "").encode()
         return resp.status, data, time.perf_counter() - t0
 
 
+def _wait(start: float) -> None:
+    left = start - time.monotonic()
+    if left > 0:
+        time.sleep(left)
+
+
 def _healthz_thread(
-    host: str, port: int, until: float, out: list[float], errors: list[int]
+    host: str, port: int, start: float, until: float, out: list[float], errors: list[int]
 ) -> None:
     conn = Conn(host, port)
+    conn.request("GET", "/healthz")  # connect before the window
+    _wait(start)
     while time.monotonic() < until:
         status, _, dt = conn.request("GET", "/healthz")
+        if time.monotonic() > until:
+            break
         if status == 200:
             out.append(dt)
         else:
@@ -166,7 +214,14 @@ def _healthz_thread(
 
 
 def _moves_thread(
-    host: str, port: int, until: float, seed: int, out: list[float], errors: list[int]
+    host: str,
+    port: int,
+    start: float,
+    until: float,
+    seed: int,
+    out: list[float],
+    errors: list[int],
+    created: list[int],
 ) -> None:
     import orjson
 
@@ -185,9 +240,11 @@ def _moves_thread(
             errors.append(status)
             time.sleep(0.05)
             continue
-        created = orjson.loads(data)
-        sid, version = created["session_id"], created["version"]
-        tokens = [s["token"] for s in created["seats"]]
+        new = orjson.loads(data)
+        sid, version = new["session_id"], new["version"]
+        tokens = [s["token"] for s in new["seats"]]
+        created.append(1)
+        _wait(start)  # the first session is made before the window
         state, _ = engine.start(VARIANT, 2, game_seed)
         path = f"/v1/sessions/{sid}/moves"
         while time.monotonic() < until and state.phase is not engine.Phase.GAME_OVER:
@@ -195,17 +252,19 @@ def _moves_thread(
             moves = engine.legal_moves(state, seat)
             turn = [m for m in moves if m.type.value not in ("uno", "catch")] or moves
             move = rnd.choice(turn)
-            status, data, dt = conn.request(
+            status, etag, dt = conn.request(
                 "POST",
                 path,
                 orjson.dumps({"move": move.to_dict()}),
                 {"Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{version}"'},
             )
+            if time.monotonic() > until:
+                break
             if status != 200:
                 errors.append(status)
                 break
             out.append(dt)
-            version = orjson.loads(data)["version"]
+            version = int(etag.strip(b'"'))
             state, _ = engine.apply(state, move)
         conn.request(
             "DELETE", f"/v1/sessions/{sid}", headers={"Authorization": f"Bearer {tokens[0]}"}
@@ -213,38 +272,65 @@ def _moves_thread(
 
 
 def _client(
-    kind: str, host: str, port: int, seconds: float, threads: int, seed: int
+    kind: str, host: str, port: int, start: float, seconds: float, threads: int, seed: int
 ) -> dict[str, Any]:
     """One client process: ``threads`` connections for ``seconds``; latencies in seconds."""
     import engine
 
     engine.all_variants()  # load the registry before the threads share it
-    start = time.monotonic() + 0.2
     until = start + seconds
     lat: list[float] = []
     errors: list[int] = []
+    created: list[int] = []
     target = _moves_thread if kind == "moves" else _healthz_thread
     ts = []
     for i in range(threads):
-        args = (host, port, until, lat, errors) if kind != "moves" else (
-            host, port, until, seed * 1000 + i, lat, errors
+        args = (host, port, start, until, lat, errors) if kind != "moves" else (
+            host, port, start, until, seed * 1000 + i, lat, errors, created
         )  # fmt: skip
         ts.append(threading.Thread(target=target, args=args))
+    cpu0 = time.process_time()
     for t in ts:
         t.start()
+    _wait(start)
+    cpu1 = time.process_time()
     for t in ts:
         t.join()
-    return {"latencies": lat, "errors": errors, "seconds": seconds}
+    return {
+        "latencies": lat,
+        "errors": errors,
+        "seconds": seconds,
+        "sessions": len(created),
+        # this process's CPU in the window (threads finish their last request after it)
+        "cpu_s": time.process_time() - cpu1,
+        "setup_cpu_s": cpu1 - cpu0,
+    }
 
 
 def load(
-    kind: str, host: str, port: int, seconds: float, procs: int, threads: int
+    kind: str,
+    host: str,
+    port: int,
+    seconds: float,
+    procs: int,
+    threads: int,
+    server_pids: list[int] | None = None,
 ) -> dict[str, Any]:
-    """Closed-loop load from ``procs`` x ``threads`` connections: requests/s, p50, p99."""
+    """Closed-loop load from ``procs`` x ``threads`` connections: requests/s, p50, p99,
+    and the CPU of ``server_pids`` and of the clients in the window."""
+    server_pids = server_pids or []
     with ProcessPoolExecutor(procs) as pool:
+        list(pool.map(abs, range(procs)))  # the workers exist before the clock starts
+        # monotonic is system-wide on Linux: every client process starts at this instant
+        start = time.monotonic() + 1.0
         futures = [
-            pool.submit(_client, kind, host, port, seconds, threads, p + 1) for p in range(procs)
+            pool.submit(_client, kind, host, port, start, seconds, threads, p + 1)
+            for p in range(procs)
         ]
+        _wait(start)
+        server0 = cpu_seconds(server_pids)
+        time.sleep(seconds)
+        server_cpu = cpu_seconds(server_pids) - server0
         parts = [f.result() for f in futures]
     lat = sorted(x for p in parts for x in p["latencies"])
     errors = [e for p in parts for e in p["errors"]]
@@ -252,6 +338,8 @@ def load(
     def pct(q: float) -> float:
         return lat[min(len(lat) - 1, int(q * len(lat)))] * 1000 if lat else 0.0
 
+    client_cpu = sum(p["cpu_s"] for p in parts)
+    cores = len(os.sched_getaffinity(0))
     return {
         "requests": len(lat),
         "requests_per_s": len(lat) / seconds,
@@ -260,14 +348,22 @@ def load(
         "errors": len(errors),
         "error_statuses": sorted(set(errors)),
         "connections": procs * threads,
+        "sessions_created": sum(p["sessions"] for p in parts),
+        "server_cpu_us_per_request": server_cpu / len(lat) * 1e6 if lat else 0.0,
+        "server_cpu_share": server_cpu / (seconds * cores),
+        "client_cpu_share": client_cpu / (seconds * cores),
     }
 
 
-def measure(env: dict[str, str], seconds: float, procs: int, threads: int) -> dict[str, Any]:
-    with gunicorn(env) as (host, port):
+def measure(
+    env: dict[str, str], seconds: float, procs: int, threads: int, extra_pids: list[int]
+) -> dict[str, Any]:
+    with gunicorn(env) as (host, port, master):
+        pids = children(master) + extra_pids
         load("healthz", host, port, 1.0, procs, threads)  # warm-up
-        health = load("healthz", host, port, seconds, procs, threads)
-        moves = load("moves", host, port, seconds, procs, threads)
+        health = load("healthz", host, port, seconds, procs, threads, pids)
+        moves = load("moves", host, port, seconds, procs, threads, pids)
+    h_cpu, m_cpu = health["server_cpu_us_per_request"], moves["server_cpu_us_per_request"]
     return {
         "workers": int(env["WEB_CONCURRENCY"]),
         "healthz": health,
@@ -275,6 +371,7 @@ def measure(env: dict[str, str], seconds: float, procs: int, threads: int) -> di
         "ratio_moves_to_healthz": moves["requests_per_s"] / health["requests_per_s"]
         if health["requests_per_s"]
         else 0.0,
+        "cpu_ratio": h_cpu / m_cpu if m_cpu else 0.0,
     }
 
 
@@ -289,14 +386,15 @@ def run(quick: bool) -> dict[str, Any]:
     }
     # One worker, never recycled: the in-process store's sessions live in that worker.
     out["memory"] = measure(
-        {"WEB_CONCURRENCY": "1", "GUNICORN_MAX_REQUESTS": "0"}, seconds, procs, threads
+        {"WEB_CONCURRENCY": "1", "GUNICORN_MAX_REQUESTS": "0"}, seconds, procs, threads, []
     )
-    with redis_server() as url:
-        if url is None:
+    with redis_server() as server:
+        if server is None:
             out["redis"] = {"skipped": "redis-server is not installed"}
         else:
+            url, pid = server
             out["redis"] = measure(
-                {"WEB_CONCURRENCY": "2", "REDIS_URL": url}, seconds, procs, threads
+                {"WEB_CONCURRENCY": "2", "REDIS_URL": url}, seconds, procs, threads, [pid]
             )
     print_table(out)
     return out
@@ -307,7 +405,10 @@ def print_table(res: dict[str, Any]) -> None:
         f"\nSessions: POST /v1/sessions/{{id}}/moves on gunicorn (gevent), {res['generator']},"
         f" {res['seconds']:.0f} s each"
     )
-    print("  store    workers  endpoint                 req/s    p50 ms   p99 ms  errors  ratio")
+    print(
+        "  store    workers  endpoint                 req/s    p50 ms   p99 ms  errors  ratio"
+        "   server CPU us/req  server/client CPU share  cpu_ratio"
+    )
     for store in ("memory", "redis"):
         r = res.get(store)
         if r is None:
@@ -318,12 +419,20 @@ def print_table(res: dict[str, Any]) -> None:
         for name, label in (("healthz", "GET /healthz (anchor)"), ("moves", "POST .../moves")):
             row = r[name]
             ratio = "1.00x" if name == "healthz" else f"{r['ratio_moves_to_healthz']:.2f}x"
+            cpu_ratio = "1.00x" if name == "healthz" else f"{r['cpu_ratio']:.2f}x"
             print(
                 f"  {store:8} {r['workers']:7}  {label:22} {row['requests_per_s']:8,.0f}"
                 f"  {row['p50_ms']:8.2f} {row['p99_ms']:8.2f} {row['errors']:7}  {ratio}"
+                f"  {row['server_cpu_us_per_request']:18,.0f}"
+                f"  {row['server_cpu_share']:11.0%} / {row['client_cpu_share']:<11.0%}"
+                f"  {cpu_ratio}"
                 + (f"  (statuses {row['error_statuses']})" if row["errors"] else "")
             )
     print(f"  target: moves at least {res['target_ratio']:.0%} of the same server's /healthz")
+    print(
+        "  server CPU: gunicorn workers (+ redis-server); shares are of all cores; cpu_ratio:"
+        " healthz's server CPU per request / the moves'"
+    )
 
 
 if __name__ == "__main__":
