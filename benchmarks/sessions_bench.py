@@ -21,7 +21,8 @@ anything else on the machine) take; the requests/s ratio is the target's measure
 
 Two servers: the embedded in-process store (one worker: its sessions are per process)
 and, when ``redis-server`` is installed, a real Redis on a free loopback port (two
-workers). ``python benchmarks/sessions_bench.py [--quick]``; ``run(quick) -> dict``.
+workers). Neither recycles its workers (``GUNICORN_MAX_REQUESTS=0``; see ``run``).
+``python benchmarks/sessions_bench.py [--quick]``; ``run(quick) -> dict``.
 """
 
 from __future__ import annotations
@@ -57,16 +58,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds of ``pids`` so far (gone processes count 0)."""
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (field 3 first)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pids: list[int], masters: tuple[int, ...] = ()) -> float:
+    """User + system CPU seconds so far of ``pids`` and of ``masters`` with all their
+    children: the live ones, and the reaped ones through the master's cutime/cstime
+    (gunicorn recycles workers: a worker that exits in a window still counts)."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0
-    for pid in pids:
+    for pid in {*pids, *masters, *(c for m in masters for c in children(m))}:
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = _stat(pid)
         except OSError:
             continue
         total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+        if pid in masters:
+            total += int(fields[13]) + int(fields[14])  # cutime, cstime: reaped children
     return total / tick
 
 
@@ -76,7 +86,7 @@ def children(pid: int) -> list[int]:
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                if int(_stat(int(d.name))[1]) == pid:
                     out.append(int(d.name))
             except (OSError, ValueError, IndexError):
                 continue
@@ -315,10 +325,13 @@ def load(
     procs: int,
     threads: int,
     server_pids: list[int] | None = None,
+    master: int | None = None,
 ) -> dict[str, Any]:
     """Closed-loop load from ``procs`` x ``threads`` connections: requests/s, p50, p99,
-    and the CPU of ``server_pids`` and of the clients in the window."""
+    and the CPU of the server (``master`` with its workers, ``server_pids``) and of the
+    clients in the window."""
     server_pids = server_pids or []
+    masters = (master,) if master else ()
     with ProcessPoolExecutor(procs) as pool:
         list(pool.map(abs, range(procs)))  # the workers exist before the clock starts
         # monotonic is system-wide on Linux: every client process starts at this instant
@@ -328,9 +341,11 @@ def load(
             for p in range(procs)
         ]
         _wait(start)
-        server0 = cpu_seconds(server_pids)
+        workers0 = set(children(master)) if master else set()
+        server0 = cpu_seconds(server_pids, masters)
         time.sleep(seconds)
-        server_cpu = cpu_seconds(server_pids) - server0
+        server_cpu = cpu_seconds(server_pids, masters) - server0
+        recycled = len(workers0 - set(children(master))) if master else 0
         parts = [f.result() for f in futures]
     lat = sorted(x for p in parts for x in p["latencies"])
     errors = [e for p in parts for e in p["errors"]]
@@ -349,6 +364,7 @@ def load(
         "error_statuses": sorted(set(errors)),
         "connections": procs * threads,
         "sessions_created": sum(p["sessions"] for p in parts),
+        "workers_recycled": recycled,
         "server_cpu_us_per_request": server_cpu / len(lat) * 1e6 if lat else 0.0,
         "server_cpu_share": server_cpu / (seconds * cores),
         "client_cpu_share": client_cpu / (seconds * cores),
@@ -359,10 +375,9 @@ def measure(
     env: dict[str, str], seconds: float, procs: int, threads: int, extra_pids: list[int]
 ) -> dict[str, Any]:
     with gunicorn(env) as (host, port, master):
-        pids = children(master) + extra_pids
         load("healthz", host, port, 1.0, procs, threads)  # warm-up
-        health = load("healthz", host, port, seconds, procs, threads, pids)
-        moves = load("moves", host, port, seconds, procs, threads, pids)
+        health = load("healthz", host, port, seconds, procs, threads, extra_pids, master)
+        moves = load("moves", host, port, seconds, procs, threads, extra_pids, master)
     h_cpu, m_cpu = health["server_cpu_us_per_request"], moves["server_cpu_us_per_request"]
     return {
         "workers": int(env["WEB_CONCURRENCY"]),
@@ -393,8 +408,16 @@ def run(quick: bool) -> dict[str, Any]:
             out["redis"] = {"skipped": "redis-server is not installed"}
         else:
             url, pid = server
+            # No recycling here either: with the production default (every 5000 +-500
+            # requests a worker) the warm-up and healthz phases bring both workers close
+            # to it, so a restart (~1 s of CPU, and a cold session cache) always landed
+            # in the moves phase. The table flags any worker that is recycled anyway.
             out["redis"] = measure(
-                {"WEB_CONCURRENCY": "2", "REDIS_URL": url}, seconds, procs, threads, [pid]
+                {"WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": url},
+                seconds,
+                procs,
+                threads,
+                [pid],
             )
     print_table(out)
     return out
@@ -427,11 +450,16 @@ def print_table(res: dict[str, Any]) -> None:
                 f"  {row['server_cpu_share']:11.0%} / {row['client_cpu_share']:<11.0%}"
                 f"  {cpu_ratio}"
                 + (f"  (statuses {row['error_statuses']})" if row["errors"] else "")
+                + (
+                    f"  ({row['workers_recycled']} worker(s) recycled)"
+                    if row["workers_recycled"]
+                    else ""
+                )
             )
     print(f"  target: moves at least {res['target_ratio']:.0%} of the same server's /healthz")
     print(
-        "  server CPU: gunicorn workers (+ redis-server); shares are of all cores; cpu_ratio:"
-        " healthz's server CPU per request / the moves'"
+        "  server CPU: gunicorn master and workers (+ redis-server); shares are of all cores;"
+        " cpu_ratio: healthz's server CPU per request / the moves'"
     )
 
 
