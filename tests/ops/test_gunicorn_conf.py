@@ -73,7 +73,7 @@ def test_defaults(load) -> None:
     assert conf.timeout == 30
     assert conf.graceful_timeout == 20
     assert conf.keepalive == 5
-    assert (conf.max_requests, conf.max_requests_jitter) == (5000, 500)
+    assert (conf.max_requests, conf.max_requests_jitter) == (100_000, 10_000)
     assert conf.accesslog == "-"
     assert conf.errorlog == "-"
     assert conf.loglevel == "info"
