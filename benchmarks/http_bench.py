@@ -1,7 +1,11 @@
 """HTTP benchmark: ``POST /v1/games/apply`` on gunicorn with the production config
 under wrk (a Lua body), next to the same server's ``GET /healthz`` ceiling measured in
 the same run; then the p99 latency of ``apply`` at half of its measured throughput
-(wrk's per-request ``delay()`` paces the load).
+(wrk's per-request ``delay()`` paces the load). Last, the floor: a second server with
+one benchmark-only route (``benchmarks/floor_app.py``) that reads the same body and
+answers the same bytes with no rules work, next to that server's ``/healthz``; what
+separates ``apply`` from the floor is the rules work, what separates the floor from
+``/healthz`` is the framework's cost of a POST of this size.
 
 Needs ``wrk`` (Debian package ``wrk``); the section is skipped with a note without it.
 """
@@ -44,14 +48,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(env_extra: dict[str, str] | None = None) -> Iterator[str]:
+def gunicorn(
+    env_extra: dict[str, str] | None = None, app: str = "service:create_app()"
+) -> Iterator[str]:
     """gunicorn with ``service/gunicorn_conf.py`` on a free loopback port."""
     port = free_port()
     env = {**os.environ, "PORT": str(port), "BIND_HOST": "127.0.0.1", **(env_extra or {})}
     env.setdefault("WEB_CONCURRENCY", "2")
     env.setdefault("LOG_LEVEL", "warning")  # no access line per request in a load test
     cmd = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-           "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", "service:create_app()"]  # fmt: skip
+           "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", app]  # fmt: skip
     # The server's logs go to a file: a pipe nobody reads fills up and stalls the workers.
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
@@ -123,6 +129,23 @@ def apply_body() -> dict[str, Any]:
     return {"state": engine.to_dict(state), "move": move.to_dict()}
 
 
+def apply_answer(body: dict[str, Any]) -> bytes:
+    """What ``POST /v1/games/apply`` answers to ``body`` (the floor route sends it back)."""
+    import orjson
+
+    import engine
+
+    state, events = engine.apply(engine.from_dict(body["state"]), engine.Move.from_dict(body["move"]))
+    viewer = body["move"]["player"]
+    return orjson.dumps(
+        {
+            "state": engine.to_dict(state),
+            "events": engine.redact_all(events, viewer),
+            "view": engine.view(state, viewer),
+        }
+    )
+
+
 def run(quick: bool) -> dict[str, Any]:
     if shutil.which("wrk") is None:
         return {"skipped": "wrk is not installed (apt-get install wrk)"}
@@ -140,11 +163,24 @@ def run(quick: bool) -> dict[str, Any]:
             conns,
             post_script("/v1/games/apply", body, delay_ms=conns * 1000 / half_rate),
         )
+    # The floor: the same server plus a route that reads the same body and answers the
+    # same bytes with no rules work (benchmarks/floor_app.py), next to its own /healthz.
+    with tempfile.NamedTemporaryFile(suffix=".json") as answer:
+        answer.write(apply_answer(body))
+        answer.flush()
+        env = {"BENCH_FLOOR_ANSWER": answer.name}
+        with gunicorn(env, app="benchmarks.floor_app:create_app()") as base:
+            wrk(base + "/healthz", 1, 16, "")  # warm-up
+            floor_health = wrk(base + "/healthz", seconds, 16, "")
+            floor = wrk(base + "/bench/floor", seconds, 16, post_script("/bench/floor", body))
     return {
         "healthz": health,
         "apply": apply,
         "apply_at_half_load": paced,
         "ratio_apply_to_healthz": apply["requests_per_s"] / health["requests_per_s"],
+        "floor_healthz": floor_health,
+        "floor": floor,
+        "ratio_floor_to_healthz": floor["requests_per_s"] / floor_health["requests_per_s"],
         "request_bytes": len(json.dumps(body)),
     }
 
@@ -165,4 +201,9 @@ def print_table(res: dict[str, Any]) -> None:
     print(
         f"  apply at half load             {p['requests_per_s']:10,.0f} req/s           p50 {p['p50_us'] / 1000:6.2f} ms"
         f"   p99 {p['p99_us'] / 1000:6.2f} ms"
+    )
+    fh, f = res["floor_healthz"], res["floor"]
+    print(
+        f"  floor: same body and answer, no rules work  {f['requests_per_s']:8,.0f} req/s   "
+        f"{res['ratio_floor_to_healthz']:.2f}x of its server's /healthz ({fh['requests_per_s']:,.0f} req/s)"
     )
