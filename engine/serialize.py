@@ -281,12 +281,9 @@ def check_invariants(state: State) -> None:
     variant = find_variant(state.variant)
     size = variant.catalog.size
     piles = list(variant.piles(state))
-    count, seen = 0, set[int]()
-    for _, pile in piles:
-        count += len(pile)
-        seen.update(pile)
+    cards = [pile for _, pile in piles]
     # Exactly the catalog's ids, each once (types were checked when the piles were read).
-    if count != size or seen != variant.catalog.id_set:
+    if sum(map(len, cards)) != size or set().union(*cards) != variant.catalog.id_set:
         _conservation_error(piles, size)
     for s in state.exposed:
         if len(state.hands[s]) != 1:
