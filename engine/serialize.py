@@ -10,6 +10,7 @@ numbers in JavaScript).
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import Any, TypeGuard
 
 from .cards import Color
@@ -19,6 +20,13 @@ from .state import Pending, Phase, State
 
 SCHEMA = 1
 MASK64 = (1 << 64) - 1
+#: Every byte, in order: ``_ID_BYTES[:size]`` are the card ids of a catalog of ``size``
+#: (the catalogs hold at most 112 cards).
+_ID_BYTES = bytes(range(256))
+#: Phases and colours by their JSON names (a dict lookup costs less than ``Enum(value)``).
+_PHASES = {p.value: p for p in Phase}
+_COLORS = {c.value: c for c in Color}
+PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 
 
 def to_dict(state: State) -> dict[str, Any]:
@@ -119,15 +127,19 @@ def _piles(hands_raw: list[Any], draw_raw: Any, discard_raw: Any, size: int) -> 
 ]:
     """Hands, draw pile and discard pile as tuples of card ids.
 
-    One pass over all the cards at once (their types and range) instead of one per pile;
-    only when that fails are the piles checked one by one, to name the failing one.
+    All the cards are checked at once, in C: ``bytes()`` takes only integers from 0 to
+    255 (and bools), ``translate`` deletes the ids below ``size`` (anything left is out
+    of range) and counting ``int`` among the types rules out bools. Only when that fails
+    are the piles checked one by one, to name the failing one.
     """
     lists = (*hands_raw, draw_raw, discard_raw)
     if all(type(pile) is list for pile in lists):
-        cards = [c for pile in lists for c in pile]
-        if not cards or (
-            set(map(type, cards)) == {int} and min(cards) >= 0 and max(cards) < size
-        ):
+        cards = list(chain.from_iterable(lists))
+        try:
+            in_range = not bytes(cards).translate(None, _ID_BYTES[:size])
+        except (TypeError, ValueError):  # not an integer, or one beyond 255
+            in_range = False
+        if in_range and list(map(type, cards)).count(int) == len(cards):
             return tuple(map(tuple, hands_raw)), tuple(draw_raw), tuple(discard_raw)
     hands = tuple(_ids(h, f"hands[{i}]", size) for i, h in enumerate(hands_raw))
     return hands, _ids(draw_raw, "draw_pile", size), _ids(discard_raw, "discard", size)
@@ -189,10 +201,9 @@ def _from_dict(raw: Any) -> State:
         raise _fail("rng", "state and inc must be hex strings") from None
     if not (0 <= rng[0] <= MASK64 and 0 <= rng[1] <= MASK64 and rng[1] & 1):
         raise _fail("rng", "state and inc must be 64-bit values, inc odd")
-    try:
-        phase = Phase(raw["phase"])
-    except ValueError:
-        raise _fail("phase", "must be one of " + ", ".join(p.value for p in Phase)) from None
+    phase = _PHASES.get(raw["phase"]) if isinstance(raw["phase"], str) else None
+    if phase is None:
+        raise _fail("phase", "must be one of " + ", ".join(_PHASES))
     round_ = _int(raw, "round", 1, None)
     dealer = _int(raw, "dealer", 0, n - 1)
     direction = raw["direction"]
@@ -205,10 +216,9 @@ def _from_dict(raw: Any) -> State:
         raise _fail("hands", f"must be a list of {n} hands")
     hands, draw_pile, discard = _piles(hands_raw, raw["draw_pile"], raw["discard"], size)
     color_raw = raw["active_color"]
-    try:
-        active_color = Color(color_raw) if color_raw is not None else None
-    except ValueError:
-        raise _fail("active_color", f"{color_raw!r} is not a colour") from None
+    active_color = _COLORS.get(color_raw) if isinstance(color_raw, str) else None
+    if active_color is None and color_raw is not None:
+        raise _fail("active_color", f"{color_raw!r} is not a colour")
     pend_raw = raw["pending"]
     pend = None
     if pend_raw is not None:
@@ -291,21 +301,19 @@ def check_invariants(state: State) -> None:
                 f"seat {s} is listed as exposed but holds {len(state.hands[s])} cards",
                 field="exposed",
             )
-    if state.phase is Phase.GAME_OVER and not state.winners:
+    phase = state.phase
+    if phase is GAME_OVER and not state.winners:
         raise InvalidState("a finished game must name its winners", field="winners")
-    if state.phase is not Phase.GAME_OVER and state.winners:
+    if phase is not GAME_OVER and state.winners:
         raise InvalidState("winners are only set when the game is over", field="winners")
-    if state.pending is not None and state.phase in (Phase.ROUND_OVER, Phase.GAME_OVER):
+    if state.pending is not None and (phase is ROUND_OVER or phase is GAME_OVER):
         raise InvalidState("no decision can be pending after the round", field="pending")
     pend = state.pending
     if pend is not None and pend.type == "play_drawn" and pend.card not in state.hands[pend.player]:
         raise InvalidState(
             "the drawn card awaiting a decision is not in the player's hand", field="pending.card"
         )
-    if state.phase is Phase.PLAY:
-        empty = [s for s, h in enumerate(state.hands) if not h]
-        if empty and variant.uno_rule:
-            raise InvalidState(
-                f"seat {empty[0]} has no cards but the round is still on", field="hands"
-            )
+    if phase is PLAY and variant.uno_rule and not all(state.hands):
+        empty = next(s for s, h in enumerate(state.hands) if not h)
+        raise InvalidState(f"seat {empty} has no cards but the round is still on", field="hands")
     variant.check_state(state)
