@@ -9,6 +9,7 @@ files) and never changes. Single-sided cards have one face; UNO Flip cards have 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -154,6 +155,11 @@ class Catalog:
     def card_ref(self, card_id: int, side: int = 0) -> dict[str, object]:
         """The ``{id, code}`` a view or event shows for a visible card."""
         return {"id": card_id, "code": self.code[side][card_id]}
+
+    def card_refs(self, card_ids: Iterable[int], side: int = 0) -> list[dict[str, object]]:
+        """``card_ref`` of each card, in one comprehension (hands, draws)."""
+        codes = self.code[side]
+        return [{"id": c, "code": codes[c]} for c in card_ids]
 
     def to_list(self) -> list[dict[str, object]]:
         return [c.to_dict() for c in self.cards]

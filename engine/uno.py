@@ -370,7 +370,7 @@ class UnoRules(Variant):
                 "challenged",
                 to=(victim,),
                 secret={
-                    "hand": [self.private_ref(w, c) for c in pend.get("hand", w.hands[offender])]
+                    "hand": self.private_refs(w, pend.get("hand", w.hands[offender]))
                 },
                 player=victim,
                 target=offender,

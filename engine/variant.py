@@ -540,13 +540,12 @@ class Variant:
 
     def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
         """Everybody sees who drew how many; only the drawer sees the cards."""
-        private_ref = self.private_ref
         return {
             "type": "drew",
             "player": seat,
             "count": len(cards),
             "reason": reason,
-            "secret": {"to": [seat], "data": {"cards": [private_ref(w, c) for c in cards]}},
+            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
         }
 
     def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
@@ -569,6 +568,14 @@ class Variant:
     def private_ref(self, s: State | Work, card: int) -> dict[str, Any]:
         """How a card is shown to the one seat allowed to see it."""
         return self.catalog.card_ref(card, s.side)
+
+    def private_refs(self, s: State | Work, cards: Iterable[int]) -> list[dict[str, Any]]:
+        """``private_ref`` of each card (a hand, a draw): one comprehension when the
+        variant shows cards as the catalog does, else its own ``private_ref`` per card."""
+        if type(self).private_ref is Variant.private_ref:
+            return self.catalog.card_refs(cards, s.side)
+        private_ref = self.private_ref
+        return [private_ref(s, c) for c in cards]
 
     # ------------------------------------------------------------------ rounds
     def finish_round(self, w: Work, winner: int, events: list[Event]) -> None:
@@ -633,7 +640,7 @@ class Variant:
             "current_player": state.current,
             "pending": self.pending_view(state, pend, player) if pend is not None else None,
             "player": player,
-            "hand": [self.private_ref(state, c) for c in state.hands[player]]
+            "hand": self.private_refs(state, state.hands[player])
             if player is not None
             else [],
             "hand_sizes": [len(h) for h in state.hands],
