@@ -408,10 +408,10 @@ def run(quick: bool) -> dict[str, Any]:
             out["redis"] = {"skipped": "redis-server is not installed"}
         else:
             url, pid = server
-            # No recycling here either: with the production default (every 5000 +-500
-            # requests a worker) the warm-up and healthz phases bring both workers close
-            # to it, so a restart (~1 s of CPU, and a cold session cache) always landed
-            # in the moves phase. The table flags any worker that is recycled anyway.
+            # No recycling here either, so that a worker restart (~0.6 s of CPU and a cold
+            # session cache) never lands inside a window: the production default (every
+            # 100,000 +-10,000 requests) would not fire in a run this short, but a lower
+            # GUNICORN_MAX_REQUESTS in the environment would. The table flags any restart.
             out["redis"] = measure(
                 {"WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": url},
                 seconds,
