@@ -24,11 +24,13 @@ still serves many connections). An explicit ``WEB_CONCURRENCY`` always wins.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 WORKER_CLASSES = ("gevent", "sync")
 MAX_DEFAULT_WORKERS = 9
@@ -127,3 +129,11 @@ access_log_format = (
     '"query": "%(q)s", "status": %(s)s, "bytes": "%(b)s", "duration_us": %(D)s, '
     '"request_id": "%({x-request-id}i)s", "user_agent": "%(a)s", "pid": "%(p)s"}'
 )
+
+
+def post_worker_init(worker: Any) -> None:
+    """The worker has loaded the app: move everything allocated so far (modules, the
+    app, catalogs) out of the cyclic collector's reach, so that the full collections a
+    busy worker runs do not rescan it (about 5% of the CPU of an apply, measured)."""
+    gc.collect()
+    gc.freeze()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import inspect
 from pathlib import Path
@@ -160,3 +161,14 @@ def test_gunicorn_accepts_every_setting(load, worker_class: str) -> None:
     assert cfg.worker_class_str == worker_class
     assert cfg.workers == conf.workers
     assert cfg.address == [("0.0.0.0", 8000)]
+
+
+def test_post_worker_init_freezes_what_the_worker_loaded(load) -> None:
+    conf = load()
+    Config().set("post_worker_init", conf.post_worker_init)  # gunicorn takes it as the hook
+    gc.unfreeze()
+    try:
+        conf.post_worker_init(None)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
