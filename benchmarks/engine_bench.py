@@ -18,7 +18,19 @@ from collections.abc import Callable
 from typing import Any
 
 import engine
-from engine import Phase, find_variant
+from engine import Phase, State, Variant, find_variant
+
+
+def random_step(variant: Variant, state: State, rnd: random.Random) -> State:
+    """One move: the legal moves of the seat the game waits for (seat 0 between rounds),
+    a random pick, the validating ``apply``."""
+    if state.phase is Phase.ROUND_OVER:
+        seat = 0
+    else:
+        seat = state.pending.player if state.pending is not None else state.current
+    legal = variant.legal_moves(state, seat)
+    move = variant.encode_move(state, legal[int(rnd.random() * len(legal))])
+    return variant.apply(state, move)[0]
 
 
 def engine_slice(
@@ -26,19 +38,13 @@ def engine_slice(
 ) -> tuple[int, float]:
     """Play random games of ``variant_id`` for about ``seconds`` of CPU; (moves, cpu s)."""
     variant = find_variant(variant_id)
-    legal_moves, apply, encode = variant.legal_moves, variant.apply, variant.encode_move
     moves = 0
     start = time.process_time()
     deadline = start + seconds
     while time.process_time() < deadline:
         state, _ = variant.new_game(players, rnd.randrange(2**53))
         while state.phase is not Phase.GAME_OVER:
-            if state.phase is Phase.ROUND_OVER:
-                seat = 0
-            else:
-                seat = state.pending.player if state.pending is not None else state.current
-            legal = legal_moves(state, seat)
-            state, _ = apply(state, encode(state, legal[int(rnd.random() * len(legal))]))
+            state = random_step(variant, state, rnd)
             moves += 1
             if moves & 1023 == 0 and time.process_time() >= deadline:
                 break

@@ -28,22 +28,17 @@ ROOT = Path(__file__).resolve().parent.parent
 def play_engine(variant_id: str, moves: int, players: int = 4) -> None:
     """``moves`` moves of seeded random games of ``variant_id`` (as engine_bench plays)."""
     sys.path.insert(0, str(ROOT))
+    from benchmarks.engine_bench import random_step
     from engine import Phase, find_variant
 
     variant = find_variant(variant_id)
     players = min(max(players, variant.min_players), variant.max_players)
-    legal_moves, apply, encode = variant.legal_moves, variant.apply, variant.encode_move
     rnd = random.Random(2026)
     state, _ = variant.new_game(players, 1)
     for _ in range(moves):
         if state.phase is Phase.GAME_OVER:
             state, _ = variant.new_game(players, rnd.randrange(2**53))
-        if state.phase is Phase.ROUND_OVER:
-            seat = 0
-        else:
-            seat = state.pending.player if state.pending is not None else state.current
-        legal = legal_moves(state, seat)
-        state, _ = apply(state, encode(state, legal[int(rnd.random() * len(legal))]))
+        state = random_step(variant, state, rnd)
 
 
 def play_rlcard(moves: int, players: int = 4) -> None:
