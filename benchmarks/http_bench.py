@@ -15,23 +15,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.sessions_bench import cpu_seconds  # noqa: E402
+from benchmarks.servers import cpu_seconds, gunicorn  # noqa: E402
 
 DONE_LUA = """
 done = function(summary, latency, requests)
@@ -43,50 +37,6 @@ done = function(summary, latency, requests)
     latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.mean))
 end
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def gunicorn(
-    env_extra: dict[str, str] | None = None, app: str = "service:create_app()"
-) -> Iterator[tuple[str, int]]:
-    """gunicorn with ``service/gunicorn_conf.py`` on a free loopback port: (URL, master pid)."""
-    port = free_port()
-    env = {**os.environ, "PORT": str(port), "BIND_HOST": "127.0.0.1", **(env_extra or {})}
-    env.setdefault("WEB_CONCURRENCY", "2")
-    env.setdefault("LOG_LEVEL", "warning")  # no access line per request in a load test
-    cmd = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-           "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", app]  # fmt: skip
-    # The server's logs go to a file: a pipe nobody reads fills up and stalls the workers.
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    err = log.read().decode(errors="replace")
-                    raise RuntimeError(f"gunicorn did not start: {err[-2000:]}") from None
-                time.sleep(0.1)
-        yield base, proc.pid
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def wrk(url: str, seconds: float, connections: int, script: str) -> dict[str, Any]:
@@ -190,7 +140,8 @@ def run(quick: bool) -> dict[str, Any]:
         return {"skipped": "wrk is not installed (apt-get install wrk)"}
     seconds, slices = (2, 3) if quick else (3, 5)
     body = apply_body()
-    with gunicorn() as (base, master):
+    with gunicorn({"WEB_CONCURRENCY": "2"}) as (host, port, master):
+        base = f"http://{host}:{port}"
         wrk(base + "/healthz", 1, 16, "")  # warm-up
         apply = alternate(
             base, master, "/v1/games/apply", post_script("/v1/games/apply", body), seconds, slices
@@ -207,8 +158,9 @@ def run(quick: bool) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile(suffix=".json") as answer:
         answer.write(apply_answer(body))
         answer.flush()
-        env = {"BENCH_FLOOR_ANSWER": answer.name}
-        with gunicorn(env, app="benchmarks.floor_app:create_app()") as (base, master):
+        env = {"WEB_CONCURRENCY": "2", "BENCH_FLOOR_ANSWER": answer.name}
+        with gunicorn(env, app="benchmarks.floor_app:create_app()") as (host, port, master):
+            base = f"http://{host}:{port}"
             wrk(base + "/healthz", 1, 16, "")  # warm-up
             floor = alternate(
                 base, master, "/bench/floor", post_script("/bench/floor", body), seconds, slices

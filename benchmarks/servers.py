@@ -1,0 +1,106 @@
+"""The servers the benchmarks start, and the CPU they use: a free loopback port,
+gunicorn with the production config, CPU seconds of processes from ``/proc``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (field 3 first)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pids: list[int], masters: tuple[int, ...] = ()) -> float:
+    """User + system CPU seconds so far of ``pids`` and of ``masters`` with all their
+    children: the live ones, and the reaped ones through the master's cutime/cstime
+    (gunicorn recycles workers: a worker that exits in a window still counts)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in {*pids, *masters, *(c for m in masters for c in children(m))}:
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+        if pid in masters:
+            total += int(fields[13]) + int(fields[14])  # cutime, cstime: reaped children
+    return total / tick
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (gunicorn's workers)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int(_stat(int(d.name))[1]) == pid:
+                    out.append(int(d.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+@contextmanager
+def gunicorn(
+    env_extra: dict[str, str], app: str = "service:create_app()"
+) -> Iterator[tuple[str, int, int]]:
+    """gunicorn with the production config (``service/gunicorn_conf.py``) serving ``app``
+    on a free loopback port, no access lines, its logs in a file (a pipe nobody reads
+    fills up and stalls the workers): (host, port, master pid)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "BIND_HOST": "127.0.0.1",
+        "GUNICORN_ACCESSLOG": "off",
+        "LOG_LEVEL": "warning",
+        **env_extra,
+    }
+    if "REDIS_URL" not in env_extra:
+        env.pop("REDIS_URL", None)
+    cmd = [
+        sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
+        "--bind", f"127.0.0.1:{port}", app,
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        err.seek(0)
+                        tail = err.read().decode(errors="replace")[-2000:]
+                        raise RuntimeError(f"gunicorn did not start: {tail}") from None
+                    time.sleep(0.1)
+            yield "127.0.0.1", port, proc.pid
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
