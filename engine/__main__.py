@@ -1,37 +1,69 @@
-"""``python -m engine simulate --variant uno_classic --games N --seed S``."""
+"""``python -m engine simulate --variant uno_classic --games N --seed S``; ``python -m
+engine variants``.
+
+A usage error (an unknown variant, a player count outside the variant's range, a bad
+option) is one line on stderr and exit status 2, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import NoReturn
 
+from .errors import SetupError
 from .registry import all_variants
 from .simulate import simulate
 
+DESCRIPTION = (
+    "The rules engine from the command line: simulate plays random legal games of one "
+    "variant and prints their speed and a summary; variants lists the games."
+)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sim = sub.add_parser("simulate", help="play random legal games and report speed")
-    sim.add_argument("--variant", default="uno_classic", choices=[v.id for v in all_variants()])
-    sim.add_argument("--games", type=int, default=100)
-    sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--players", type=int, default=None, help="seats (default: random per game)")
+    parser = OneLineParser(prog="python -m engine", description=DESCRIPTION)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{simulate,variants}")
+    sim = sub.add_parser(
+        "simulate",
+        help="play random legal games and report speed",
+        description="Play random legal games through the validating apply (every seat "
+        "picks uniformly among its legal moves) and print games/s, moves/s and a summary.",
+    )
+    sim.add_argument(
+        "--variant",
+        default="uno_classic",
+        choices=[v.id for v in all_variants()],
+        help="the game (default: uno_classic)",
+    )
+    sim.add_argument("--games", type=int, default=100, help="games to play (default: 100)")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the run (default: 0)")
+    sim.add_argument(
+        "--players", type=int, default=None, help="seats (default: random per game, at most 6)"
+    )
     sim.add_argument("--target", type=int, default=None, help="override the target score")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
-    sub.add_parser("variants", help="list the variants")
+    sub.add_parser("variants", help="list the variants", description="List the variants.")
     args = parser.parse_args(argv)
     if args.command == "variants":
         for v in all_variants():
-            print(
-                f"{v.id:18} {v.title} ({v.min_players}-{v.max_players} players, target {v.target})"
-            )
+            print(f"{v.id:18} {v.title} ({v.players_text()}, target {v.target})")
         return 0
     if args.games < 1:
-        parser.error("--games must be at least 1")
-    options = {"target": args.target} if args.target else None
-    result = simulate(args.variant, args.games, args.seed, args.players, options)
+        sim.error("--games must be at least 1")
+    options = {"target": args.target} if args.target is not None else None
+    try:
+        result = simulate(args.variant, args.games, args.seed, args.players, options)
+    except SetupError as exc:  # the engine's own check of players and options
+        sim.error(exc.detail)
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))

@@ -126,6 +126,13 @@ class Variant:
     #: Move types taken by any seat at any time during play (UNO declarations, catches).
     side_moves: ClassVar[frozenset[MoveType]] = frozenset({T.UNO, T.CATCH})
 
+    @classmethod
+    def players_text(cls) -> str:
+        """The player range in words: ``2 to 10 players``, or ``2 players`` for one count."""
+        if cls.min_players == cls.max_players:
+            return f"{cls.min_players} players"
+        return f"{cls.min_players} to {cls.max_players} players"
+
     def extra_options(self) -> list[OptionSpec]:
         """Variant options beyond the common ``target``."""
         return []
@@ -181,7 +188,7 @@ class Variant:
             raise SetupError("players must be an integer", code="invalid_player_count")
         if not self.min_players <= players <= self.max_players:
             raise SetupError(
-                f"{self.id} is played by {self.min_players} to {self.max_players} players, not {players}",
+                f"{self.id} is played by {self.players_text()}, not {players}",
                 code="invalid_player_count",
             )
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:

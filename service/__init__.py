@@ -15,7 +15,6 @@ from typing import Any
 from flask import Flask
 
 import engine
-from service.sealing import Keyring
 
 DEFAULTS: dict[str, Any] = {
     # Requests larger than this are 413 payload_too_large (a full state is a few KiB).
@@ -50,9 +49,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(_env_settings())
     app.config.update(config or {})
 
+    # Imported here, not at the top: ``python -m service.sealing`` runs that module as
+    # ``__main__`` and would find it imported twice (runpy's RuntimeWarning).
     from service import docs, http, observability, problems, ratelimit, sessions, spec
     from service.games import bp as games_bp
     from service.health import bp as health_bp
+    from service.sealing import Keyring
     from service.variants import bp as variants_bp
 
     http.install(app)

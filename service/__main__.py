@@ -14,6 +14,10 @@ from pathlib import Path
 
 CONF = Path(__file__).resolve().parent / "gunicorn_conf.py"
 APP = "service:create_app()"
+DESCRIPTION = (
+    "Start the API with gunicorn on $PORT (default 8000), configured by "
+    "service/gunicorn_conf.py; --dev runs Flask's development server on 127.0.0.1 instead."
+)
 
 
 def gunicorn_argv(port: int, conf: Path = CONF) -> list[str]:
@@ -26,7 +30,7 @@ def gunicorn_argv(port: int, conf: Path = CONF) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m service", description=DESCRIPTION)
     parser.add_argument("--dev", action="store_true", help="Flask's development server")
     parser.add_argument("--port", type=int, default=None, help="default: $PORT or 8000")
     args = parser.parse_args(argv)
