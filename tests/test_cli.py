@@ -112,3 +112,13 @@ def test_files_the_readme_writes_are_ignored_by_git() -> None:
         capture_output=True, text=True, cwd=ROOT, timeout=60,
     )  # fmt: skip
     assert sorted(done.stdout.split()) == written
+
+
+def test_readme_commands_need_no_uncommon_tool_and_end() -> None:
+    """The README's shell blocks use no ``uuidgen`` (not on every machine) and every
+    event-stream command has a time limit."""
+    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    lines = [x for b in blocks for x in b.splitlines()]
+    assert lines and not any("uuidgen" in x for x in lines)
+    streams = [x for x in lines if "/stream" in x and "curl" in x]
+    assert streams and all("--max-time" in x for x in streams)
