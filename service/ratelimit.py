@@ -42,7 +42,7 @@ _SPEC = re.compile(
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 #: Endpoints never limited: probes, scrapes and the docs page with its assets.
 EXEMPT = frozenset({"health.healthz", "health.readyz", "openapi.openapi", "observability.metrics"})
-EXEMPT_BLUEPRINTS = frozenset({"docs"})
+EXEMPT_BLUEPRINTS = frozenset({"docs", "rules_docs"})
 
 
 @dataclass(frozen=True)
