@@ -37,6 +37,8 @@ WORKDIR /app
 COPY engine/ engine/
 COPY service/ service/
 COPY openapi.yaml pyproject.toml README.md ./
+# The rules documents the service serves at /docs/rules (read from /app/docs/rules).
+COPY docs/rules/ docs/rules/
 # Bytecode now, as root: the container itself never writes (read-only root filesystem).
 RUN python -m compileall -q /app/engine /app/service
 USER 10001:10001

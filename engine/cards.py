@@ -1,8 +1,8 @@
 """Cards, faces and per-variant catalogs.
 
 A catalog is the list of a variant's physical cards; a card's id is its position in
-the catalog file (``engine/catalogs/<variant>.json``, identical to the shared deck
-files) and never changes. Single-sided cards have one face; UNO Flip cards have two
+the catalog file (``engine/catalogs/<variant>.json``, the rule book's deck list as
+data) and never changes. Single-sided cards have one face; UNO Flip cards have two
 (index 0 light, index 1 dark).
 """
 

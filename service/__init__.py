@@ -2,8 +2,8 @@
 
 ``create_app(config=None)`` builds the app: the stateless rules API (``/v1/variants``,
 ``/v1/games``), server-held sessions (``/v1/sessions``), health and readiness, the
-OpenAPI document and its browsable page (``/docs/``). Settings: ``DEFAULTS``, then the
-environment (``ENV_SETTINGS``), then ``config``.
+OpenAPI document and its browsable page (``/docs/``), the games' rules (``/docs/rules``).
+Settings: ``DEFAULTS``, then the environment (``ENV_SETTINGS``), then ``config``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     # Imported here, not at the top: ``python -m service.sealing`` runs that module as
     # ``__main__`` and would find it imported twice (runpy's RuntimeWarning).
-    from service import docs, http, observability, problems, ratelimit, sessions, spec
+    from service import (
+        docs,
+        http,
+        observability,
+        problems,
+        ratelimit,
+        rules_docs,
+        sessions,
+        spec,
+    )
     from service.games import bp as games_bp
     from service.health import bp as health_bp
     from service.sealing import Keyring
@@ -75,6 +84,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(health_bp)
     spec.init_app(app)
     docs.init_app(app)
+    rules_docs.init_app(app)
     sessions.init_app(app)
     ratelimit.init_app(app)
     return app

@@ -40,9 +40,9 @@ _SPEC = re.compile(
     r"^\s*(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hr|hour|d|day)s?\s*$", re.I
 )
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-#: Endpoints never limited: probes, scrapes and the docs page with its assets.
+#: Endpoints never limited: probes, scrapes, the docs page with its assets, the rules pages.
 EXEMPT = frozenset({"health.healthz", "health.readyz", "openapi.openapi", "observability.metrics"})
-EXEMPT_BLUEPRINTS = frozenset({"docs"})
+EXEMPT_BLUEPRINTS = frozenset({"docs", "rules_docs"})
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,14 @@ def test_openapi_spec_is_copied_beside_the_service_package() -> None:
     assert any(parts[:-1] == ["service/"] and parts[-1] == "service/" for parts in copies)
 
 
+def test_rules_documents_are_copied_where_the_service_reads_them() -> None:
+    from service.rules_docs import RULES_DIR
+
+    copies = [rest.split() for word, rest in final_stage() if word == "COPY"]
+    where = RULES_DIR.relative_to(ROOT).as_posix() + "/"
+    assert [where, where] in copies
+
+
 def test_every_copied_path_exists_and_is_in_the_build_context() -> None:
     allowed = {
         line[1:].rstrip("/")

@@ -70,7 +70,8 @@ def test_429_after_the_limit_with_retry_after(make_app: MakeApp) -> None:
     assert_limited(client.get("/v1/variants"), 5, 60)
     # Other endpoints share the client's budget; probes, metrics and docs do not count.
     assert client.post("/v1/games", json={}).status_code == 429
-    for path in ("/healthz", "/readyz", "/metrics", "/openapi.yaml", "/docs/"):
+    docs = ("/docs/", "/docs/rules", "/docs/rules/uno_classic")
+    for path in ("/healthz", "/readyz", "/metrics", "/openapi.yaml", *docs):
         assert client.get(path).status_code == 200, path
 
 

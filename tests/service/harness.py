@@ -78,6 +78,7 @@ def load_spec() -> OpenAPI:
             PROBLEM: _json.loads,
             "application/yaml": text,
             "text/html": text,
+            "text/markdown": text,
         }
     )
     return OpenAPI.from_file_path(str(SPEC_PATH), config=config)

@@ -1,0 +1,87 @@
+"""``/docs/rules``: each game's rules in the project's own words (``docs/rules/<id>.md``).
+
+The documents live in the repository's ``docs/rules/`` (beside ``service/``, as
+``openapi.yaml`` does; the image copies both to ``/app``). They are read once when the
+app is made. ``GET /docs/rules`` is an index of every registered variant,
+``GET /docs/rules/<variant>`` (or ``<variant>.md``, so the documents' relative links work
+when served) is the Markdown as it is. ``rules_url`` gives a variant's address
+(``GET /v1/variants`` lists it).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from flask import Blueprint, Flask, Response, current_app
+
+import engine
+from service.problems import ApiProblem
+
+#: The repository's (and the image's, /app/docs/rules) rules documents.
+RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+URL_PREFIX = "/docs/rules"
+MARKDOWN = "text/markdown"  # Flask adds "; charset=utf-8"
+
+log = logging.getLogger("service.rules_docs")
+
+bp = Blueprint("rules_docs", __name__, url_prefix=URL_PREFIX)
+
+
+def rules_url(variant_id: str) -> str:
+    """Where the service serves a variant's rules."""
+    return f"{URL_PREFIX}/{variant_id}"
+
+
+def rules_path(variant_id: str, directory: Path = RULES_DIR) -> Path:
+    """The rules document of a variant in the repository."""
+    return directory / f"{variant_id}.md"
+
+
+def index_markdown() -> str:
+    lines = [
+        "# The rules of the games",
+        "",
+        "One document per game, in the project's own words: components, set-up, a turn,",
+        "every decision and its move, special cases, scoring, options, worked examples.",
+        "",
+    ]
+    for v in engine.all_variants():
+        players = (
+            f"{v.min_players}-{v.max_players}"
+            if v.min_players != v.max_players
+            else str(v.min_players)
+        )
+        lines.append(f"- [{v.title}]({rules_url(v.id)}) (`{v.id}`): {players} players")
+    return "\n".join(lines) + "\n"
+
+
+@bp.get("", strict_slashes=False)
+def index() -> Response:
+    return Response(current_app.extensions["rules_index"], mimetype=MARKDOWN)
+
+
+@bp.get("/<name>")
+def document(name: str) -> Response:
+    variant_id = name.removesuffix(".md")
+    try:
+        engine.find_variant(variant_id)
+    except engine.UnknownVariant as exc:
+        raise ApiProblem(404, "unknown_variant", exc.detail, title="Unknown variant") from None
+    text = current_app.extensions["rules_docs"].get(variant_id)
+    if text is None:  # a registered variant without its document: logged at start
+        raise ApiProblem(404, "not_found", f"no rules document for {variant_id!r} here")
+    return Response(text, mimetype=MARKDOWN)
+
+
+def init_app(app: Flask, directory: Path = RULES_DIR) -> None:
+    docs: dict[str, bytes] = {}
+    for v in engine.all_variants():
+        path = rules_path(v.id, directory)
+        if path.is_file():
+            docs[v.id] = path.read_bytes()
+        else:
+            log.error("no rules document for variant %s (expected %s)", v.id, path)
+    app.extensions["rules_docs"] = docs
+    app.extensions["rules_index"] = index_markdown().encode()
+    app.register_blueprint(bp)
