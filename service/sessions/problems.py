@@ -31,7 +31,6 @@ def client_seed_refused() -> ApiProblem:
     return ApiProblem(
         422,
         "client_seed_not_allowed",
-        "this service chooses every session's seed (ALLOW_CLIENT_SEED is off): leave "
-        "seed out",
+        "this service chooses every session's seed (ALLOW_CLIENT_SEED is off): leave seed out",
         errors={"seed": ["not allowed here"]},
     )
