@@ -48,9 +48,9 @@ def _answer(a: Answer) -> Response:
     return resp
 
 
-#: The largest number a query parameter or Last-Event-ID may name (a Redis stream id
-#: is two 64-bit parts, and no session gets near this many events).
-MAX_NUMBER = 2**63 - 1
+#: The largest number a query parameter or Last-Event-ID may name: 19 digits (below
+#: 2**64, the bound of a Redis stream id's part; no session gets near it).
+MAX_NUMBER = 10**19 - 1
 
 
 def _number(name: str, raw: str, minimum: int) -> int:
@@ -58,14 +58,13 @@ def _number(name: str, raw: str, minimum: int) -> int:
     400 ``invalid_request`` naming ``name``."""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > len(str(MAX_NUMBER)):
         raise invalid_request(
-            f"{name} must be an integer from {minimum} to {MAX_NUMBER}",
+            f"{name} must be an integer from {minimum} to {MAX_NUMBER} (ASCII digits)",
             {name: ["not a valid integer"]},
         )
     value = int(raw)
-    if not minimum <= value <= MAX_NUMBER:
+    if value < minimum:
         raise invalid_request(
-            f"{name} must be an integer from {minimum} to {MAX_NUMBER}",
-            {name: ["out of range"]},
+            f"{name} must be an integer from {minimum} to {MAX_NUMBER}", {name: ["too small"]}
         )
     return value
 
