@@ -569,3 +569,213 @@ def test_a_hostile_session_move_is_a_4xx_problem(
     else:
         resp = store_api.post(path, json=body, headers=headers)
     expect(resp, status, code)
+
+
+GAME = {"variant": "uno_classic", "players": 2}
+HOSTILE_GAME_BODIES = [
+    # (what, path, body or raw bytes, status, code); bodies on a state get a real one
+    ("seed: 2**64", "/v1/games", {**GAME, "seed": 2**64}, 400, "invalid_request"),
+    (
+        "seed: 10**400",
+        "/v1/games",
+        b'{"variant": "uno_classic", "players": 2, "seed": 1' + b"0" * 400 + b"}",
+        400,
+        "invalid_json",
+    ),
+    (
+        "seed: 1e400",
+        "/v1/games",
+        b'{"variant": "uno_classic", "players": 2, "seed": 1e400}',
+        400,
+        "invalid_json",
+    ),
+    ("seed: -1", "/v1/games", {**GAME, "seed": -1}, 400, "invalid_request"),
+    ("seed: true", "/v1/games", {**GAME, "seed": True}, 400, "invalid_request"),
+    ("seed: 1.5", "/v1/games", {**GAME, "seed": 1.5}, 400, "invalid_request"),
+    ('seed: "1"', "/v1/games", {**GAME, "seed": "1"}, 400, "invalid_request"),
+    ("players: true", "/v1/games", {**GAME, "players": True}, 400, "invalid_request"),
+    ("players: 10**6", "/v1/games", {**GAME, "players": 10**6}, 422, "invalid_player_count"),
+    ("players: 2**64", "/v1/games", {**GAME, "players": 2**64}, 400, "invalid_request"),
+    ("dealer: true", "/v1/games", {**GAME, "dealer": True}, 400, "invalid_request"),
+    ("seat: 10**30", "/v1/games", {**GAME, "sealed": True, "seat": 10**30}, 400, "invalid_request"),
+    ("seat: true", "/v1/games", {**GAME, "sealed": True, "seat": True}, 400, "invalid_request"),
+    ("deck: 100,000 ids", "/v1/games", {**GAME, "deck": [0] * 100_000}, 400, "invalid_request"),
+    ("deck: ids of 2**64", "/v1/games", {**GAME, "deck": [2**64] * 108}, 400, "invalid_request"),
+    (
+        "options: target 10**30",
+        "/v1/games",
+        {**GAME, "options": {"target": 10**30}},
+        422,
+        "invalid_option",
+    ),
+    (
+        "options: a 10,000-character name",
+        "/v1/games",
+        {**GAME, "options": {"x" * 10_000: 1}},
+        400,
+        "invalid_request",
+    ),
+    ("variant: NUL", "/v1/games", {**GAME, "variant": "uno_classic\x00"}, 422, "unknown_variant"),
+    ("nested 100,000 deep", "/v1/games", b"[" * 100_000 + b"]" * 100_000, 400, "invalid_json"),
+    ("a lone surrogate", "/v1/games", b'{"variant": "\\ud800", "players": 2}', 400, "invalid_json"),
+    (
+        "NaN",
+        "/v1/games",
+        b'{"variant": "uno_classic", "players": 2, "seed": NaN}',
+        400,
+        "invalid_json",
+    ),
+    (
+        "a NUL after the object",
+        "/v1/games",
+        b'{"variant": "uno_classic", "players": 2}\x00',
+        400,
+        "invalid_json",
+    ),
+    ("player: 2**64", "/v1/games/legal-moves", {"player": 2**64}, 400, "invalid_request"),
+    ("player: true", "/v1/games/legal-moves", {"player": True}, 400, "invalid_request"),
+    ("player: -1", "/v1/games/view", {"player": -1}, 400, "invalid_request"),
+    (
+        "move card: 2**64",
+        "/v1/games/apply",
+        {"move": {"type": "play", "player": 0, "card": 2**64}},
+        400,
+        "invalid_move",
+    ),
+    (
+        "move card: true",
+        "/v1/games/apply",
+        {"move": {"type": "play", "player": 0, "card": True}},
+        400,
+        "invalid_move",
+    ),
+    (
+        "move chain: 100,000 ids",
+        "/v1/games/apply",
+        {"move": {"type": "play", "player": 0, "chain": list(range(100_000))}},
+        422,
+        None,
+    ),
+    (
+        "move target: numbers of 2**64",
+        "/v1/games/validate",
+        {"move": {"type": "choose_target", "player": 0, "target": {"card": 2**64, "number": 1}}},
+        400,
+        "invalid_move",
+    ),
+    (
+        "move player: 2**64",
+        "/v1/games/apply",
+        {"move": {"type": "draw", "player": 2**64}},
+        400,
+        "invalid_move",
+    ),
+    (
+        "state hands: 50,000 ids",
+        "/v1/games/score",
+        {"state": {"hands": [list(range(50_000)), []]}},
+        422,
+        "invalid_state",
+    ),
+    ("state round: 2**64", "/v1/games/score", {"state": {"round": 2**64}}, 422, "invalid_state"),
+    (
+        "state rng: 5000 hex digits",
+        "/v1/games/score",
+        {"state": {"rng": {"state": "f" * 5000, "inc": "1"}}},
+        422,
+        "invalid_state",
+    ),
+    (
+        "state_token: not base64",
+        "/v1/games/score",
+        {"state_token": "st1.ephemeral.!!!!"},
+        422,
+        "invalid_state_token",
+    ),
+    (
+        "state_token: 70,000 characters",
+        "/v1/games/score",
+        {"state_token": "st1.ephemeral." + "A" * 70_000},
+        400,
+        "invalid_request",
+    ),
+    (
+        "state_token: NUL",
+        "/v1/games/score",
+        {"state_token": "st1.ephemeral.\x00"},
+        422,
+        "invalid_state_token",
+    ),
+    (
+        "state_token: a 10,000-character key id",
+        "/v1/games/score",
+        {"state_token": "st1." + "k" * 10_000 + ".AAAA"},
+        422,
+        "invalid_state_token",
+    ),
+    ("state_token: a number", "/v1/games/score", {"state_token": 12345}, 400, "invalid_request"),
+    (
+        "state_token: a list",
+        "/v1/games/score",
+        {"state_token": ["st1.x.y"]},
+        400,
+        "invalid_request",
+    ),
+]
+#: The spec cannot refuse these (integers without a maximum there, option names
+#: without a length): sent without the spec check, answers still checked.
+GAME_SPEC_SILENT = {
+    "players: 2**64",
+    "options: a 10,000-character name",
+    "deck: ids of 2**64",
+    "move card: 2**64",
+    "move player: 2**64",
+    "move target: numbers of 2**64",
+}
+
+
+@pytest.mark.parametrize(
+    ("what", "path", "body", "status", "code"),
+    HOSTILE_GAME_BODIES,
+    ids=[c[0] for c in HOSTILE_GAME_BODIES],
+)
+def test_a_hostile_body_is_a_4xx_problem(
+    api: ApiClient, what: str, path: str, body: Any, status: int, code: str | None
+) -> None:
+    if isinstance(body, dict) and path != "/v1/games" and "state_token" not in body:
+        state = new_game(api)["state"]
+        body = {**body, "state": {**state, **body.get("state", {})}}
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    if what in GAME_SPEC_SILENT:
+        resp = api.c.post(path, data=data, content_type="application/json")
+    else:
+        resp = api.request("POST", path, data=data, content_type="application/json")
+    expect(resp, status, code)
+    if code is None:
+        assert resp.mimetype == "application/problem+json"
+
+
+@pytest.mark.parametrize("extra", [0, 1, 2 * 1024 * 1024])
+def test_a_chunked_body_over_the_limit_is_413_not_a_truncated_400(
+    api: ApiClient, extra: int
+) -> None:
+    """A body without Content-Length, as gunicorn hands it on (``wsgi.input_terminated``):
+    over the limit is 413; at the limit it is read whole."""
+    import io
+
+    limit = api.c.application.config["MAX_CONTENT_LENGTH"]
+    head = b'{"variant": "uno_classic", "players": 2, "x": "'
+    body = head + b"a" * (limit - len(head) - 2 + extra) + b'"}'
+    assert len(body) == limit + extra
+    resp = api.c.post(
+        "/v1/games",
+        input_stream=io.BytesIO(body),
+        content_type="application/json",
+        headers={"Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
+    if extra:
+        expect(resp, 413, "payload_too_large")
+    else:  # read whole: the unknown field is named
+        expect(resp, 400, "invalid_request")
+        assert "x" in resp.get_json()["errors"]
