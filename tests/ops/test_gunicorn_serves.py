@@ -191,3 +191,15 @@ def test_hostile_requests_to_the_real_server_are_4xx_problems() -> None:
             If_Match=f'"{digits}"',
         )
         assert (status, body["code"]) == (400, "invalid_request"), body
+        # What never reaches the app: gunicorn answers itself (not a 5xx).
+        for path, headers in [
+            ("/v1/variants?x=" + "a" * 5000, {}),
+            ("/v1/variants", {"X-Request-ID": "a" * 100_000}),
+        ]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                conn.request("GET", path, headers=headers)
+                status = conn.getresponse().status
+            finally:
+                conn.close()
+            assert status in (414, 431), (path[:40], status)

@@ -496,7 +496,10 @@ def test_hostile_session_numbers_and_headers_are_4xx_problems(
     # that opens is checked without it.
     raw = (status == 200 and "/stream" in path) or what in SPEC_SILENT
     get = store_api.c.get if raw else store_api.get
-    expect(get(f"/v1/sessions/{sid}{path}", headers=headers), status, code)
+    resp = get(f"/v1/sessions/{sid}{path}", headers=headers)
+    expect(resp, status, code)
+    if "X-Request-ID" in headers:
+        assert 1 <= len(resp.headers["X-Request-ID"]) <= 128
 
 
 @pytest.mark.parametrize(
