@@ -180,7 +180,7 @@ def test_hostile_requests_to_the_real_server_are_4xx_problems() -> None:
             (f"/v1/sessions/{sid}/events?after=18446744073709551616", {}),
             (f"/v1/sessions/{sid}/stream?timeout=0.1", {"Last_Event_ID": digits}),
         ]:
-            status, ctype, body = ask("GET", path, **headers)
+            status, ctype, body = ask("GET", path, None, **headers)
             assert (status, body["code"]) == (400, "invalid_request"), (path, body)
         move = b'{"move": {"type": "draw"}}'
         status, _, body = ask(

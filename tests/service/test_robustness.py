@@ -292,7 +292,7 @@ def test_the_engine_state_of_a_request_is_not_changed_by_apply(api: ApiClient) -
 # problem+json with a stable code (never a 5xx). The README's hardening table lists them.
 BIG = "9" * 5000  # past Python's int() digit limit
 HUGE_HEADER = "x" * 100_000
-HOSTILE_SESSION_QUERIES = [
+HOSTILE_SESSION_QUERIES: list[tuple[str, str, dict[str, str], int, str | None]] = [
     # (what, path after /v1/sessions/<sid>, headers, status, code)
     ("after=2**64", "/events?after=18446744073709551616", {}, 400, "invalid_request"),
     ("after=2**64-1", "/events?after=18446744073709551615", {}, 400, "invalid_request"),
@@ -405,7 +405,7 @@ HOSTILE_IF_MATCH = [
 SPEC_SILENT = {"stream timeout=nan", "dealer: 10**30", "card: 2**64", "card: 10**30"}
 HOSTILE_IDEMPOTENCY_KEYS = ["\u00e9", "a" * 256, "\x00", "a b", HUGE_HEADER]
 HOSTILE_SESSION_IDS = ["a" * 100_000, "\u00e9" * 10, "%00aaaaaaaaa", "aaaaaaa", "a" * 65]
-HOSTILE_SESSION_BODIES = [
+HOSTILE_SESSION_BODIES: list[tuple[str, Any, int, str]] = [
     # (what, body, status, code)
     (
         "players: 100,000 seats",
@@ -436,7 +436,7 @@ HOSTILE_SESSION_BODIES = [
         "invalid_request",
     ),
 ]
-HOSTILE_MOVES = [
+HOSTILE_MOVES: list[tuple[str, Any, int, str]] = [
     # (what, body, status, code)
     ("card: 2**64", {"move": {"type": "play", "card": 2**64}}, 400, "invalid_move"),
     ("card: 10**30", {"move": {"type": "play", "card": 10**30}}, 400, "invalid_move"),
@@ -574,8 +574,8 @@ def test_a_hostile_session_move_is_a_4xx_problem(
     expect(resp, status, code)
 
 
-GAME = {"variant": "uno_classic", "players": 2}
-HOSTILE_GAME_BODIES = [
+GAME: dict[str, Any] = {"variant": "uno_classic", "players": 2}
+HOSTILE_GAME_BODIES: list[tuple[str, str, Any, int, str | None]] = [
     # (what, path, body or raw bytes, status, code); bodies on a state get a real one
     ("seed: 2**64", "/v1/games", {**GAME, "seed": 2**64}, 400, "invalid_request"),
     (
