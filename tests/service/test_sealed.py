@@ -298,3 +298,23 @@ def test_an_unbound_sealed_game_and_a_plain_game_keep_answering_the_seed(api: Ap
     assert sealed_game(api, players=2, seed=42)["seed"] == 42
     assert new_game(api, players=2, seed=42)["seed"] == 42
     assert "seed_commitment" not in sealed_game(api, players=2, seed=42)
+
+
+def test_a_fault_on_a_seat_bound_state_does_not_quote_it(
+    api: ApiClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine fault (injected: a bug naming card 57) on a seat-bound token's state is
+    422 invalid_state whose detail does not quote the failure, which could name a
+    hidden card; on a plain state the detail quotes it."""
+    sealed = sealed_game(api, players=2, seed=42, seat=0)
+    plain = new_game(api, players=2, seed=42)
+
+    def broken(state: engine.State, move: Any) -> Any:
+        raise KeyError(57)
+
+    monkeypatch.setattr(engine, "apply", broken)
+    move = {"type": "draw", "player": 0}
+    hidden = api.post("/v1/games/apply", json={"state_token": sealed["state_token"], "move": move})
+    shown = api.post("/v1/games/apply", json={"state": plain["state"], "move": move})
+    assert "57" in problem(shown, 422, "invalid_state")["detail"]
+    assert "57" not in problem(hidden, 422, "invalid_state")["detail"]
