@@ -13,8 +13,9 @@ import orjson
 from flask import Blueprint, Response, current_app
 
 import engine
-from engine import Move, State
+from engine import Move, Phase, State
 from service import schemas
+from service.fairness import new_game_id, seed_commitment
 from service.http import json_body, json_response
 from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
@@ -28,34 +29,40 @@ ENGINE_FAULTS = (KeyError, TypeError, IndexError, AttributeError, ValueError, As
 
 
 @contextmanager
-def consistent_state() -> Iterator[None]:
+def consistent_state(hidden: bool = False) -> Iterator[None]:
     """Run engine calls on a caller's state: an engine failure that is not one of its
     own errors means the state is inconsistent in a way ``from_dict`` does not check
     yet, so it is the caller's 422 ``invalid_state``, not a 500 (and it is logged, so
-    the missing check can be added to the engine)."""
+    the missing check can be added to the engine). With ``hidden`` (a seat-bound
+    token, whose holder may not read the state) the answer does not quote the failure,
+    which could name a hidden card, and the log says it is the service's own state."""
     try:
         yield
     except engine.EngineError:
         raise
     except ENGINE_FAULTS as exc:
-        log.warning("engine failed on a state that passed its checks", exc_info=True)
-        raise ApiProblem(
-            422,
-            "invalid_state",
-            f"the state contradicts itself: the rules cannot be applied to it "
-            f"({type(exc).__name__}: {exc})",
-            title="Invalid state",
-        ) from None
+        if hidden:
+            log.error("engine failed on a state sealed by this service", exc_info=True)
+            detail = "the rules cannot be applied to this state (the fault is logged)"
+        else:
+            log.warning("engine failed on a state that passed its checks", exc_info=True)
+            detail = (
+                f"the state contradicts itself: the rules cannot be applied to it "
+                f"({type(exc).__name__}: {exc})"
+            )
+        raise ApiProblem(422, "invalid_state", detail, title="Invalid state") from None
 
 
 @dataclass(frozen=True)
 class Loaded:
     """A state from a request, and how it came: raw JSON or a sealed token (bound to
-    a seat or not)."""
+    a seat or not; a seat-bound token made since seed commitments also names its
+    game id)."""
 
     state: State
     sealed: bool
     seat: int | None
+    game_id: str | None = None
 
 
 def keyring() -> Keyring:
@@ -66,21 +73,31 @@ def load_state(data: dict[str, Any]) -> Loaded:
     if data.get("state_token") is not None:
         try:
             inner = orjson.loads(unseal(keyring(), data["state_token"]))
-            raw, seat = inner["s"], inner.get("seat")
+            raw, seat, game_id = inner["s"], inner.get("seat"), inner.get("gid")
         except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
             raise ApiProblem(
                 422, "invalid_state_token", "state_token does not hold a state"
             ) from None
-        return Loaded(engine.from_dict(raw), True, seat)
+        return Loaded(engine.from_dict(raw), True, seat, game_id)
     return Loaded(engine.from_dict(data["state"]), False, None)
 
 
 def state_fields(loaded: Loaded, state: State) -> dict[str, Any]:
     """The new state as the caller sent the old one: raw JSON, or a new sealed token."""
     if loaded.sealed:
-        payload = orjson.dumps({"s": engine.to_dict(state), "seat": loaded.seat})
-        return {"state_token": seal(keyring(), payload)}
+        inner: dict[str, Any] = {"s": engine.to_dict(state), "seat": loaded.seat}
+        if loaded.game_id is not None:
+            inner["gid"] = loaded.game_id
+        return {"state_token": seal(keyring(), orjson.dumps(inner))}
     return {"state": engine.to_dict(state)}
+
+
+def fairness_fields(loaded: Loaded, state: State) -> dict[str, Any]:
+    """A seat-bound token's ``seed_commitment`` (the seed itself once the game is over);
+    nothing for a state or an unbound token, whose holder can read the seed anyway."""
+    if loaded.seat is None or loaded.game_id is None:
+        return {}
+    return {"seed_commitment": seed_commitment(loaded.game_id, state)}
 
 
 def check_seat(loaded: Loaded, player: int | None) -> None:
@@ -118,10 +135,12 @@ def create_game() -> Response:
     seat = data["seat"]
     check_player(state, seat)
     viewer = seat if seat is not None else waiting_seat(state)
-    loaded = Loaded(state, bool(data["sealed"]), seat)
+    # A seat-bound token hides the state from its holder: the seed, which would show
+    # every hand, is then hidden too until the game is over (a commitment instead).
+    loaded = Loaded(state, bool(data["sealed"]), seat, new_game_id() if seat is not None else None)
     body = {
         **state_fields(loaded, state),
-        "seed": seed,
+        **({"seed": seed} if seat is None else fairness_fields(loaded, state)),
         "view": engine.view(state, viewer),
         "events": engine.redact_all(events, viewer),
     }
@@ -137,7 +156,7 @@ def legal_moves() -> Response:
         player = loaded.seat
     check_seat(loaded, player)
     check_player(state, player)
-    with consistent_state():
+    with consistent_state(loaded.seat is not None):
         if player is not None:
             body: dict[str, Any] = {"player": player, "moves": moves_json(state, player)}
         else:
@@ -153,7 +172,7 @@ def validate() -> Response:
     move = Move.from_dict(data["move"])
     check_seat(loaded, move.player)
     try:
-        with consistent_state():
+        with consistent_state(loaded.seat is not None):
             engine.validate(loaded.state, move)
     except engine.RulesError as exc:
         return json_response({"legal": False, "code": exc.code, "detail": exc.detail})
@@ -167,10 +186,11 @@ def apply() -> Response:
     move = Move.from_dict(data["move"])
     check_seat(loaded, move.player)
     viewer = loaded.seat if loaded.seat is not None else move.player
-    with consistent_state():
+    with consistent_state(loaded.seat is not None):
         state, events = engine.apply(loaded.state, move)
         body = {
             **state_fields(loaded, state),
+            **fairness_fields(loaded, state),
             "events": engine.redact_all(events, viewer),
             "view": engine.view(state, viewer),
         }
@@ -183,8 +203,9 @@ def view() -> Response:
     loaded = load_state(data)
     check_seat(loaded, data["player"])
     check_player(loaded.state, data["player"])
-    with consistent_state():
+    with consistent_state(loaded.seat is not None):
         body = {"view": engine.view(loaded.state, data["player"])}
+    body.update(fairness_fields(loaded, loaded.state))
     return json_response(body)
 
 
@@ -192,6 +213,15 @@ def view() -> Response:
 def score() -> Response:
     data = json_body(schemas.score_body)
     loaded = load_state(data)
-    with consistent_state():
-        body = engine.score(loaded.state)
+    state = loaded.state
+    with consistent_state(loaded.seat is not None):
+        body = engine.score(state)
+    if loaded.seat is not None:
+        # Until the round is scored, a seat-bound token shows only its own hand's
+        # points; of the other seats, how many cards they hold.
+        body["hand_sizes"] = [len(h) for h in state.hands]
+        if state.phase in (Phase.PLAY, Phase.DRAFT):
+            points = body["hand_points"]
+            body["hand_points"] = [p if s == loaded.seat else None for s, p in enumerate(points)]
+        body.update(fairness_fields(loaded, state))
     return json_response(body)

@@ -23,6 +23,9 @@ from service.problems import ApiProblem
 JSON = "application/json"
 #: Requests nest far less: a state is 5 levels deep, a body 6.
 DEFAULT_MAX_JSON_DEPTH = 32
+#: Reads of a body of unknown length; a Content-Length of more digits is not read by us.
+CHUNK = 64 * 1024
+MAX_LENGTH_DIGITS = 18
 
 
 class OrjsonProvider(JSONProvider):
@@ -113,9 +116,17 @@ def read_body(req: Request) -> bytes:
     env = req.environ
     length = env.get("CONTENT_LENGTH")
     if (
+        "wsgi.input_terminated" in env
+        and (not length or env.get("HTTP_TRANSFER_ENCODING") == "chunked")
+        and "stream" not in req.__dict__
+        and getattr(req, "_cached_data", None) is None
+    ):
+        return _read_capped(env["wsgi.input"], req.max_content_length)
+    if (
         not length
         or not length.isdigit()
         or not length.isascii()
+        or len(length) > MAX_LENGTH_DIGITS
         or "wsgi.input_terminated" not in env
         or env.get("HTTP_TRANSFER_ENCODING") == "chunked"
         or "stream" in req.__dict__
@@ -132,6 +143,25 @@ def read_body(req: Request) -> bytes:
         return env["wsgi.input"].read(size)  # type: ignore[no-any-return]
     except (OSError, ValueError):
         raise ClientDisconnected() from None
+
+
+def _read_capped(stream: Any, limit: int | None) -> bytes:
+    """A body of unknown length (chunked) from a server-terminated stream: read until
+    it ends, and 413 as soon as it passes ``limit`` (werkzeug's ``LimitedStream`` would
+    stop at the limit and hand back a truncated body: a 400 ``invalid_json``)."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = stream.read(CHUNK)
+        except (OSError, ValueError):
+            raise ClientDisconnected() from None
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if limit is not None and total > limit:
+            raise RequestEntityTooLarge()
+        chunks.append(chunk)
 
 
 def read_json() -> Any:

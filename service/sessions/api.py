@@ -48,15 +48,32 @@ def _answer(a: Answer) -> Response:
     return resp
 
 
+#: The largest number a query parameter or Last-Event-ID may name: 19 digits (below
+#: 2**64, the bound of a Redis stream id's part; no session gets near it).
+MAX_NUMBER = 10**19 - 1
+
+
+def _number(name: str, raw: str, minimum: int) -> int:
+    """``raw`` as an integer from ``minimum`` to ``MAX_NUMBER`` (ASCII digits only), or a
+    400 ``invalid_request`` naming ``name``."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > len(str(MAX_NUMBER)):
+        raise invalid_request(
+            f"{name} must be an integer from {minimum} to {MAX_NUMBER} (ASCII digits)",
+            {name: ["not a valid integer"]},
+        )
+    value = int(raw)
+    if value < minimum:
+        raise invalid_request(
+            f"{name} must be an integer from {minimum} to {MAX_NUMBER}", {name: ["too small"]}
+        )
+    return value
+
+
 def _int_arg(name: str, default: int, minimum: int = 0) -> int:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit() or int(raw) < minimum:
-        raise invalid_request(
-            f"{name} must be an integer >= {minimum}", {name: ["not a valid integer"]}
-        )
-    return int(raw)
+    return _number(name, raw, minimum)
 
 
 def _float_arg(name: str, default: float | None) -> float | None:
@@ -120,7 +137,7 @@ def session_stream(sid: str) -> Response:
     client then reconnects with ``Last-Event-ID``."""
     m = manager()
     last_id = request.headers.get("Last-Event-ID", "").strip()
-    after = int(last_id) if last_id.isdigit() else _int_arg("after", 0)
+    after = _number("Last-Event-ID", last_id, 0) if last_id else _int_arg("after", 0)
     limit = m.config.stream_seconds
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)

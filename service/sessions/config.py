@@ -12,6 +12,7 @@
 | ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
 | ``SESSION_RETRY_AFTER`` | 1 | ``Retry-After`` of a 503 when the store is down |
 | ``REDIS_TIMEOUT_SECONDS`` | 0.5 | redis-py connect and socket timeouts |
+| ``ALLOW_CLIENT_SEED`` | on | off (``0``, ``false``, ``no``, ``off``): a ``seed`` on create is 422 ``client_seed_not_allowed`` |
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+TRUE = frozenset({"1", "true", "yes", "on"})
+FALSE = frozenset({"0", "false", "no", "off"})
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class SessionConfig:
     heartbeat_seconds: float = 15.0
     retry_after: int = 1
     redis_timeout: float = 0.5
+    allow_client_seed: bool = True
 
     @classmethod
     def load(cls, config: Mapping[str, Any] | None = None) -> SessionConfig:
@@ -53,6 +58,21 @@ class SessionConfig:
                 raise ValueError(f"{name} must be positive, got {raw!r}")
             return value
 
+        def flag(name: str, default: bool) -> bool:
+            raw = config.get(name)
+            if raw is None:
+                raw = os.environ.get(name, "").strip() or None
+            if raw is None:
+                return default
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in TRUE:
+                return True
+            if text in FALSE:
+                return False
+            raise ValueError(f"{name} must be on or off (1/0, true/false, yes/no), got {raw!r}")
+
         return cls(
             redis_url=get("REDIS_URL", None, str),
             ttl=get("SESSION_TTL_SECONDS", cls.ttl, float),
@@ -64,4 +84,5 @@ class SessionConfig:
             heartbeat_seconds=get("SESSION_HEARTBEAT_SECONDS", cls.heartbeat_seconds, float),
             retry_after=get("SESSION_RETRY_AFTER", cls.retry_after, int),
             redis_timeout=get("REDIS_TIMEOUT_SECONDS", cls.redis_timeout, float),
+            allow_client_seed=flag("ALLOW_CLIENT_SEED", cls.allow_client_seed),
         )

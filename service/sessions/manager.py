@@ -31,15 +31,23 @@ from functools import cached_property
 from typing import Any
 
 import orjson
+from werkzeug.http import parse_etags
 
 import engine
 from engine import EngineError, Event, Move, State
+from service.fairness import seed_commitment
 from service.observability import count_moves
 
 from . import tokens
 from .bots import play_bots
 from .config import SessionConfig
-from .problems import SessionProblem, invalid_request, not_found, unavailable
+from .problems import (
+    SessionProblem,
+    client_seed_refused,
+    invalid_request,
+    not_found,
+    unavailable,
+)
 from .store import Idem, Loaded, SessionStore, StoreUnavailable
 
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -60,6 +68,8 @@ class Meta:
     variant: str
     seats: tuple[Seat, ...]
     created: float
+    #: The creator chose the seed: every seat's answer says so (``client_seeded``).
+    client_seeded: bool = False
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -75,13 +85,15 @@ class Meta:
                 "variant": self.variant,
                 "created": self.created,
                 "seats": [s.__dict__ for s in self.seats],
+                "client_seeded": self.client_seeded,
             }
         )
 
     @classmethod
     def from_json(cls, raw: bytes) -> Meta:
         d = orjson.loads(raw)
-        return cls(d["variant"], tuple(Seat(**s) for s in d["seats"]), d["created"])
+        seats = tuple(Seat(**s) for s in d["seats"])
+        return cls(d["variant"], seats, d["created"], bool(d.get("client_seeded", False)))
 
 
 @dataclass(frozen=True)
@@ -102,20 +114,45 @@ class Answer:
     replayed: bool = False
 
 
+def server_seed() -> int:
+    """A seed nobody but the service knows (revealed when the game is over)."""
+    return secrets.randbits(64)
+
+
 def _fingerprint(seat: int, version: int, move: dict[str, Any]) -> bytes:
     raw = orjson.dumps([seat, version, move], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(raw).hexdigest().encode()
 
 
+#: The longest If-Match read (longer is a 400), and the most digits a version has.
+MAX_IF_MATCH_CHARS = 256
+MAX_VERSION_DIGITS = 19
+
+
 def parse_if_match(header: str | None) -> int | None:
-    """The version named by ``If-Match`` (``"7"``, ``W/"7"`` or ``7``); -1 if unparseable."""
+    """The version named by ``If-Match`` (``"7"``, ``W/"7"`` or ``7``, parsed by werkzeug's
+    ``parse_etags``): ``None`` when absent or ``*``, -1 for a tag that names no version
+    (it matches nothing: 412). Malformed, oversized or several tags: 400."""
     if header is None:
         return None
-    value = header.split(",")[0].strip()
-    if value.startswith("W/"):
-        value = value[2:]
-    value = value.strip('"')
-    return int(value) if value.isdigit() else -1
+    if len(header) > MAX_IF_MATCH_CHARS:
+        raise _bad_if_match(f"If-Match is longer than {MAX_IF_MATCH_CHARS} characters")
+    etags = parse_etags(header)
+    if etags.star_tag:
+        return None
+    tags = [*etags.as_set(include_weak=True)]
+    if not tags:
+        raise _bad_if_match('If-Match is not an entity tag (send "<version>")')
+    if len(tags) > 1:
+        raise _bad_if_match("If-Match names several versions; send the one the move answers")
+    tag = tags[0] or ""
+    if not (tag.isascii() and tag.isdigit()) or len(tag) > MAX_VERSION_DIGITS:
+        return -1  # no version is spelled so
+    return int(tag)
+
+
+def _bad_if_match(detail: str) -> SessionProblem:
+    return invalid_request(detail, {"If-Match": ["invalid"]})
 
 
 class SessionManager:
@@ -212,6 +249,8 @@ class SessionManager:
             "version": c.version,
             "last_event": c.seq,
             "seat": seat,
+            "client_seeded": c.meta.client_seeded,
+            "seed_commitment": seed_commitment(sid, c.state),
             "view": engine.view(c.state, seat),
             "legal_moves": self._moves(c.state, seat),
         }
@@ -224,8 +263,11 @@ class SessionManager:
                 "at least one seat must be a person", {"players": ["every seat is a bot"]}
             )
         seed = req.get("seed")
+        client_seeded = seed is not None
+        if client_seeded and not self.config.allow_client_seed:
+            raise client_seed_refused()
         if seed is None:
-            seed = secrets.randbits(64)
+            seed = server_seed()
         try:
             state, setup = engine.start(
                 req["variant"], len(seats_spec), seed, req.get("dealer"), req.get("options")
@@ -241,6 +283,7 @@ class SessionManager:
                 for i, (s, t) in enumerate(zip(seats_spec, toks, strict=True))
             ),
             time.time(),
+            client_seeded,
         )
         state, bot_events, _ = play_bots(
             state, meta.bots, random.Random(f"{sid}:0"), self.config.max_bot_moves
@@ -293,7 +336,7 @@ class SessionManager:
         seat = self._seat(c.meta, authorization, required=True)
         assert seat is not None
         expected = parse_if_match(if_match)
-        if expected is None or if_match == "*":
+        if expected is None:
             raise SessionProblem(
                 428,
                 "if_match_required",

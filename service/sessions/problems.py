@@ -25,3 +25,12 @@ def unavailable(retry_after: int) -> ApiProblem:
 
 def invalid_request(detail: str, errors: dict[str, Any]) -> ApiProblem:
     return ApiProblem(400, "invalid_request", detail, errors=errors)
+
+
+def client_seed_refused() -> ApiProblem:
+    return ApiProblem(
+        422,
+        "client_seed_not_allowed",
+        "this service chooses every session's seed (ALLOW_CLIENT_SEED is off): leave seed out",
+        errors={"seed": ["not allowed here"]},
+    )

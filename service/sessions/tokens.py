@@ -6,6 +6,8 @@ import hashlib
 import hmac
 import secrets
 
+from werkzeug.datastructures import Authorization
+
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
@@ -15,14 +17,20 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: A seat token is 43 characters; anything much longer is not one (and is not hashed).
+MAX_TOKEN_CHARS = 256
+
+
 def bearer(header: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header ("" when malformed)."""
+    """The token of an ``Authorization: Bearer <token>`` header, parsed by werkzeug
+    (``None`` without the header; "" when it is malformed, another scheme or too long)."""
     if header is None:
         return None
-    scheme, _, token = header.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    auth = Authorization.from_header(header.strip())
+    if auth is None or auth.type != "bearer" or not auth.token:
         return ""
-    return token.strip()
+    token = auth.token.strip()
+    return token if len(token) <= MAX_TOKEN_CHARS else ""
 
 
 def seat_of(token: str, hashes: list[str | None]) -> int | None:

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,86 @@ def test_image_command_serves_healthz_and_healthcheck_passes(worker_class: str) 
     healthz = [line for line in lines if line["path"] == "/healthz"]
     assert healthz and all(line["status"] == 200 for line in healthz), out[-2000:]
     assert {"time", "remote", "method", "duration_us", "request_id"} <= set(healthz[0])
+
+
+def test_hostile_requests_to_the_real_server_are_4xx_problems() -> None:
+    """Through gunicorn as deployed (it terminates the input stream): a chunked body
+    over the limit is 413, not a truncated 400; numbers past Python's int() digit limit
+    in headers and queries are 400; none of them a 5xx."""
+    import http.client
+
+    require_app_factory()
+    with server("gevent") as (env, proc):
+        port = int(env["PORT"])
+        assert wait_for_healthz(f"http://127.0.0.1:{port}/healthz", proc) == 200
+
+        def ask(method: str, path: str, body: bytes | None = None, **headers: str) -> Any:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                chunked = headers.pop("chunked", None) is not None
+                conn.putrequest(method, path)
+                for k, v in headers.items():
+                    conn.putheader(k.replace("_", "-"), v)
+                if body is not None:
+                    conn.putheader("Content-Type", "application/json")
+                    if chunked:
+                        conn.putheader("Transfer-Encoding", "chunked")
+                    else:
+                        conn.putheader("Content-Length", str(len(body)))
+                conn.endheaders()
+                if body is not None and chunked:
+                    for i in range(0, len(body), 65536):
+                        piece = body[i : i + 65536]
+                        conn.send(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                    conn.send(b"0\r\n\r\n")
+                elif body is not None:
+                    conn.send(body)
+                resp = conn.getresponse()
+                data = resp.read()
+                ctype = resp.getheader("Content-Type")
+                assert ctype and "json" in ctype, (resp.status, ctype, data[:300])
+                return resp.status, ctype, json.loads(data or b"null")
+            finally:
+                conn.close()
+
+        big = b'{"variant": "uno_classic", "players": 2, "x": "' + b"a" * (2 << 20) + b'"}'
+        status, ctype, body = ask("POST", "/v1/games", big, chunked="1")
+        assert (status, ctype, body["code"]) == (
+            413,
+            "application/problem+json",
+            "payload_too_large",
+        )
+        small = b'{"variant": "uno_classic", "players": 2}'
+        status, _, created = ask("POST", "/v1/sessions", small, chunked="1")
+        assert status == 201, created
+        sid, token = created["session_id"], created["seats"][0]["token"]
+        digits = "9" * 5000  # past Python's int() digit limit (4300)
+        # gunicorn refuses a request line over 4094 bytes itself (414, text/html).
+        for path, headers in [
+            (f"/v1/sessions/{sid}/events?after={digits[:4000]}", {}),
+            (f"/v1/sessions/{sid}/events?after=18446744073709551616", {}),
+            (f"/v1/sessions/{sid}/stream?timeout=0.1", {"Last_Event_ID": digits}),
+        ]:
+            status, ctype, body = ask("GET", path, None, **headers)
+            assert (status, body["code"]) == (400, "invalid_request"), (path, body)
+        move = b'{"move": {"type": "draw"}}'
+        status, _, body = ask(
+            "POST",
+            f"/v1/sessions/{sid}/moves",
+            move,
+            Authorization=f"Bearer {token}",
+            If_Match=f'"{digits}"',
+        )
+        assert (status, body["code"]) == (400, "invalid_request"), body
+        # What never reaches the app: gunicorn answers itself (not a 5xx).
+        for path, headers in [
+            ("/v1/variants?x=" + "a" * 5000, {}),
+            ("/v1/variants", {"X-Request-ID": "a" * 100_000}),
+        ]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                conn.request("GET", path, headers=headers)
+                status = conn.getresponse().status
+            finally:
+                conn.close()
+            assert status in (414, 431), (path[:40], status)

@@ -213,3 +213,19 @@ def test_network_policies(target: str) -> None:
     assert set(peer) == {"podSelector"}
     assert peer["podSelector"]["matchLabels"] == API_LABELS
     assert selects(peer["podSelector"]["matchLabels"], api_labels)
+
+
+def test_prod_refuses_client_seeds_and_dev_allows_them() -> None:
+    """Prod turns ALLOW_CLIENT_SEED off, as the service's own config reader reads it."""
+    from service.sessions.config import SessionConfig
+
+    def allowed(target: str) -> bool:
+        deployment = one(target, "Deployment", "uno-rules")
+        (api,) = deployment["spec"]["template"]["spec"]["containers"]
+        env = {k: v["value"] for k, v in env_of(api).items() if "value" in v}
+        config = one(target, "ConfigMap", "uno-rules-config")["data"]
+        raw = env.get("ALLOW_CLIENT_SEED", config.get("ALLOW_CLIENT_SEED"))
+        return SessionConfig.load({"ALLOW_CLIENT_SEED": raw}).allow_client_seed
+
+    assert allowed("prod") is False
+    assert allowed("dev") is True
