@@ -7,7 +7,8 @@ commitment: the SHA-256 of
     uno-rules-seed-v1:<game id>:<seed>
 
 (ASCII; ``<game id>`` as the answer names it, ``<seed>`` in decimal, no leading
-zeros), hex-encoded lowercase. When the game is over the seed itself is revealed, and
+zeros), hex-encoded lowercase. When the game is over the seed itself is revealed (as
+a decimal string: hidden seeds are 64-bit, beyond a JavaScript number), and
 anyone can recompute the hash::
 
     printf 'uno-rules-seed-v1:%s:%s' "$GAME_ID" "$SEED" | sha256sum
@@ -42,10 +43,10 @@ def commitment(game_id: str, seed: int) -> str:
 
 
 def seed_commitment(game_id: str, state: State) -> dict[str, Any]:
-    """``{game_id, sha256, seed}``: ``seed`` is null until the game is over."""
+    """``{game_id, sha256, seed}``: ``seed`` (decimal string) is null until the game is over."""
     over = state.phase is Phase.GAME_OVER
     return {
         "game_id": game_id,
         "sha256": commitment(game_id, state.seed),
-        "seed": state.seed if over else None,
+        "seed": str(state.seed) if over else None,
     }

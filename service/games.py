@@ -128,7 +128,12 @@ def moves_json(state: State, player: int) -> list[dict[str, Any]]:
 @bp.post("")
 def create_game() -> Response:
     data = json_body(schemas.create_game)
-    seed = data["seed"] if data["seed"] is not None else secrets.randbelow(2**53)
+    # A seed the client will see fits a JavaScript number (53 bits); a hidden one (a
+    # seat-bound game's, behind a commitment) gets 64 random bits, too many to search.
+    hidden = data["seat"] is not None
+    seed = data["seed"]
+    if seed is None:
+        seed = secrets.randbits(64) if hidden else secrets.randbelow(2**53)
     state, events = engine.start(
         data["variant"], data["players"], seed, data["dealer"], data["options"], data["deck"]
     )

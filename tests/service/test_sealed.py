@@ -156,7 +156,7 @@ def foreign_leaks(body: Any, seed: int, over: bool) -> list[str]:
                     continue
                 if k in STATE_KEYS:
                     if not (
-                        key == "seed_commitment" and k == "seed" and v == (seed if over else None)
+                        key == "seed_commitment" and k == "seed" and v == (str(seed) if over else None)
                     ):
                         found.append(f"{key}.{k}={v!r}")
                     continue
@@ -270,7 +270,7 @@ def play_bound_game(api: ApiClient, app: Flask, variant: engine.Variant, game: i
         for body in (view, score):
             c = body["seed_commitment"]
             assert (c["game_id"], c["sha256"]) == (first["game_id"], first["sha256"])
-            assert c["seed"] == (state.seed if over else None)
+            assert c["seed"] == (str(state.seed) if over else None)
         if over:
             # What a player does with the revealed seed (the bytes spelled out here).
             expected = hashlib.sha256(f"uno-rules-seed-v1:{gid}:{state.seed}".encode())
@@ -318,3 +318,21 @@ def test_a_fault_on_a_seat_bound_state_does_not_quote_it(
     shown = api.post("/v1/games/apply", json={"state": plain["state"], "move": move})
     assert "57" in problem(shown, 422, "invalid_state")["detail"]
     assert "57" not in problem(hidden, 422, "invalid_state")["detail"]
+
+
+def test_a_hidden_seed_has_64_random_bits(api: ApiClient, api_app: Flask) -> None:
+    """A seat-bound game's server-chosen seed is drawn from 2**64 values (a 53-bit seed
+    could be found from its commitment by brute force); the revealed seed is a string,
+    which a JavaScript client reads exactly."""
+    seeds = []
+    for _ in range(6):
+        resp = api.post(
+            "/v1/games", json={"variant": "uno_classic", "players": 2, "sealed": True, "seat": 0}
+        )
+        assert resp.status_code == 201, resp.get_data(as_text=True)
+        created = resp.get_json()
+        state, _ = true_state(api_app, created["state_token"])
+        seeds.append(state.seed)
+    assert all(0 <= s < 2**64 for s in seeds)
+    # Each seed is below 2**53 with probability 2**-11: all six only once in 2**66.
+    assert any(s >= 2**53 for s in seeds), seeds

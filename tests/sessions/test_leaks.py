@@ -45,7 +45,7 @@ def no_seed(body: Any, seed: int, over: bool, where: Any) -> None:
             for k, v in node.items():
                 if k in ("seed", "rng", "state"):
                     assert key == "seed_commitment" and k == "seed", (where, key, k)
-                    assert v == (seed if over else None), (where, v)
+                    assert v == (str(seed) if over else None), (where, v)
                     continue
                 stack.append((v, k))
         elif isinstance(node, list):
@@ -58,7 +58,7 @@ def check_commitment(body: dict[str, Any], sid: str, seed: int, over: bool) -> d
     """The answer's commitment: for this session, the documented hash of the seed."""
     c = body["seed_commitment"]
     assert c["game_id"] == sid
-    assert c["seed"] == (seed if over else None)
+    assert c["seed"] == (str(seed) if over else None)
     if over:
         # What a player does with the revealed seed (the bytes spelled out here, not
         # taken from the service).
