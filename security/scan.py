@@ -72,8 +72,8 @@ def run_bandit(paths: Iterable[str] = CODE, bandit: Path = BIN / "bandit") -> li
         raise RuntimeError(f"bandit could not read: {report['errors']}")
     found = []
     for result in report["results"]:
-        path = Path(result["filename"])
-        where = str(path.resolve().relative_to(ROOT)) if path.is_absolute() else str(path)
+        path = (ROOT / result["filename"]).resolve()
+        where = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
         text = f"line {result['line_number']}: {result['issue_text']}"
         found.append(Finding("bandit", result["test_id"], where, text))
     return found
