@@ -68,13 +68,13 @@ lock: | $(BIN)/python
 	$(BIN)/pip install -q "$(UV)"
 	$(BIN)/python requirements/lock.py $(if $(UPGRADE),--upgrade)
 
-# A CycloneDX SBOM of what the image installs (requirements/run.txt), from a venv built
-# exactly as the Dockerfile builds its own. Scan it with grype, trivy or osv-scanner.
+# A CycloneDX SBOM of what the image installs: a venv built from requirements/run.txt as
+# the Dockerfile builds its own, the project (pyproject.toml) as the root component.
+# Scan it with grype, trivy or osv-scanner (README, "Software bill of materials").
 SBOM ?= artifacts/sbom.cdx.json
 sbom: install-dev
 	rm -rf $(VENV)/sbom-env && $(PYTHON) -m venv $(VENV)/sbom-env
 	$(VENV)/sbom-env/bin/pip install -q --require-hashes --no-deps --only-binary=:all: -r requirements/run.txt
-	$(VENV)/sbom-env/bin/pip install -q --no-deps --no-build-isolation .
 	mkdir -p $(dir $(SBOM))
 	$(BIN)/cyclonedx-py environment --pyproject pyproject.toml --output-reproducible \
 	  --of JSON --output-file $(SBOM) $(VENV)/sbom-env/bin/python
