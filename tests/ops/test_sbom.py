@@ -21,7 +21,7 @@ def test_the_sbom_of_the_locked_environment_covers_run_txt() -> None:
     bom = json.loads(done.stdout)
     assert bom["bomFormat"] == "CycloneDX" and "serialNumber" not in bom
     assert bom["metadata"]["component"]["name"] == "uno-rules-service"
-    listed = {
+    listed: dict[str, tuple[str, str]] = {
         canonicalize_name(c["name"]): (c["version"], c.get("purl", "")) for c in bom["components"]
     }
     for package, (version, marker, _) in pins("run").items():
