@@ -97,6 +97,13 @@ def compile_lock(name: str, upgrade: bool = False) -> None:
         "--custom-compile-command", COMMAND, "--output-file", str(out.relative_to(ROOT)),
         *files,
     ]  # fmt: skip
+    # uv keeps the pins of the lock it overwrites; one left broken by a merge is dropped
+    # (resolved afresh) rather than read.
+    if out.exists() and any(
+        line.startswith(("<<<<<<<", "=======", ">>>>>>>")) for line in out.read_text().splitlines()
+    ):
+        print(f"{out.name}: merge conflict markers, resolving afresh", file=sys.stderr)
+        out.unlink()
     stdin = None
     if "pyproject.toml" in files:
         # The build backend too: the project is installed with --no-build-isolation.
