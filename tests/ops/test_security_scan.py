@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.ops.support import ROOT, missing
+from tests.ops.support import K8S, OVERLAYS, ROOT, missing
 
 
 def scan_module() -> ModuleType:
@@ -53,6 +53,11 @@ def test_checkov_finds_nothing_unaccepted_in_the_overlays_and_the_dockerfile() -
     open_findings, stale = SCAN.judge(findings, ACCEPTED, ["checkov"])
     assert not open_findings, "\n".join(map(str, open_findings))
     assert not stale, f"entries in security/accepted.toml that match nothing: {stale}"
+
+
+def test_checkov_reads_every_overlay() -> None:
+    assert SCAN.OVERLAYS == OVERLAYS
+    assert set(OVERLAYS) == {path.name for path in (K8S / "overlays").iterdir() if path.is_dir()}
 
 
 def test_a_new_bandit_finding_fails(tmp_path: Path) -> None:
