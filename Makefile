@@ -56,7 +56,7 @@ $(DEV_STAMP): | $(BIN)/python
 	$(PIP_LOCKED) -r requirements/dev.txt
 	$(PIP_PROJECT)
 	[ -x $(CHECKOV_VENV)/bin/python ] || $(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/pip install -q --require-hashes --no-deps -r requirements/checkov.txt
+	$(CHECKOV_VENV)/bin/pip install -q --require-hashes --no-deps --only-binary=:all: -r requirements/checkov.txt
 	rm -f $(VENV)/.installed-*
 	touch $@ $(RUN_STAMP)
 
