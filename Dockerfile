@@ -12,15 +12,16 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /app
-# Dependencies first (their layer survives source changes): the list comes from pyproject.toml.
+# Dependencies first (their layer survives source changes): exactly requirements/run.txt,
+# every file checked against its hash (make lock writes it; the tests ran on these versions).
+COPY requirements/run.txt requirements/run.txt
+RUN pip install --no-cache-dir --require-hashes --no-deps --only-binary=:all: -r requirements/run.txt
 COPY pyproject.toml README.md ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
- && pip install --no-cache-dir --only-binary=:all: -r /tmp/requirements.txt
 COPY engine/ engine/
 COPY service/ service/
 # Editable: the code stays in /app, so service finds /app/openapi.yaml beside it, and the
-# distribution's metadata is still installed.
-RUN pip install --no-cache-dir --no-deps -e .
+# distribution's metadata is still installed. The build backend is the locked setuptools.
+RUN pip install --no-cache-dir --no-deps --no-build-isolation -e .
 
 # --- runtime: the virtualenv and the source, run as a numeric non-root user
 FROM ${PYTHON_IMAGE} AS runtime

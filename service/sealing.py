@@ -6,9 +6,10 @@ cards or forge a state. Format (all ASCII):
     st1.<key id>.<base64url(nonce[12] || AES-256-GCM(zlib(json(state))) || tag[16])>
 
 The key id and the format version are bound into the ciphertext as associated data, so
-a token cannot be moved to another key id. Keys come from ``STATE_TOKEN_KEYS``:
+a token cannot be moved to another key id. Keys come from ``STATE_TOKEN_KEYS`` (or the
+file ``STATE_TOKEN_KEYS_FILE`` names, see ``service.secretfiles``):
 ``kid1:<base64 32-byte key>,kid2:<...>``; the first key seals, every listed key opens
-(rotate by putting the new key first and keeping the old one until its tokens expire).
+(rotation, step by step: README, "Rotating the sealing keys").
 Without configured keys the service makes an ephemeral key at start (tokens then die
 with the process and do not cross replicas; the log says so).
 
@@ -21,14 +22,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
 import secrets
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from service import secretfiles
 
 PREFIX = "st1"
 NONCE_BYTES = 12
@@ -88,9 +91,9 @@ class Keyring:
         return cls(keys, order[0])
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Keyring:
-        env = os.environ if environ is None else environ
-        spec = env.get("STATE_TOKEN_KEYS", "").strip()
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Keyring:
+        """``STATE_TOKEN_KEYS`` or ``STATE_TOKEN_KEYS_FILE``; an ephemeral key without either."""
+        spec = secretfiles.read("STATE_TOKEN_KEYS", environ)
         if spec:
             return cls.parse(spec)
         return cls.ephemeral_ring()

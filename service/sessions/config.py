@@ -2,7 +2,7 @@
 
 | setting (config key = environment variable) | default | meaning |
 |---|---|---|
-| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``) |
+| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``); or ``REDIS_URL_FILE``, a file holding it |
 | ``SESSION_TTL_SECONDS`` | 3600 | idle sessions expire; every write refreshes it |
 | ``SESSION_KEY_PREFIX`` | ``uno:`` | Redis key prefix (keys ``<prefix>{<sid>}:...``) |
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
@@ -21,6 +21,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from service import secretfiles
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
@@ -46,7 +48,9 @@ class SessionConfig:
 
         def get(name: str, default: Any, kind: type) -> Any:
             raw = config.get(name)
-            if raw is None:
+            if raw is None and name in secretfiles.SECRETS:
+                raw = secretfiles.read(name)
+            elif raw is None:
                 raw = os.environ.get(name, "").strip() or None
             if raw is None:
                 return default

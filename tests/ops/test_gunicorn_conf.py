@@ -29,6 +29,8 @@ VARIABLES = (
     "LOG_LEVEL",
     "REDIS_URL",
     "STATE_TOKEN_KEYS",
+    "REDIS_URL_FILE",
+    "STATE_TOKEN_KEYS_FILE",
 )
 SHARED = {"REDIS_URL": "redis://127.0.0.1:6379/0", "STATE_TOKEN_KEYS": "k1:c2VjcmV0"}
 
@@ -117,6 +119,21 @@ def test_one_worker_by_default_while_state_lives_in_the_process(
     assert conf.workers == 1
     assert "WEB_CONCURRENCY" in capsys.readouterr().err
     assert load(WEB_CONCURRENCY="4").workers == 4
+
+
+def test_shared_state_may_come_from_secret_files(load, tmp_path: Path) -> None:
+    files = {}
+    for name, value in SHARED.items():
+        (tmp_path / name).write_text(value + "\n")
+        files[f"{name}_FILE"] = str(tmp_path / name)
+    conf = load(**files)
+    assert conf.workers == min(2 * conf.usable_cpus() + 1, 9)
+    assert conf.max_requests == 100_000
+
+
+def test_an_unreadable_secret_file_stops_the_master(load, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="REDIS_URL_FILE"):
+        load(REDIS_URL_FILE=str(tmp_path / "absent"), STATE_TOKEN_KEYS="k1:x")
 
 
 def test_max_requests_zero_turns_recycling_off(load) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -24,6 +25,24 @@ def one(target: str, kind: str, name: str) -> dict[str, Any]:
 
 def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {item["name"]: item for item in container.get("env", [])}
+
+
+def secret_file(deployment: dict[str, Any], path: str) -> dict[str, Any]:
+    """The Secret volume source whose key is mounted at ``path`` in the API container."""
+    pod = deployment["spec"]["template"]["spec"]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    (api,) = pod["containers"]
+    for mount in api["volumeMounts"]:
+        secret = volumes[mount["name"]].get("secret")
+        if secret and path.startswith(mount["mountPath"].rstrip("/") + "/"):
+            key = path[len(mount["mountPath"].rstrip("/")) + 1 :]
+            items = {item["path"]: item["key"] for item in secret.get("items", [])}
+            assert items.get(key, key) == key, (path, items)
+            # Readable by the pod's group (fsGroup), by no one else.
+            assert secret["defaultMode"] & 0o007 == 0, secret
+            assert pod["securityContext"]["fsGroup"] == 10001
+            return dict(secret)
+    raise AssertionError(f"{path} is not in a mounted Secret")
 
 
 def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -73,11 +92,23 @@ def test_every_pod_is_restricted(target: str) -> None:
             assert {"cpu", "memory"} <= set(resources["limits"]), name
             assert container["readinessProbe"] and container["livenessProbe"], name
             assert ":" in container["image"] and not container["image"].endswith(":latest")
-        # Every path written to is an emptyDir (the root filesystem is read-only).
+            # A tag can move: pulled every time. A digest cannot.
+            if "@sha256:" not in container["image"]:
+                assert container["imagePullPolicy"] == "Always", name
+            # Secrets are files, never environment variables.
+            assert not [
+                e for e in container.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})
+            ]
+            assert not [e for e in container.get("envFrom", []) if "secretRef" in e], name
+        # Every path written to is an emptyDir (the root filesystem is read-only); the
+        # only other mounts are Secrets, read-only.
         volumes = {volume["name"]: volume for volume in pod["volumes"]}
         for container in pod["containers"]:
             for mount in container["volumeMounts"]:
-                assert "emptyDir" in volumes[mount["name"]], (name, mount)
+                volume = volumes[mount["name"]]
+                assert "emptyDir" in volume or (
+                    "secret" in volume and mount.get("readOnly") is True
+                ), (name, mount)
 
 
 @pytest.mark.parametrize("target", OVERLAYS)
@@ -105,8 +136,6 @@ def test_api_pod_probes_shutdown_and_environment(target: str) -> None:
     # The pod is killed only after the preStop sleep and gunicorn's graceful shutdown.
     graceful = int(env["GUNICORN_GRACEFUL_TIMEOUT"]["value"])
     assert pod["terminationGracePeriodSeconds"] > 5 + graceful
-    keys = env["STATE_TOKEN_KEYS"]["valueFrom"]["secretKeyRef"]
-    assert keys["name"] == "uno-rules-keys" and keys["key"] == "STATE_TOKEN_KEYS"
     # envFrom names the generated ConfigMap (with its hash suffix) that the overlay renders.
     (source,) = api["envFrom"]
     config = one(target, "ConfigMap", "uno-rules-config")
@@ -125,10 +154,11 @@ def test_more_than_one_process_only_where_sessions_and_keys_are_shared(target: s
     pods = max([deployment["spec"]["replicas"]] + [hpa["spec"]["maxReplicas"] for hpa in hpas])
     if pods * int(env["WEB_CONCURRENCY"]["value"]) > 1:
         assert (
-            "REDIS_URL" in env
+            "REDIS_URL_FILE" in env
             or "REDIS_URL" in one(target, "ConfigMap", "uno-rules-config")["data"]
         )
-        assert env["STATE_TOKEN_KEYS"]["valueFrom"]["secretKeyRef"]["optional"] is False
+        secret = secret_file(deployment, env["STATE_TOKEN_KEYS_FILE"]["value"])
+        assert secret["secretName"] == "uno-rules-keys" and secret["optional"] is False
 
 
 def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
@@ -148,6 +178,23 @@ def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
     assert config["data"]["REDIS_URL"] == "redis://redis:6379/0"
 
 
+def test_prod_runs_the_image_by_digest_and_dev_by_tag() -> None:
+    """The release step writes the digest (kustomize edit set image; README, Releasing)."""
+    (api,) = one("prod", "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"]
+    name, _, digest = api["image"].partition("@")
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), api["image"]
+    assert name.rpartition("/")[2] == "uno-rules", "no tag beside the digest"
+    (dev,) = one("dev", "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"]
+    assert dev["image"] == "uno-rules:0.1.0" and dev["imagePullPolicy"] == "Always"
+
+
+def test_dev_redis_runs_as_a_high_uid() -> None:
+    pod = one("dev", "Deployment", "redis")["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsUser"] >= 10000
+    for container in pod["containers"]:
+        assert container["securityContext"]["runAsUser"] >= 10000
+
+
 def test_base_autoscales_on_cpu() -> None:
     hpa = one("base", "HorizontalPodAutoscaler", "uno-rules")
     assert hpa["apiVersion"] == "autoscaling/v2"
@@ -161,11 +208,14 @@ def test_prod_takes_redis_from_a_secret_and_runs_none() -> None:
     assert not [doc for doc in documents("prod") if "redis" in doc["metadata"]["name"]]
     (api,) = deployment["spec"]["template"]["spec"]["containers"]
     env = env_of(api)
-    assert "value" not in env["REDIS_URL"]
-    assert env["REDIS_URL"]["valueFrom"]["secretKeyRef"]["key"] == "REDIS_URL"
+    assert "REDIS_URL" not in env
+    redis_url = secret_file(deployment, env["REDIS_URL_FILE"]["value"])
+    assert redis_url["secretName"] == "uno-rules-redis" and redis_url["optional"] is False
     assert "REDIS_URL" not in one("prod", "ConfigMap", "uno-rules-config")["data"]
     # Several replicas must share the sealing keys: prod refuses to start without them.
-    assert env["STATE_TOKEN_KEYS"]["valueFrom"]["secretKeyRef"]["optional"] is False
+    assert "STATE_TOKEN_KEYS" not in env
+    keys = secret_file(deployment, env["STATE_TOKEN_KEYS_FILE"]["value"])
+    assert keys["secretName"] == "uno-rules-keys" and keys["optional"] is False
     hpa = one("prod", "HorizontalPodAutoscaler", "uno-rules")
     assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (3, 20)
     dev_limits = one("dev", "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"][0]
