@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,33 +17,6 @@ from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
-log = logging.getLogger("service.games")
-
-#: What the engine raises, other than its own errors, when a state that passed
-#: ``engine.from_dict`` still contradicts itself (a pending decision naming no card, ...).
-ENGINE_FAULTS = (KeyError, TypeError, IndexError, AttributeError, ValueError, AssertionError)
-
-
-@contextmanager
-def consistent_state() -> Iterator[None]:
-    """Run engine calls on a caller's state: an engine failure that is not one of its
-    own errors means the state is inconsistent in a way ``from_dict`` does not check
-    yet, so it is the caller's 422 ``invalid_state``, not a 500 (and it is logged, so
-    the missing check can be added to the engine)."""
-    try:
-        yield
-    except engine.EngineError:
-        raise
-    except ENGINE_FAULTS as exc:
-        log.warning("engine failed on a state that passed its checks", exc_info=True)
-        raise ApiProblem(
-            422,
-            "invalid_state",
-            f"the state contradicts itself: the rules cannot be applied to it "
-            f"({type(exc).__name__}: {exc})",
-            title="Invalid state",
-        ) from None
-
 
 @dataclass(frozen=True)
 class Loaded:
@@ -137,12 +107,11 @@ def legal_moves() -> Response:
         player = loaded.seat
     check_seat(loaded, player)
     check_player(state, player)
-    with consistent_state():
-        if player is not None:
-            body: dict[str, Any] = {"player": player, "moves": moves_json(state, player)}
-        else:
-            seats = range(state.num_players)
-            body = {"by_seat": [{"player": p, "moves": moves_json(state, p)} for p in seats]}
+    if player is not None:
+        body: dict[str, Any] = {"player": player, "moves": moves_json(state, player)}
+    else:
+        seats = range(state.num_players)
+        body = {"by_seat": [{"player": p, "moves": moves_json(state, p)} for p in seats]}
     return json_response(body)
 
 
@@ -153,8 +122,7 @@ def validate() -> Response:
     move = Move.from_dict(data["move"])
     check_seat(loaded, move.player)
     try:
-        with consistent_state():
-            engine.validate(loaded.state, move)
+        engine.validate(loaded.state, move)
     except engine.RulesError as exc:
         return json_response({"legal": False, "code": exc.code, "detail": exc.detail})
     return json_response({"legal": True})
@@ -167,13 +135,12 @@ def apply() -> Response:
     move = Move.from_dict(data["move"])
     check_seat(loaded, move.player)
     viewer = loaded.seat if loaded.seat is not None else move.player
-    with consistent_state():
-        state, events = engine.apply(loaded.state, move)
-        body = {
-            **state_fields(loaded, state),
-            "events": engine.redact_all(events, viewer),
-            "view": engine.view(state, viewer),
-        }
+    state, events = engine.apply(loaded.state, move)
+    body = {
+        **state_fields(loaded, state),
+        "events": engine.redact_all(events, viewer),
+        "view": engine.view(state, viewer),
+    }
     return json_response(body)
 
 
@@ -183,8 +150,7 @@ def view() -> Response:
     loaded = load_state(data)
     check_seat(loaded, data["player"])
     check_player(loaded.state, data["player"])
-    with consistent_state():
-        body = {"view": engine.view(loaded.state, data["player"])}
+    body = {"view": engine.view(loaded.state, data["player"])}
     return json_response(body)
 
 
@@ -192,6 +158,5 @@ def view() -> Response:
 def score() -> Response:
     data = json_body(schemas.score_body)
     loaded = load_state(data)
-    with consistent_state():
-        body = engine.score(loaded.state)
+    body = engine.score(loaded.state)
     return json_response(body)
