@@ -35,7 +35,6 @@ from typing import Any
 import orjson
 from flask import Blueprint, Flask, Response, current_app, has_request_context, request
 from prometheus_client import (
-    CONTENT_TYPE_PLAIN_0_0_4,
     CollectorRegistry,
     Counter,
     Gauge,
@@ -80,6 +79,8 @@ def current_request_id() -> str | None:
 
 
 # ---------------------------------------------------------------------- metrics
+#: What ``generate_latest`` writes: the classic text format.
+TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8"
 #: The environment variable that turns prometheus_client's multiprocess mode on.
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 #: Request methods counted under their own name; any other is counted as ``other``
@@ -220,7 +221,7 @@ metrics_bp = Blueprint("observability", __name__)
 def metrics() -> Response:
     refresh_session_gauges(current_app)
     resp = Response(generate_latest(scrape_registry()), mimetype="text/plain")
-    resp.headers["Content-Type"] = CONTENT_TYPE_PLAIN_0_0_4
+    resp.headers["Content-Type"] = TEXT_FORMAT
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
