@@ -142,6 +142,8 @@ PlatformCollector(registry=REGISTRY)
 #: (method label, route, status) -> the request counter's and the histogram's children
 #: (looked up once: ``labels()`` validates and locks on every call).
 _series: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+#: (variant, source) -> the moves counter's child.
+_moves: dict[tuple[str, str], Any] = {}
 _scrape_registry: CollectorRegistry | None = None
 
 
@@ -182,7 +184,11 @@ def observe(method: str, route: str, status: int, seconds: float) -> None:
 
 def count_moves(variant: str, n: int = 1, source: str = "session") -> None:
     """Count ``n`` moves applied in a game of ``variant`` (for the session manager)."""
-    MOVES.labels(variant, source).inc(n)
+    key = (variant, source)
+    child = _moves.get(key)
+    if child is None:
+        child = _moves[key] = MOVES.labels(variant, source)
+    child.inc(n)
 
 
 def count_internal_error(exc: BaseException) -> None:

@@ -6,6 +6,8 @@ import hashlib
 import hmac
 import secrets
 
+from werkzeug.datastructures import Authorization
+
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
@@ -16,13 +18,14 @@ def digest(token: str) -> str:
 
 
 def bearer(header: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header ("" when malformed)."""
+    """The token of an ``Authorization: Bearer <token>`` header (werkzeug parses it):
+    None without the header, "" when it is not a bearer token."""
     if header is None:
         return None
-    scheme, _, token = header.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    auth = Authorization.from_header(header)
+    if auth is None or auth.type != "bearer" or not auth.token:
         return ""
-    return token.strip()
+    return auth.token
 
 
 def seat_of(token: str, hashes: list[str | None]) -> int | None:
