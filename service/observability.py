@@ -17,7 +17,7 @@
 With ``PROMETHEUS_MULTIPROC_DIR`` set (gunicorn_conf.py prepares it) prometheus_client
 runs in multiprocess mode: every worker writes its values to files there and a scrape
 sums them all, so it gives the pod's exact totals whichever worker answers (the
-``process_*`` metrics are the answering worker's). Without it (``make run --dev``,
+``process_*`` metrics are the answering worker's). Without it (``python -m service --dev``,
 tests) the registry is this process's own. Durations are to the end of the view (a
 stream's first bytes, not its end).
 """
