@@ -286,3 +286,39 @@ def test_the_standard_process_metrics_are_exposed(client: FlaskClient) -> None:
     for name in ("process_start_time_seconds", "process_cpu_seconds_total", "process_open_fds"):
         assert metric(text, name) > 0, name
     assert "_created" not in text
+
+
+def test_an_engine_bug_is_a_500_not_the_callers_422(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the engine's own errors are the caller's (4xx): any other exception inside
+    the rules is a bug, answered 500 internal_error, logged and counted."""
+    import engine
+    import service.games
+
+    game = client.post("/v1/games", json={"variant": "uno_classic", "players": 2, "seed": 3})
+    state = game.get_json()["state"]
+    move = {"type": "draw", "player": game.get_json()["view"]["current_player"]}
+
+    def broken(*_: Any) -> Any:
+        raise IndexError("tuple index out of range")
+
+    real_apply = engine.apply
+    monkeypatch.setattr(service.games.engine, "apply", broken)
+    labels = {"route": "/v1/games/apply", "exception": "IndexError"}
+    before = metric(scrape(client), "uno_internal_errors_total", **labels)
+    capsys.readouterr()
+    resp = client.post(
+        "/v1/games/apply", json={"state": state, "move": move}, headers={"X-Request-ID": "bug-1"}
+    )
+    assert resp.status_code == 500 and resp.mimetype == PROBLEM
+    assert resp.get_json()["code"] == "internal_error"
+    assert "tuple index" not in resp.get_data(as_text=True)  # no internals in the answer
+    error = next(d for d in json_lines(capsys.readouterr().err) if d["level"] == "error")
+    assert error["request_id"] == "bug-1" and "IndexError" in error["exception"]
+    assert metric(scrape(client), "uno_internal_errors_total", **labels) == before + 1
+    # A rules error is still the caller's 422.
+    monkeypatch.setattr(service.games.engine, "apply", real_apply)
+    wrong = {**move, "player": 1 - move["player"]}
+    resp = client.post("/v1/games/apply", json={"state": state, "move": wrong})
+    assert resp.status_code == 422 and resp.get_json()["code"] == "not_your_turn"
