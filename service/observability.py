@@ -81,8 +81,6 @@ def current_request_id() -> str | None:
 # ---------------------------------------------------------------------- metrics
 #: What ``generate_latest`` writes: the classic text format.
 TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8"
-#: The environment variable that turns prometheus_client's multiprocess mode on.
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 #: Request methods counted under their own name; any other is counted as ``other``
 #: (a client can send any token as a method: each must not become a new series).
 KNOWN_METHODS = frozenset(m.value for m in HTTPMethod)
