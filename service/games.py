@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,36 +18,6 @@ from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
-log = logging.getLogger("service.games")
-
-#: What the engine raises, other than its own errors, when a state that passed
-#: ``engine.from_dict`` still contradicts itself (a pending decision naming no card, ...).
-ENGINE_FAULTS = (KeyError, TypeError, IndexError, AttributeError, ValueError, AssertionError)
-
-
-@contextmanager
-def consistent_state(hidden: bool = False) -> Iterator[None]:
-    """Run engine calls on a caller's state: an engine failure that is not one of its
-    own errors means the state is inconsistent in a way ``from_dict`` does not check
-    yet, so it is the caller's 422 ``invalid_state``, not a 500 (and it is logged, so
-    the missing check can be added to the engine). With ``hidden`` (a seat-bound
-    token, whose holder may not read the state) the answer does not quote the failure,
-    which could name a hidden card, and the log says it is the service's own state."""
-    try:
-        yield
-    except engine.EngineError:
-        raise
-    except ENGINE_FAULTS as exc:
-        if hidden:
-            log.error("engine failed on a state sealed by this service", exc_info=True)
-            detail = "the rules cannot be applied to this state (the fault is logged)"
-        else:
-            log.warning("engine failed on a state that passed its checks", exc_info=True)
-            detail = (
-                f"the state contradicts itself: the rules cannot be applied to it "
-                f"({type(exc).__name__}: {exc})"
-            )
-        raise ApiProblem(422, "invalid_state", detail, title="Invalid state") from None
 
 
 @dataclass(frozen=True)
@@ -161,12 +128,11 @@ def legal_moves() -> Response:
         player = loaded.seat
     check_seat(loaded, player)
     check_player(state, player)
-    with consistent_state(loaded.seat is not None):
-        if player is not None:
-            body: dict[str, Any] = {"player": player, "moves": moves_json(state, player)}
-        else:
-            seats = range(state.num_players)
-            body = {"by_seat": [{"player": p, "moves": moves_json(state, p)} for p in seats]}
+    if player is not None:
+        body: dict[str, Any] = {"player": player, "moves": moves_json(state, player)}
+    else:
+        seats = range(state.num_players)
+        body = {"by_seat": [{"player": p, "moves": moves_json(state, p)} for p in seats]}
     return json_response(body)
 
 
@@ -177,8 +143,7 @@ def validate() -> Response:
     move = Move.from_dict(data["move"])
     check_seat(loaded, move.player)
     try:
-        with consistent_state(loaded.seat is not None):
-            engine.validate(loaded.state, move)
+        engine.validate(loaded.state, move)
     except engine.RulesError as exc:
         return json_response({"legal": False, "code": exc.code, "detail": exc.detail})
     return json_response({"legal": True})
@@ -191,14 +156,13 @@ def apply() -> Response:
     move = Move.from_dict(data["move"])
     check_seat(loaded, move.player)
     viewer = loaded.seat if loaded.seat is not None else move.player
-    with consistent_state(loaded.seat is not None):
-        state, events = engine.apply(loaded.state, move)
-        body = {
-            **state_fields(loaded, state),
-            **fairness_fields(loaded, state),
-            "events": engine.redact_all(events, viewer),
-            "view": engine.view(state, viewer),
-        }
+    state, events = engine.apply(loaded.state, move)
+    body = {
+        **state_fields(loaded, state),
+        **fairness_fields(loaded, state),
+        "events": engine.redact_all(events, viewer),
+        "view": engine.view(state, viewer),
+    }
     return json_response(body)
 
 
@@ -208,8 +172,7 @@ def view() -> Response:
     loaded = load_state(data)
     check_seat(loaded, data["player"])
     check_player(loaded.state, data["player"])
-    with consistent_state(loaded.seat is not None):
-        body = {"view": engine.view(loaded.state, data["player"])}
+    body = {"view": engine.view(loaded.state, data["player"])}
     body.update(fairness_fields(loaded, loaded.state))
     return json_response(body)
 
@@ -219,8 +182,7 @@ def score() -> Response:
     data = json_body(schemas.score_body)
     loaded = load_state(data)
     state = loaded.state
-    with consistent_state(loaded.seat is not None):
-        body = engine.score(state)
+    body = engine.score(state)
     if loaded.seat is not None:
         # Until the round is scored, a seat-bound token shows only its own hand's
         # points; of the other seats, how many cards they hold.

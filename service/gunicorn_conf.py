@@ -15,6 +15,7 @@ not import the application (or anything gevent must patch) before the workers fo
 | ``GUNICORN_MAX_REQUESTS`` / ``_JITTER`` | 100000 / 10000 with ``REDIS_URL``, else 0 | worker recycling; 0 turns it off (recycling a worker would lose in-process sessions) |
 | ``GUNICORN_ACCESSLOG`` | ``-`` (stdout, one JSON-ish line a request) | ``off`` turns it off |
 | ``LOG_LEVEL`` | ``info`` | ``loglevel`` |
+| ``PROMETHEUS_MULTIPROC_DIR`` | a new directory under ``$TMPDIR``, removed at exit | where every worker writes its metrics (``on_starting``) |
 
 Each worker builds its own app. Without ``REDIS_URL`` sessions live in that worker, and
 without ``STATE_TOKEN_KEYS`` its sealing key is made at its start (either may instead be a
@@ -22,6 +23,12 @@ file named by ``REDIS_URL_FILE`` / ``STATE_TOKEN_KEYS_FILE``; the master reads b
 start, so a wrong path stops it at once), so a second worker
 would not know the first one's sessions or tokens: then the default is one worker (gevent
 still serves many connections). An explicit ``WEB_CONCURRENCY`` always wins.
+
+Metrics: prometheus_client in multiprocess mode. Before the first worker starts,
+``on_starting`` makes ``PROMETHEUS_MULTIPROC_DIR`` exist and empties it of metric files
+(values left by an earlier run would be added to this one's), and exports it to the
+workers; ``child_exit`` marks a dead worker's live gauges gone (its counters stay, so
+totals never go back). One scrape of ``/metrics`` then sums every worker's files.
 """
 
 from __future__ import annotations
@@ -30,12 +37,17 @@ import gc
 import importlib.util
 import math
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 WORKER_CLASSES = ("gevent", "sync")
+METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+#: The directory ``on_starting`` made (and ``on_exit`` removes), when none was given.
+_made_metrics_dir: str | None = None
 MAX_DEFAULT_WORKERS = 9
 
 
@@ -155,3 +167,39 @@ def post_worker_init(worker: Any) -> None:
     busy worker runs do not rescan it (about 5% of the CPU of an apply, measured)."""
     gc.collect()
     gc.freeze()
+
+
+def prepare_metrics_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """``PROMETHEUS_MULTIPROC_DIR``, existing and without metric files (``*.db``); a new
+    private directory when it is unset (then put in ``environ`` for the workers)."""
+    global _made_metrics_dir
+    path = environ.get(METRICS_DIR, "").strip()
+    if not path:
+        path = _made_metrics_dir = tempfile.mkdtemp(prefix="uno-metrics-")
+        environ[METRICS_DIR] = path
+    os.makedirs(path, exist_ok=True)
+    for entry in os.scandir(path):
+        if entry.name.endswith(".db") and entry.is_file():
+            os.remove(entry.path)
+    return path
+
+
+def on_starting(server: Any) -> None:
+    """In the master, before any worker: the metrics directory (see the module doc)."""
+    prepare_metrics_dir()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """In the master, after a worker exited: drop its live gauges (sessions cached and
+    held: a dead worker holds none); its counters and histograms stay in the totals."""
+    from prometheus_client import multiprocess
+
+    path = os.environ.get(METRICS_DIR, "").strip()
+    if path:
+        multiprocess.mark_process_dead(worker.pid, path)
+
+
+def on_exit(server: Any) -> None:
+    """The directory ``on_starting`` made goes with the server; a given one stays."""
+    if _made_metrics_dir is not None:
+        shutil.rmtree(_made_metrics_dir, ignore_errors=True)

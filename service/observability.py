@@ -8,15 +8,18 @@
   stderr at ``LOG_LEVEL`` (config, then environment; ``info``). Each request writes one
   access line on ``service.access``: ``method``, ``route`` (the URL rule, not the raw
   path), ``path``, ``status``, ``duration_ms``, ``request_id`` (INFO; ERROR for a 5xx).
-- **Metrics.** ``GET /metrics`` in the Prometheus text format: requests by method,
-  route and status, a latency histogram by route, moves applied by variant
-  (``count_moves``, called by the session manager; stateless ``/v1/games/apply`` is
-  counted here), active and cached sessions.
+- **Metrics.** ``GET /metrics`` in the Prometheus text format (prometheus_client):
+  requests by method (``other`` for a method HTTP does not define), route and status,
+  a latency histogram by route, moves applied by variant (``count_moves``, called by
+  the session manager; stateless ``/v1/games/apply`` is counted here), unexpected
+  errors, active and cached sessions, and the standard ``process_*`` metrics.
 
-The registry is this module's own (a few dicts under one lock), one per process: under
-gunicorn with several workers each worker counts what it served, and a scrape sees the
-worker that answered it (see README, "For ops"). Durations are to the end of the view
-(a stream's first bytes, not its end).
+With ``PROMETHEUS_MULTIPROC_DIR`` set (gunicorn_conf.py prepares it) prometheus_client
+runs in multiprocess mode: every worker writes its values to files there and a scrape
+sums them all, so it gives the pod's exact totals whichever worker answers (the
+``process_*`` metrics are the answering worker's). Without it (``python -m service --dev``,
+tests) the registry is this process's own. Durations are to the end of the view (a
+stream's first bytes, not its end).
 """
 
 from __future__ import annotations
@@ -25,13 +28,24 @@ import logging
 import os
 import re
 import sys
-import threading
 import time
-from bisect import bisect_left
+from http import HTTPMethod
 from typing import Any
 
 import orjson
 from flask import Blueprint, Flask, Response, current_app, has_request_context, request
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client import values as prometheus_values
 
 REQUEST_ID = "X-Request-ID"
 _VALID_ID = re.compile(r"[\x20-\x7e]{1,128}")
@@ -41,13 +55,11 @@ BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 UNMATCHED = "<unmatched>"
 #: The stateless move route, whose moves are counted here (by the answer's variant).
 _APPLY = "/v1/games/apply"
-_START = time.time()
+#: Requests under this prefix may change the session gauges.
+_SESSIONS = "/v1/sessions"
 #: Where a request's id and start time are kept: its WSGI environ (no proxy lookups).
 _ENV_ID = "uno.request_id"
 _ENV_T0 = "uno.t0"
-
-#: A gauge as rendered: name, help text, ``(labels, value)`` samples (labels ``{a="b"}`` or "").
-Gauge = tuple[str, str, list[tuple[str, float]]]
 
 log = logging.getLogger("service")
 access_log = logging.getLogger("service.access")
@@ -67,91 +79,120 @@ def current_request_id() -> str | None:
 
 
 # ---------------------------------------------------------------------- metrics
-class Metrics:
-    """Counters and a histogram, thread-safe; rendered in the Prometheus text format."""
+#: What ``generate_latest`` writes: the classic text format.
+TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8"
+#: Request methods counted under their own name; any other is counted as ``other``
+#: (a client can send any token as a method: each must not become a new series).
+KNOWN_METHODS = frozenset(m.value for m in HTTPMethod)
+OTHER_METHOD = "other"
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.requests: dict[tuple[str, str, int], int] = {}
-        # route -> one count per bucket, then +Inf, then the sum of seconds
-        self.latency: dict[str, list[float]] = {}
-        self.moves: dict[tuple[str, str], int] = {}
+# Counters and histograms without ``_created`` series: multiprocess mode has none, and
+# both modes should expose the same series.
+disable_created_metrics()
 
-    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        key = (method, route, status)
-        i = bisect_left(BUCKETS, seconds)
-        with self._lock:
-            self.requests[key] = self.requests.get(key, 0) + 1
-            h = self.latency.get(route)
-            if h is None:
-                h = self.latency[route] = [0] * (len(BUCKETS) + 1) + [0.0]
-            h[i] += 1
-            h[-1] += seconds
+#: This process's metrics. In multiprocess mode their values live in files under
+#: ``PROMETHEUS_MULTIPROC_DIR`` and a scrape reads every worker's files instead.
+REGISTRY = CollectorRegistry()
+REQUESTS = Counter(
+    "uno_http_requests",
+    "HTTP requests by method, route (URL rule) and status.",
+    ("method", "route", "status"),
+    registry=REGISTRY,
+)
+LATENCY = Histogram(
+    "uno_http_request_duration_seconds",
+    "Time to answer a request, by route.",
+    ("route",),
+    buckets=BUCKETS,
+    registry=REGISTRY,
+)
+MOVES = Counter(
+    "uno_moves_applied",
+    "Moves applied, by variant and source "
+    "(stateless /v1/games/apply, or session: the player's move and its bots').",
+    ("variant", "source"),
+    registry=REGISTRY,
+)
+INTERNAL_ERRORS = Counter(
+    "uno_internal_errors",
+    "Requests answered 500 internal_error (an unexpected exception: a bug), by route "
+    "and exception class.",
+    ("route", "exception"),
+    registry=REGISTRY,
+)
+SESSIONS_CACHED = Gauge(
+    "uno_sessions_cached",
+    "Sessions whose last state a worker keeps in its cache (summed over live workers).",
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
+)
+SESSIONS_ACTIVE = Gauge(
+    "uno_sessions_active",
+    "Sessions held by the in-process store (summed over live workers; not reported "
+    "for Redis).",
+    ("store",),
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
+)
+ProcessCollector(registry=REGISTRY)
+PlatformCollector(registry=REGISTRY)
 
-    def count_moves(self, variant: str, n: int = 1, source: str = "session") -> None:
-        key = (variant, source)
-        with self._lock:
-            self.moves[key] = self.moves.get(key, 0) + n
-
-    def render(self, gauges: list[Gauge] | None = None) -> bytes:
-        with self._lock:
-            requests = sorted(self.requests.items())
-            latency = sorted((r, list(h)) for r, h in self.latency.items())
-            moves = sorted(self.moves.items())
-        out = [
-            "# HELP uno_http_requests_total HTTP requests by method, route (URL rule) and status.",
-            "# TYPE uno_http_requests_total counter",
-        ]
-        for (method, route, status), n in requests:
-            out.append(
-                f'uno_http_requests_total{{method="{method}",route="{_esc(route)}",'
-                f'status="{status}"}} {n}'
-            )
-        out += [
-            "# HELP uno_http_request_duration_seconds Time to answer a request, by route.",
-            "# TYPE uno_http_request_duration_seconds histogram",
-        ]
-        for route, h in latency:
-            r = _esc(route)
-            total = 0
-            for le, in_bucket in zip((*map(repr, BUCKETS), "+Inf"), h[:-1], strict=True):
-                total += int(in_bucket)
-                out.append(
-                    f'uno_http_request_duration_seconds_bucket{{route="{r}",le="{le}"}} {total}'
-                )
-            out.append(f'uno_http_request_duration_seconds_sum{{route="{r}"}} {h[-1]!r}')
-            out.append(f'uno_http_request_duration_seconds_count{{route="{r}"}} {total}')
-        out += [
-            "# HELP uno_moves_applied_total Moves applied, by variant and source "
-            "(stateless /v1/games/apply, or session: the player's move and its bots').",
-            "# TYPE uno_moves_applied_total counter",
-        ]
-        for (variant, source), n in moves:
-            out.append(
-                f'uno_moves_applied_total{{variant="{_esc(variant)}",source="{source}"}} {n}'
-            )
-        for name, help_, samples in gauges or ():
-            out += [f"# HELP {name} {help_}", f"# TYPE {name} gauge"]
-            out += [f"{name}{labels} {value!r}" for labels, value in samples]
-        out += [
-            "# HELP process_start_time_seconds Start of this process (Unix time).",
-            "# TYPE process_start_time_seconds gauge",
-            f"process_start_time_seconds {_START!r}",
-        ]
-        return ("\n".join(out) + "\n").encode()
+#: (method label, route, status) -> the request counter's and the histogram's children
+#: (looked up once: ``labels()`` validates and locks on every call).
+_series: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+#: (variant, source) -> the moves counter's child.
+_moves: dict[tuple[str, str], Any] = {}
+_scrape_registry: CollectorRegistry | None = None
 
 
-def _esc(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+def multiprocess_mode() -> bool:
+    """Whether values go to files under ``PROMETHEUS_MULTIPROC_DIR`` (decided by
+    prometheus_client when it is imported: the variable must be set before)."""
+    return bool(getattr(prometheus_values.ValueClass, "_multiprocess", False))
 
 
-#: This process's registry.
-METRICS = Metrics()
+def scrape_registry() -> CollectorRegistry:
+    """What ``/metrics`` renders: this process's registry, or in multiprocess mode every
+    worker's files (dead workers' counters included) and this process's own
+    process metrics."""
+    global _scrape_registry
+    if not multiprocess_mode():
+        return REGISTRY
+    if _scrape_registry is None:
+        reg = CollectorRegistry()
+        multiprocess.MultiProcessCollector(reg)
+        ProcessCollector(registry=reg)
+        PlatformCollector(registry=reg)
+        _scrape_registry = reg
+    return _scrape_registry
+
+
+def observe(method: str, route: str, status: int, seconds: float) -> None:
+    """Count one request and its duration."""
+    key = (method if method in KNOWN_METHODS else OTHER_METHOD, route, status)
+    children = _series.get(key)
+    if children is None:
+        children = _series[key] = (
+            REQUESTS.labels(key[0], route, str(status)),
+            LATENCY.labels(route),
+        )
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 def count_moves(variant: str, n: int = 1, source: str = "session") -> None:
     """Count ``n`` moves applied in a game of ``variant`` (for the session manager)."""
-    METRICS.count_moves(variant, n, source)
+    key = (variant, source)
+    child = _moves.get(key)
+    if child is None:
+        child = _moves[key] = MOVES.labels(variant, source)
+    child.inc(n)
+
+
+def count_internal_error(exc: BaseException) -> None:
+    """Count an unexpected exception of the request being served (problems.py)."""
+    rule = request.url_rule if has_request_context() else None
+    INTERNAL_ERRORS.labels(rule.rule if rule is not None else UNMATCHED, type(exc).__name__).inc()
 
 
 def _variant_of(body: bytes) -> str | None:
@@ -164,33 +205,17 @@ def _variant_of(body: bytes) -> str | None:
     return body[i:j].decode() if j > i else None
 
 
-def _session_gauges(app: Flask) -> list[Gauge]:
+def refresh_session_gauges(app: Flask) -> None:
+    """Set this process's session gauges from ``app``'s session manager (after a
+    session request and before a scrape: they change only then, or by expiry)."""
     mgr = app.extensions.get("sessions")
     if mgr is None:
-        return []
-    gauges: list[Gauge] = [
-        (
-            "uno_sessions_cached",
-            "Sessions whose last state this process keeps in its cache.",
-            [("", float(len(mgr._cache)))],
-        )
-    ]
+        return
+    SESSIONS_CACHED.set(len(mgr._cache))
     store = mgr.store
-    count = getattr(store, "count", None)
-    active: int | None = None
-    if callable(count):
-        active = count()
-    elif store.kind == "memory":
-        active = len(store._sessions)  # expired ones go at the next sweep
-    if active is not None:
-        gauges.append(
-            (
-                "uno_sessions_active",
-                "Sessions held by the store (the in-process store: this process's).",
-                [(f'{{store="{store.kind}"}}', float(active))],
-            )
-        )
-    return gauges
+    if store.kind == "memory":
+        # Expired sessions are counted until the store's next sweep.
+        SESSIONS_ACTIVE.labels(store.kind).set(len(store._sessions))
 
 
 metrics_bp = Blueprint("observability", __name__)
@@ -198,9 +223,9 @@ metrics_bp = Blueprint("observability", __name__)
 
 @metrics_bp.get("/metrics")
 def metrics() -> Response:
-    body = METRICS.render(_session_gauges(current_app))
-    resp = Response(body, mimetype="text/plain")
-    resp.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+    refresh_session_gauges(current_app)
+    resp = Response(generate_latest(scrape_registry()), mimetype="text/plain")
+    resp.headers["Content-Type"] = TEXT_FORMAT
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
@@ -276,11 +301,13 @@ def _after(response: Response) -> Response:
     route = rule.rule if rule is not None else UNMATCHED
     status = response.status_code
     method = req.method
-    METRICS.observe(method, route, status, seconds)
+    observe(method, route, status, seconds)
     if status == 200 and route == _APPLY and not response.is_streamed:
         variant = _variant_of(response.get_data())
         if variant is not None:
-            METRICS.count_moves(variant, 1, "stateless")
+            count_moves(variant, 1, "stateless")
+    elif route.startswith(_SESSIONS):
+        refresh_session_gauges(current_app)
     level = logging.ERROR if status >= 500 else logging.INFO
     if access_log.isEnabledFor(level):
         access_log.log(

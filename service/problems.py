@@ -2,8 +2,10 @@
 
 ``{type, title, status, detail, code}``; a malformed body adds ``errors`` (the failing
 fields), an invalid state ``field``. Engine errors keep their stable codes; Flask's own
-404/405/413 and any unexpected exception become problems too (the last one is logged
-and is a bug: no input should reach it).
+404/405/413 and any unexpected exception become problems too. An unexpected exception
+is a bug, whatever the input: it is a 500 ``internal_error``, logged with its traceback
+and the request id and counted in ``uno_internal_errors_total`` (an engine failure on a
+state that passed ``engine.from_dict`` is a missing check there: add it to the engine).
 
 | raised | status | code |
 |---|---|---|
@@ -17,7 +19,7 @@ and is a bug: no input should reach it).
 | ``SealError`` | 422 | ``invalid_state_token`` |
 | werkzeug ``HTTPException`` | its status | ``not_found``, ``method_not_allowed``, ``payload_too_large``, ... |
 | ``RecursionError`` | 400 | ``invalid_request`` |
-| anything else | 500 | ``internal_error`` (logged) |
+| anything else | 500 | ``internal_error`` (logged, counted) |
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import engine
+from service.observability import count_internal_error
 from service.sealing import SealError
 
 PROBLEM = "application/problem+json"
@@ -197,8 +200,11 @@ def register(app: Flask) -> None:
         return problem_response(status, code, detail, headers)
 
     @app.errorhandler(Exception)
-    def _unexpected(e: Exception) -> Response:  # pragma: no cover - a bug if reached
-        log.exception("unhandled error")
+    def _unexpected(e: Exception) -> Response:
+        # A bug (in the engine or here), never the caller's fault: loud, with the
+        # traceback and the request id, and counted (uno_internal_errors_total).
+        log.exception("unhandled error: %s", type(e).__name__)
+        count_internal_error(e)
         return problem_response(
             500, "internal_error", "an unexpected error occurred; it has been logged"
         )

@@ -179,6 +179,7 @@ def test_any_mutation_loads_valid_or_is_invalid_state(state: State, data: st.Dat
         assert exc.detail
     else:
         engine.check_invariants(loaded)
+        engine.score(loaded)
         for seat in [None, *range(loaded.num_players)]:
             engine.view(loaded, seat)
         for seat in range(loaded.num_players):

@@ -189,3 +189,51 @@ def test_post_worker_init_freezes_what_the_worker_loaded(load) -> None:
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_the_metrics_hooks_are_gunicorn_hooks(load) -> None:
+    conf = load()
+    cfg = Config()
+    for hook in ("on_starting", "child_exit", "on_exit"):
+        cfg.set(hook, getattr(conf, hook))  # gunicorn checks each hook's arity
+
+
+def test_the_metrics_directory_is_made_and_emptied_of_metric_files(load, tmp_path: Path) -> None:
+    conf = load()
+    given = tmp_path / "given"
+    assert conf.prepare_metrics_dir({"PROMETHEUS_MULTIPROC_DIR": str(given)}) == str(given)
+    assert given.is_dir()
+    for name in ("counter_12.db", "histogram_12.db", "gauge_livesum_12.db", "notes.txt"):
+        (given / name).write_bytes(b"\0" * 8)
+    conf.prepare_metrics_dir({"PROMETHEUS_MULTIPROC_DIR": str(given)})
+    assert sorted(p.name for p in given.iterdir()) == ["notes.txt"]
+    conf.on_exit(None)  # a given directory stays
+    assert given.is_dir()
+
+
+def test_without_a_metrics_directory_one_is_made_for_the_workers(
+    load, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = load()
+    monkeypatch.setattr(conf.tempfile, "tempdir", str(tmp_path))
+    environ: dict[str, str] = {}
+    made = Path(conf.prepare_metrics_dir(environ))
+    assert environ == {"PROMETHEUS_MULTIPROC_DIR": str(made)}
+    assert made.parent == tmp_path and made.is_dir() and not any(made.iterdir())
+    conf.on_exit(None)
+    assert not made.exists()
+
+
+def test_a_dead_worker_loses_its_live_gauges_only(
+    load, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = load()
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    for name in ("counter_7.db", "gauge_livesum_7.db", "gauge_livesum_8.db"):
+        (tmp_path / name).write_bytes(b"")
+
+    class Worker:
+        pid = 7
+
+    conf.child_exit(None, Worker())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["counter_7.db", "gauge_livesum_8.db"]

@@ -132,6 +132,11 @@ def test_api_pod_probes_shutdown_and_environment(target: str) -> None:
     ]
     assert {"name": "tmp", "mountPath": "/tmp"} in api["volumeMounts"]
     env = env_of(api)
+    # Every worker's metrics in one directory of the pod's own (an emptyDir in memory).
+    metrics_dir = env["PROMETHEUS_MULTIPROC_DIR"]["value"]
+    (mount,) = [m for m in api["volumeMounts"] if m["mountPath"] == metrics_dir]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    assert volumes[mount["name"]]["emptyDir"]["medium"] == "Memory"
     assert int(env["WEB_CONCURRENCY"]["value"]) >= 1
     # The pod is killed only after the preStop sleep and gunicorn's graceful shutdown.
     graceful = int(env["GUNICORN_GRACEFUL_TIMEOUT"]["value"])

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
-from service.observability import METRICS, request_id_from
+from service.observability import request_id_from
 from tests.platform.conftest import MakeApp, access_lines, json_lines
 
 PROBLEM = "application/problem+json"
@@ -133,15 +135,16 @@ def test_an_unexpected_error_is_logged_with_the_request_id(
 
 
 # ---------------------------------------------------------------- metrics
+def samples(text: str) -> list[Sample]:
+    """Every sample of a scrape, parsed by prometheus_client's own parser."""
+    return [s for family in text_string_to_metric_families(text) for s in family.samples]
+
+
 def metric(text: str, name: str, **labels: str) -> float:
     """The value of one sample of ``/metrics`` (0 when the series does not exist yet)."""
-    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    for line in text.splitlines():
-        if line.startswith("#"):
-            continue
-        series, _, value = line.rpartition(" ")
-        if series == (f"{name}{{{want}}}" if labels else name):
-            return float(value)
+    for sample in samples(text):
+        if sample.name == name and sample.labels == labels:
+            return float(sample.value)
     return 0.0
 
 
@@ -173,9 +176,9 @@ def test_requests_are_counted_by_route_and_status(client: FlaskClient) -> None:
     assert delta("uno_http_request_duration_seconds_sum", route=route) > 0
     # Buckets are cumulative.
     buckets = [
-        float(line.rpartition(" ")[2])
-        for line in after.splitlines()
-        if line.startswith(f'uno_http_request_duration_seconds_bucket{{route="{route}"')
+        s.value
+        for s in samples(after)
+        if s.name == "uno_http_request_duration_seconds_bucket" and s.labels["route"] == route
     ]
     assert buckets == sorted(buckets) and len(buckets) == 14
     assert "uno_http_requests_total{" in after and "/v1/variants/uno_classic" not in after
@@ -237,12 +240,85 @@ def test_session_moves_and_sessions_are_counted(client: FlaskClient) -> None:
     assert metric(after, "uno_http_requests_total", method="POST", route=route, status="200") >= 1
 
 
-def test_the_registry_counts_moves_from_helpers() -> None:
-    before = METRICS.moves.get(("test_variant", "session"), 0)
+def test_the_registry_counts_moves_from_helpers(client: FlaskClient) -> None:
     from service.observability import count_moves
 
+    series = {"variant": "test_variant", "source": "session"}
+    before = metric(scrape(client), "uno_moves_applied_total", **series)
     count_moves("test_variant", 3)
-    assert METRICS.moves[("test_variant", "session")] == before + 3
-    assert 'uno_moves_applied_total{variant="test_variant",source="session"}' in (
-        METRICS.render().decode()
+    assert metric(scrape(client), "uno_moves_applied_total", **series) == before + 3
+
+
+def test_invented_methods_share_one_series(client: FlaskClient) -> None:
+    before = scrape(client)
+    invented = [f"FROB{i}" for i in range(40)]
+    for method in invented:
+        assert client.open("/healthz", method=method).status_code == 405
+    client.open("/healthz", method="PATCH")
+    after = scrape(client)
+    other = {"method": "other", "route": "<unmatched>", "status": "405"}
+    assert metric(after, "uno_http_requests_total", **other) - metric(
+        before, "uno_http_requests_total", **other
+    ) == 40
+    patch = {**other, "method": "PATCH"}
+    assert metric(after, "uno_http_requests_total", **patch) == (
+        metric(before, "uno_http_requests_total", **patch) + 1
     )
+    assert not any(m in after for m in invented)
+
+
+def test_an_unexpected_error_is_counted(app: Flask) -> None:
+    @app.get("/boom")
+    def boom() -> Any:
+        raise KeyError("kaboom")
+
+    client = app.test_client()
+    labels = {"route": "/boom", "exception": "KeyError"}
+    before = metric(scrape(client), "uno_internal_errors_total", **labels)
+    assert client.get("/boom").status_code == 500
+    after = scrape(client)
+    assert metric(after, "uno_internal_errors_total", **labels) == before + 1
+    assert metric(after, "uno_http_requests_total", method="GET", route="/boom", status="500") >= 1
+
+
+def test_the_standard_process_metrics_are_exposed(client: FlaskClient) -> None:
+    text = scrape(client)
+    for name in ("process_start_time_seconds", "process_cpu_seconds_total", "process_open_fds"):
+        assert metric(text, name) > 0, name
+    assert "_created" not in text
+
+
+def test_an_engine_bug_is_a_500_not_the_callers_422(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the engine's own errors are the caller's (4xx): any other exception inside
+    the rules is a bug, answered 500 internal_error, logged and counted."""
+    import engine
+    import service.games
+
+    game = client.post("/v1/games", json={"variant": "uno_classic", "players": 2, "seed": 3})
+    state = game.get_json()["state"]
+    move = {"type": "draw", "player": game.get_json()["view"]["current_player"]}
+
+    def broken(*_: Any) -> Any:
+        raise IndexError("tuple index out of range")
+
+    real_apply = engine.apply
+    monkeypatch.setattr(service.games.engine, "apply", broken)
+    labels = {"route": "/v1/games/apply", "exception": "IndexError"}
+    before = metric(scrape(client), "uno_internal_errors_total", **labels)
+    capsys.readouterr()
+    resp = client.post(
+        "/v1/games/apply", json={"state": state, "move": move}, headers={"X-Request-ID": "bug-1"}
+    )
+    assert resp.status_code == 500 and resp.mimetype == PROBLEM
+    assert resp.get_json()["code"] == "internal_error"
+    assert "tuple index" not in resp.get_data(as_text=True)  # no internals in the answer
+    error = next(d for d in json_lines(capsys.readouterr().err) if d["level"] == "error")
+    assert error["request_id"] == "bug-1" and "IndexError" in error["exception"]
+    assert metric(scrape(client), "uno_internal_errors_total", **labels) == before + 1
+    # A rules error is still the caller's 422.
+    monkeypatch.setattr(service.games.engine, "apply", real_apply)
+    wrong = {**move, "player": 1 - move["player"]}
+    resp = client.post("/v1/games/apply", json={"state": state, "move": wrong})
+    assert resp.status_code == 422 and resp.get_json()["code"] == "not_your_turn"

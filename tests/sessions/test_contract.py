@@ -93,6 +93,13 @@ def test_tokens_are_checked(api: Api) -> None:
     problem(api.get(sid, other_toks[0]), 401, "invalid_token")
     r = api.c.get(f"/v1/sessions/{sid}", headers={"Authorization": "Basic abc"})
     problem(r, 401, "invalid_token")
+    # The header as werkzeug parses it: the scheme in any case, the token after it.
+    for header in ("Bearer", "Bearer ", f"Token {toks[0]}", f"Bearer {toks[0]} x"):
+        r = api.c.get(f"/v1/sessions/{sid}", headers={"Authorization": header})
+        problem(r, 401, "invalid_token")
+    for header in (f"bearer {toks[0]}", f"BEARER  {toks[0]}"):
+        r = api.c.get(f"/v1/sessions/{sid}", headers={"Authorization": header})
+        assert r.status_code == 200 and r.get_json()["seat"] == 0, header
     problem(api.legal(sid, None), 401, "missing_token")
     problem(api.move(sid, None, {"type": "draw"}, 1), 401, "missing_token")
     assert "WWW-Authenticate" in api.move(sid, None, {"type": "draw"}, 1).headers
