@@ -301,7 +301,7 @@ def test_an_unbound_sealed_game_and_a_plain_game_keep_answering_the_seed(api: Ap
 
 
 def test_a_fault_on_a_seat_bound_state_does_not_quote_it(
-    api: ApiClient, monkeypatch: pytest.MonkeyPatch
+    api: ApiClient, api_app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An engine fault (injected: a bug naming card 57) is a 500 internal_error whose
     detail quotes nothing of the failure, which could name a hidden card."""
@@ -313,8 +313,9 @@ def test_a_fault_on_a_seat_bound_state_does_not_quote_it(
 
     monkeypatch.setattr(engine, "apply", broken)
     move = {"type": "draw", "player": 0}
-    hidden = api.post("/v1/games/apply", json={"state_token": sealed["state_token"], "move": move})
-    shown = api.post("/v1/games/apply", json={"state": plain["state"], "move": move})
+    raw = api_app.test_client()  # not ``api``: it fails on any 500 by design
+    hidden = raw.post("/v1/games/apply", json={"state_token": sealed["state_token"], "move": move})
+    shown = raw.post("/v1/games/apply", json={"state": plain["state"], "move": move})
     for resp in (hidden, shown):
         assert "57" not in problem(resp, 500, "internal_error")["detail"]
 
