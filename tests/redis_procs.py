@@ -5,6 +5,7 @@ Each keeps its files in a temporary folder and removes it on ``stop``."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -20,6 +21,17 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def need_redis_server() -> None:
+    """Skip (fail under ``CI``, where the test command installs it) without redis-server."""
+    import pytest
+
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        reason = "redis-server is not installed (apt-get install redis-server; make test does)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
 
 
 def _wait_ping(port: int, proc: subprocess.Popen[bytes], deadline: float) -> None:

@@ -133,22 +133,28 @@ def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
     return nodes, options
 
 
-def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
-    """A client that fails fast: short socket timeouts, two jittered retries.
-
-    ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
-    store makes it on first use); anything else: ``redis.Redis.from_url``."""
-    retry = Retry(ExponentialWithJitterBackoff(cap=0.1, base=0.01), retries)
-    common: dict[str, Any] = {
+def client_options(timeout: float = 0.5, retries: int = 2) -> dict[str, Any]:
+    """Options that make a client fail fast: short socket timeouts, two jittered retries
+    (the sessions' client and the rate limiter's)."""
+    return {
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
         "health_check_interval": 0,
+        "retry": Retry(ExponentialWithJitterBackoff(cap=0.1, base=0.01), retries),
     }
+
+
+def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
+    """A client that fails fast (``client_options``).
+
+    ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
+    store makes it on first use); anything else: ``redis.Redis.from_url``."""
+    common = client_options(timeout, retries)
     if url.startswith(CLUSTER_SCHEME + "://"):
         nodes, options = cluster_nodes(url)
-        return RedisCluster(startup_nodes=nodes, retry=retry, **common, **options)
+        return RedisCluster(startup_nodes=nodes, **common, **options)
     return redis.Redis.from_url(
-        url, retry=retry, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **common
+        url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **common
     )
 
 

@@ -9,8 +9,6 @@ installs it) and are skipped with the reason otherwise.
 
 from __future__ import annotations
 
-import os
-import shutil
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -20,36 +18,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import create_app
-from tests.redis_procs import LocalCluster, RedisServer, free_port
+from tests.redis_procs import LocalCluster, RedisServer, free_port, need_redis_server
 
-__all__ = ["LocalCluster", "RedisServer", "free_port"]
-
-
-def need_redis_server() -> None:
-    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
-        reason = "redis-server is not installed (apt-get install redis-server; make test does)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    need_redis_server()
-    server = RedisServer(free_port())
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-def redis_cluster() -> Iterator[LocalCluster]:
-    """Three masters, no replicas (``redis-cli --cluster create``), for the whole run."""
-    need_redis_server()
-    cluster = LocalCluster(3)
-    cluster.start()
-    yield cluster
-    cluster.stop()
+# The redis_server and redis_cluster fixtures (one of each per run) are in tests/conftest.py.
+__all__ = ["LocalCluster", "RedisServer", "free_port", "need_redis_server"]
 
 
 #: The stores every session test runs on; "cluster" is given one seed node only.
