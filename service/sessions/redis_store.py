@@ -49,14 +49,16 @@ CLUSTER_SCHEME = "redis+cluster"
 
 # KEYS: state, meta, events, idem, idemq, channel.
 # ARGV: ttl_ms, maxlen, publish command, meta, state, events...
+# The first write must be one Redis refuses when out of memory (SET): after any write
+# (even a DEL of nothing) a script's later writes pass the maxmemory check.
 CREATE = """
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5])
 local n = #ARGV - 5
 for i = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[5 + i])
 end
 redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5])
-redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 if n > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
@@ -65,7 +67,8 @@ return {1, n}
 
 # KEYS: state, meta, events, idem, idemq, channel.
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
-# none), idem answer, idem bound, events...
+# none), idem answer, idem bound, events... Its first write is XADD or HSET: refused
+# when Redis is out of memory, so a full Redis changes nothing.
 COMMIT = """
 local field = ARGV[6]
 if field ~= '' then
