@@ -107,9 +107,11 @@ class LocalCluster:
     ``url`` is ``redis+cluster://`` with every node as a seed; ``seed_url`` names one
     node only (the client discovers the rest)."""
 
-    def __init__(self, masters: int = 3) -> None:
+    def __init__(self, masters: int = 3, args: list[str] | None = None) -> None:
         self.ports = [free_port() for _ in range(masters)]
+        self.args = list(args or [])
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.cmds: list[list[str]] = []
         self.dir: Path | None = None
 
     @property
@@ -139,6 +141,8 @@ class LocalCluster:
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-port", str(free_port()), "--save", "", "--appendonly", "no",
                 ]  # fmt: skip
+                cmd += self.args
+                self.cmds.append(cmd)
                 proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 self.procs.append(proc)
                 _wait_ping(port, proc, deadline)
@@ -175,6 +179,19 @@ class LocalCluster:
                     time.sleep(0.05)
             finally:
                 client.close()
+
+    def kill(self, i: int) -> None:
+        """Stop node ``i`` (its slots have no replica: the cluster goes down)."""
+        _stop(self.procs[i])
+
+    def restart(self, i: int, timeout: float = 30) -> None:
+        """Start node ``i`` again (same port, same nodes.conf) and wait for the cluster."""
+        deadline = time.monotonic() + timeout
+        self.procs[i] = subprocess.Popen(
+            self.cmds[i], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        _wait_ping(self.ports[i], self.procs[i], deadline)
+        self.wait_ok(deadline)
 
     def node(self, i: int) -> redis.Redis:
         """A plain client of node ``i`` (for CONFIG SET, INFO, DEBUG ...)."""

@@ -1,17 +1,19 @@
 """Two service instances on one three-master Redis Cluster: sessions made on one are read
 and played on the other, a race on one version has exactly one winner, the event log
-read on either has no gaps, and a stream on one sees the moves made on the other."""
+read on either has no gaps, and a stream on one sees the moves made on the other. A
+cluster that goes down (a master lost) is not ready, moves are 503, and both recover."""
 
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.sessions.conftest import Api, LocalCluster, make_app, turn_seat
+from tests.sessions.conftest import Api, LocalCluster, make_app, problem, turn_seat
 from tests.sessions.test_contract import first_move, mover, two_humans
 
 
@@ -106,3 +108,47 @@ def test_a_stream_on_one_sees_moves_made_on_the_other(instances: tuple[Api, Api]
     seat = turn_seat(a.get(sid).get_json()["view"])
     log = b.events(sid, toks[seat], after=last).get_json()
     assert log["events"][0]["seq"] == last + 1
+
+
+@pytest.fixture
+def fragile_cluster() -> Iterator[LocalCluster]:
+    """A cluster of its own that notices a dead master within half a second."""
+    cluster = LocalCluster(3, args=["--cluster-node-timeout", "500"])
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+def test_a_cluster_that_is_down_is_not_ready_and_recovers(
+    fragile_cluster: LocalCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = make_app({"REDIS_URL": fragile_cluster.seed_url, "SESSION_RETRY_AFTER": 2})
+    api = Api(app.test_client())
+    sid, toks, _ = two_humans(api)
+    seat, body = mover(api, sid, toks)
+    assert api.c.get("/readyz").status_code == 200
+    fragile_cluster.kill(2)
+    # The other masters see it fail (cluster_state:fail, CLUSTERDOWN) within ~1 s.
+    deadline = time.monotonic() + 20
+    while api.c.get("/readyz").status_code == 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert api.c.get("/readyz").status_code == 503
+    capsys.readouterr()
+    resp = api.move(sid, toks[seat], first_move(body), 1)
+    problem(resp, 503, "store_unavailable")
+    assert resp.headers["Retry-After"] == "2"
+    err = capsys.readouterr().err
+    assert any(
+        '"level":"error"' in line
+        and "request_id" in line
+        and ("ClusterDownError" in line or "ConnectionError" in line)
+        for line in err.splitlines()
+    ), err
+    fragile_cluster.restart(2)
+    deadline = time.monotonic() + 20
+    while api.c.get("/readyz").status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert api.c.get("/readyz").status_code == 200
+    moved = api.move(sid, toks[seat], first_move(body), 1)
+    assert moved.status_code == 200, moved.get_data(as_text=True)
+    app.extensions["sessions"].store.close()
