@@ -198,3 +198,15 @@ def test_a_read_only_replica_is_not_ready_until_promoted(
     assert api.move(sid, toks[seat], first_move(body), 1).status_code == 200
     r.close()
     app.extensions["sessions"].store.close()
+
+
+def test_the_bound_is_stated_once() -> None:
+    """The README and the settings table say the bound the code uses."""
+    from pathlib import Path
+
+    import service.sessions.config as config
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"answers of its {IDEMPOTENCY_KEYS} most recent" in readme
+    assert f"``SESSION_IDEMPOTENCY_KEYS`` | {IDEMPOTENCY_KEYS} |" in (config.__doc__ or "")
+    assert config.SessionConfig().max_idem == IDEMPOTENCY_KEYS
