@@ -165,6 +165,8 @@ class RedisStore(SessionStore):
     """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``)."""
 
     kind = "redis"
+    #: ``kind`` on a Redis Cluster.
+    CLUSTER_KIND = "redis-cluster"
 
     def __init__(
         self,
@@ -185,7 +187,7 @@ class RedisStore(SessionStore):
             else str(url).startswith(CLUSTER_SCHEME + "://")
         )
         if self.cluster:
-            self.kind = "redis-cluster"
+            self.kind = self.CLUSTER_KIND
         self._url, self._timeout = url, timeout
         self._client = client
         self._lock = threading.Lock()

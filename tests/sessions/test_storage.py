@@ -210,3 +210,18 @@ def test_the_bound_is_stated_once() -> None:
     assert f"answers of its {IDEMPOTENCY_KEYS} most recent" in readme
     assert f"``SESSION_IDEMPOTENCY_KEYS`` | {IDEMPOTENCY_KEYS} |" in (config.__doc__ or "")
     assert config.SessionConfig().max_idem == IDEMPOTENCY_KEYS
+
+
+def test_the_store_kinds_are_the_ones_the_api_description_names() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    from service.sessions.memory import MemoryStore
+    from service.sessions.redis_store import RedisStore
+
+    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    prop = spec["components"]["schemas"]["Readiness"]["properties"]["sessions"]["properties"]
+    assert set(prop["store"]["enum"]) == {
+        MemoryStore.kind, RedisStore.kind, RedisStore.CLUSTER_KIND, None,
+    }  # fmt: skip
