@@ -166,10 +166,11 @@ def init_app(app: Flask) -> Limiter | None:
             e.__class__.__name__,
             e,
         )
+        uri = "memory://"
         limiter = Limiter(
             get_remote_address,
             application_limits=[limit.spec],
-            storage_uri="memory://",
+            storage_uri=uri,
             strategy="fixed-window",
             on_breach=_too_many,
             headers_enabled=False,
@@ -184,7 +185,7 @@ def init_app(app: Flask) -> Limiter | None:
         return problem_response(429, "rate_limited", "too many requests from this client")
 
     app.extensions["rate_limiter"] = limiter
-    shared = "memory" if uri.startswith("memory://") else "shared through Redis"
+    shared = "per worker, in memory" if uri.startswith("memory://") else "shared through Redis"
     log.info(
         "rate limit: %d requests per %d s per client (%s, %d trusted proxies)",
         limit.requests,

@@ -241,3 +241,13 @@ def test_the_shared_count_comes_back_with_redis(
         assert "Rate limit storage recovered" in capsys.readouterr().err
     finally:
         server.stop()
+
+
+def test_a_cluster_down_at_start_counts_per_worker_and_says_so(
+    make_app: MakeApp, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"redis+cluster://127.0.0.1:{free_port()}"
+    client = make_app(RATE_LIMIT="2/minute", REDIS_URL=url).test_client()
+    assert statuses(client, invented(4)) == [200, 200, 429, 429]
+    err = capsys.readouterr().err
+    assert "unreachable at start" in err and "per worker, in memory" in err
