@@ -19,10 +19,11 @@ the clients' share of the machine, and ``cpu_ratio``: healthz's server CPU per
 request over the moves'. That ratio does not depend on how much CPU the clients (or
 anything else on the machine) take; the requests/s ratio is the target's measure.
 
-Two servers: the embedded in-process store (one worker: its sessions are per process)
-and, when ``redis-server`` is installed, a real Redis on a free loopback port (two
-workers). Neither recycles its workers (``GUNICORN_MAX_REQUESTS=0``; see ``run``).
-``python benchmarks/sessions_bench.py [--quick]``; ``run(quick) -> dict``.
+Three servers: the embedded in-process store (one worker: its sessions are per
+process) and, when ``redis-server`` is installed, a real Redis on a free loopback port
+and a three-master Redis Cluster on loopback ports (two workers each). Neither recycles its workers (``GUNICORN_MAX_REQUESTS=0``; see ``run``).
+``python benchmarks/sessions_bench.py [--quick] [--stores=memory,redis,cluster]``;
+``run(quick, stores) -> dict``.
 """
 
 from __future__ import annotations
@@ -304,7 +305,10 @@ def measure(
     }
 
 
-def run(quick: bool) -> dict[str, Any]:
+STORES = ("memory", "redis", "cluster")
+
+
+def run(quick: bool, stores: tuple[str, ...] = STORES) -> dict[str, Any]:
     seconds = 3.0 if quick else 10.0
     procs, threads = 4, 2
     out: dict[str, Any] = {
@@ -313,28 +317,49 @@ def run(quick: bool) -> dict[str, Any]:
         "seconds": seconds,
         "target_ratio": 0.5,
     }
-    # One worker, never recycled: the in-process store's sessions live in that worker.
-    out["memory"] = measure(
-        {"WEB_CONCURRENCY": "1", "GUNICORN_MAX_REQUESTS": "0"}, seconds, procs, threads, []
-    )
-    with redis_server() as server:
-        if server is None:
-            out["redis"] = {"skipped": "redis-server is not installed"}
+    if "memory" in stores:
+        # One worker, never recycled: the in-process store's sessions live in that worker.
+        out["memory"] = measure(
+            {"WEB_CONCURRENCY": "1", "GUNICORN_MAX_REQUESTS": "0"}, seconds, procs, threads, []
+        )
+    if "redis" in stores:
+        with redis_server() as server:
+            if server is None:
+                out["redis"] = {"skipped": "redis-server is not installed"}
+            else:
+                url, pid = server
+                # No recycling here either, so that a worker restart (~0.6 s of CPU and a
+                # cold session cache) never lands inside a window: the production default
+                # (every 100,000 +-10,000 requests) would not fire in a run this short, but
+                # a lower GUNICORN_MAX_REQUESTS in the environment would. The table flags
+                # any restart.
+                out["redis"] = measure(
+                    {"WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": url},
+                    seconds,
+                    procs,
+                    threads,
+                    [pid],
+                )
+    if "cluster" in stores:
+        if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+            out["cluster"] = {"skipped": "redis-server is not installed"}
         else:
-            url, pid = server
-            # No recycling here either, so that a worker restart (~0.6 s of CPU and a cold
-            # session cache) never lands inside a window: the production default (every
-            # 100,000 +-10,000 requests) would not fire in a run this short, but a lower
-            # GUNICORN_MAX_REQUESTS in the environment would. The table flags any restart.
-            out["redis"] = measure(
-                {"WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": url},
-                seconds,
-                procs,
-                threads,
-                [pid],
-            )
+            out["cluster"] = cluster_measure(seconds, procs, threads)
     print_table(out)
     return out
+
+
+def cluster_measure(seconds: float, procs: int, threads: int) -> dict[str, Any]:
+    """The same on a three-master Redis Cluster (``tests/redis_procs.LocalCluster``)."""
+    from tests.redis_procs import LocalCluster
+
+    cluster = LocalCluster(3)
+    cluster.start()
+    try:
+        env = {"WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": cluster.url}
+        return measure(env, seconds, procs, threads, cluster.pids)
+    finally:
+        cluster.stop()
 
 
 def print_table(res: dict[str, Any]) -> None:
@@ -346,7 +371,7 @@ def print_table(res: dict[str, Any]) -> None:
         "  store    workers  endpoint                 req/s    p50 ms   p99 ms  errors  ratio"
         "   server CPU us/req  server/client CPU share  cpu_ratio"
     )
-    for store in ("memory", "redis"):
+    for store in ("memory", "redis", "cluster"):
         r = res.get(store)
         if r is None:
             continue
@@ -372,12 +397,14 @@ def print_table(res: dict[str, Any]) -> None:
             )
     print(f"  target: moves at least {res['target_ratio']:.0%} of the same server's /healthz")
     print(
-        "  server CPU: gunicorn master and workers (+ redis-server); shares are of all cores;"
+        "  server CPU: gunicorn master and workers (+ the redis-server processes); shares are"
+        " of all cores;"
         " cpu_ratio: healthz's server CPU per request / the moves'"
     )
 
 
 if __name__ == "__main__":
-    res = run("--quick" in sys.argv)
+    picked = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--stores=")]
+    res = run("--quick" in sys.argv, tuple(picked[0].split(",")) if picked else STORES)
     if "--json" in sys.argv:
         print(json.dumps(res, indent=2))

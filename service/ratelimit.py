@@ -1,36 +1,44 @@
-"""Per-client rate limiting: a fixed window, in Redis when configured, else in process.
+"""Per-client rate limiting with Flask-Limiter (fixed window), on the sessions' Redis (one
+server or the cluster) when ``REDIS_URL`` is set, else in process.
 
 ``RATE_LIMIT`` (config, then environment): ``<n>/<period>`` with period ``second``,
 ``minute``, ``hour``, ``day`` (or ``s``/``m``/``h``/``d``, optionally with a count:
 ``100/10s``). Unset, empty or ``off``: no limit (the default, so benchmarks and tests
 are not throttled).
 
-A client is its bearer token (SHA-256, never the token itself) when the request has
-``Authorization: Bearer ...``, else its remote address (behind a proxy that is the
-proxy's, unless the proxy's ``X-Forwarded-For`` is applied, e.g. with werkzeug's
-``ProxyFix``). Over the limit: 429 ``rate_limited`` problem with ``Retry-After`` (the
-seconds until the window ends). Health, readiness, metrics and the docs are not limited.
+A client is its remote address. ``TRUSTED_PROXIES`` (default 0) is the number of
+proxies in front of the service that append to ``X-Forwarded-For``: with N > 0 the
+address is the one the Nth proxy from the service saw (werkzeug's ``ProxyFix``,
+``x_for=N``; it is also what the logs show); with 0 the header is ignored, since any
+client can send it. A bearer token never changes the key: an invented token buys
+nothing.
 
-With ``REDIS_URL`` every worker and replica shares the count: one ``INCR`` + ``EXPIRE``
-round trip per request on the key ``<RATE_LIMIT_KEY_PREFIX>rl:{<client>}:<window>``
-(hash-tagged: fine on Redis Cluster). When Redis fails, requests are let through (fail
-open) and Redis is not asked again for ``RATE_LIMIT_BACKOFF_SECONDS`` (5).
+Over the limit: 429 ``rate_limited`` problem with ``Retry-After`` (the seconds until
+the window ends). Health, readiness, metrics, the OpenAPI document and the docs are not
+limited.
+
+With ``REDIS_URL`` every worker and replica shares the count (``limits``' Redis or
+Redis Cluster storage, keys under ``<RATE_LIMIT_KEY_PREFIX>rl:``). When the store
+fails, each worker counts alone in memory with the same limit (Flask-Limiter's
+in-memory fallback: neither open nor closed) until a periodic check finds the store
+again; both switches are logged.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import os
 import re
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, request
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
+from flask_limiter.errors import RateLimitExceeded
+from flask_limiter.util import get_remote_address
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.problems import problem_response
 
@@ -63,122 +71,10 @@ class Limit:
             raise ValueError(f"RATE_LIMIT must allow at least 1 request, got {spec!r}")
         return cls(n, count * unit)
 
-
-class MemoryWindow:
-    """Fixed windows in this process (per gunicorn worker)."""
-
-    kind = "memory"
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._window = -1
-        self._counts: dict[str, int] = {}
-
-    def hit(self, client: str, window: int, seconds: int) -> int | None:
-        with self._lock:
-            if window != self._window:
-                self._window, self._counts = window, {}
-            n = self._counts.get(client, 0) + 1
-            self._counts[client] = n
-            return n
-
-
-class RedisWindow:
-    """Fixed windows in Redis, shared by every process; None (let through) when it fails."""
-
-    kind = "redis"
-
-    def __init__(
-        self,
-        client: Any,
-        prefix: str = "uno:",
-        backoff: float = 5.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.redis = client
-        self.prefix = prefix
-        self.backoff = backoff
-        self._clock = clock
-        self._down_until = 0.0
-
-    def key(self, client: str, window: int) -> str:
-        return f"{self.prefix}rl:{{{client}}}:{window}"
-
-    def hit(self, client: str, window: int, seconds: int) -> int | None:
-        if self._down_until and self._clock() < self._down_until:
-            return None
-        key = self.key(client, window)
-        try:
-            pipe = self.redis.pipeline(transaction=True)
-            pipe.incr(key)
-            pipe.expire(key, seconds + 1)
-            n, _ = pipe.execute()
-        except Exception as e:  # any Redis failure: fail open
-            self._down_until = self._clock() + self.backoff
-            log.warning(
-                "rate limit: Redis failed (%s: %s); letting requests through for %.0f s",
-                e.__class__.__name__,
-                e,
-                self.backoff,
-            )
-            return None
-        self._down_until = 0.0
-        return int(n)
-
-
-def client_key() -> str:
-    auth = request.headers.get("Authorization")
-    if auth is not None and auth[:7].lower() == "bearer " and auth[7:].strip():
-        return "t:" + hashlib.sha256(auth[7:].strip().encode()).hexdigest()[:32]
-    return "ip:" + (request.remote_addr or "-")
-
-
-class RateLimiter:
-    def __init__(
-        self,
-        limit: Limit,
-        backend: MemoryWindow | RedisWindow,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.limit = limit
-        self.backend = backend
-        self._clock = clock
-
-    def check(self) -> Response | None:
-        """The 429 answer when this request's client is over the limit, else None."""
-        endpoint = request.endpoint
-        if endpoint in EXEMPT or request.blueprint in EXEMPT_BLUEPRINTS:
-            return None
-        seconds = self.limit.seconds
-        now = self._clock()
-        window = int(now // seconds)
-        n = self.backend.hit(client_key(), window, seconds)
-        if n is None or n <= self.limit.requests:
-            return None
-        retry = max(1, math.ceil((window + 1) * seconds - now))
-        return problem_response(
-            429,
-            "rate_limited",
-            f"more than {self.limit.requests} requests in {seconds} s from this client; "
-            f"retry in {retry} s",
-            {"Retry-After": str(retry)},
-        )
-
-
-def _redis_client(app: Flask) -> Any:
-    """The session store's Redis client (one pool), or a new one for ``REDIS_URL``."""
-    mgr = app.extensions.get("sessions")
-    store = getattr(mgr, "store", None)
-    if getattr(store, "kind", None) == "redis":
-        return store.redis  # type: ignore[union-attr]
-    from service.sessions.config import SessionConfig
-
-    config = SessionConfig.load(app.config)
-    if not config.redis_url:
-        return None
-    from service.sessions.redis_store import make_client
-
-    return make_client(config.redis_url, timeout=config.redis_timeout)
+    @property
+    def spec(self) -> str:
+        """The same limit in the ``limits`` library's notation."""
+        return f"{self.requests} per {self.seconds} second"
 
 
 def _setting(app: Flask, name: str, default: str | None = None) -> str | None:
@@ -188,29 +84,113 @@ def _setting(app: Flask, name: str, default: str | None = None) -> str | None:
     return None if value is None else str(value)
 
 
-def init_app(app: Flask) -> RateLimiter | None:
-    """Install the limiter when ``RATE_LIMIT`` is set (after the sessions, whose Redis
-    client it shares); ``app.config["RATE_LIMIT_REDIS"]``: a client to use (tests)."""
+def trusted_proxies(app: Flask) -> int:
+    raw = _setting(app, "TRUSTED_PROXIES", "0") or "0"
+    if not raw.isdigit() or int(raw) > 16:
+        raise ValueError(f"TRUSTED_PROXIES must be an integer from 0 to 16, got {raw!r}")
+    return int(raw)
+
+
+def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
+    """The storage URI and options: ``RATE_LIMIT_STORAGE_URI``, else ``REDIS_URL`` (the
+    sessions' Redis or cluster), else ``memory://``; Redis with the sessions' timeouts."""
+    from service.sessions.config import SessionConfig
+    from service.sessions.redis_store import client_options
+
+    config = SessionConfig.load(app.config)
+    uri = _setting(app, "RATE_LIMIT_STORAGE_URI") or config.redis_url or "memory://"
+    if uri.startswith("memory://"):
+        return uri, {}
+    prefix = _setting(app, "RATE_LIMIT_KEY_PREFIX", "uno:") or "uno:"
+    return uri, {"key_prefix": f"{prefix}rl", **client_options(config.redis_timeout)}
+
+
+def _too_many(limit: RequestLimit) -> Response:
+    item = limit.limit
+    seconds = item.get_expiry()
+    try:
+        reset = limit.window[0]  # when the window ends (``reset_at`` adds a second)
+        retry = min(seconds, max(1, math.ceil(reset - time.time())))
+    except Exception:  # the store failed between the hit and this read: a whole window
+        retry = seconds
+    return problem_response(
+        429,
+        "rate_limited",
+        f"more than {item.amount} requests in {seconds} s from this client; retry in {retry} s",
+        {"Retry-After": str(retry)},
+    )
+
+
+def _exempt() -> bool:
+    return request.endpoint in EXEMPT or request.blueprint in EXEMPT_BLUEPRINTS
+
+
+def init_app(app: Flask) -> Limiter | None:
+    """Apply ``TRUSTED_PROXIES`` and install the limiter when ``RATE_LIMIT`` is set."""
+    hops = trusted_proxies(app)
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=0, x_host=0)  # type: ignore[method-assign]
     limit = Limit.parse(_setting(app, "RATE_LIMIT"))
     if limit is None:
         return None
-    client = app.config.get("RATE_LIMIT_REDIS") or _redis_client(app)
-    backend: MemoryWindow | RedisWindow
-    if client is not None:
-        backend = RedisWindow(
-            client,
-            prefix=_setting(app, "RATE_LIMIT_KEY_PREFIX", "uno:") or "uno:",
-            backoff=float(_setting(app, "RATE_LIMIT_BACKOFF_SECONDS", "5") or 5),
+    uri, options = _storage(app)
+    # Flask-Limiter logs its switches to and from the in-memory fallback on its own
+    # logger: send them through the service's JSON lines (with the request id).
+    lib_log, ours = logging.getLogger("flask-limiter"), logging.getLogger("service")
+    for handler in ours.handlers:
+        if handler not in lib_log.handlers:
+            lib_log.addHandler(handler)
+    lib_log.setLevel(ours.getEffectiveLevel())
+    lib_log.propagate = False
+    # One budget per client over every route (an application limit, "global" scope).
+    fallback = ApplicationLimit(limit.spec, key_function=get_remote_address)
+    limiter = Limiter(
+        get_remote_address,
+        application_limits=[limit.spec],
+        storage_uri=uri,
+        storage_options=options,
+        strategy="fixed-window",
+        on_breach=_too_many,
+        in_memory_fallback_enabled=uri != "memory://",
+        in_memory_fallback=[fallback] if uri != "memory://" else None,  # type: ignore[list-item]
+        swallow_errors=True,
+        headers_enabled=False,
+    )
+    limiter.request_filter(_exempt)
+    try:
+        limiter.init_app(app)
+    except Exception as e:  # a cluster client connects when made: the cluster is down
+        log.error(
+            "rate limit: storage %s unreachable at start (%s: %s); counting per worker",
+            uri.split("@")[-1],
+            e.__class__.__name__,
+            e,
         )
-    else:
-        backend = MemoryWindow()
-    limiter = RateLimiter(limit, backend)
+        uri = "memory://"
+        limiter = Limiter(
+            get_remote_address,
+            application_limits=[limit.spec],
+            storage_uri=uri,
+            strategy="fixed-window",
+            on_breach=_too_many,
+            headers_enabled=False,
+        )
+        limiter.request_filter(_exempt)
+        limiter.init_app(app)
+
+    @app.errorhandler(RateLimitExceeded)
+    def _limited(e: RateLimitExceeded) -> Response:
+        if isinstance(e.response, Response):
+            return e.response
+        return problem_response(429, "rate_limited", "too many requests from this client")
+
     app.extensions["rate_limiter"] = limiter
-    app.before_request(limiter.check)
+    shared = "per worker, in memory" if uri.startswith("memory://") else "shared through Redis"
     log.info(
-        "rate limit: %d requests per %d s per client (%s)",
+        "rate limit: %d requests per %d s per client (%s, %d trusted proxies)",
         limit.requests,
         limit.seconds,
-        backend.kind,
+        shared,
+        hops,
     )
     return limiter

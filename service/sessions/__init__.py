@@ -30,13 +30,17 @@ log = logging.getLogger(__name__)
 
 def make_store(config: SessionConfig) -> SessionStore:
     if config.redis_url:
-        from .redis_store import RedisStore, make_client
+        from .redis_store import RedisStore
 
-        client = make_client(config.redis_url, timeout=config.redis_timeout)
         return RedisStore(
-            ttl=config.ttl, max_events=config.max_events, prefix=config.key_prefix, client=client
+            config.redis_url,
+            ttl=config.ttl,
+            max_events=config.max_events,
+            prefix=config.key_prefix,
+            max_idem=config.max_idem,
+            timeout=config.redis_timeout,
         )
-    return MemoryStore(config.ttl, config.max_events)
+    return MemoryStore(config.ttl, config.max_events, max_idem=config.max_idem)
 
 
 def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
@@ -54,7 +58,7 @@ def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
             "not shared between workers)"
         )
     else:
-        log.info("sessions: Redis store, key prefix %r", config.key_prefix)
+        log.info("sessions: %s store, key prefix %r", store.kind, config.key_prefix)
     # Load the variant registry now: its lazy first load is not safe under threads.
     engine.all_variants()
     mgr = SessionManager(store, config)
@@ -64,7 +68,8 @@ def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
 
 
 def readiness(app: Flask) -> dict[str, Any]:
-    """``{"store": "redis"|"memory", "ok": bool}``; not ok means ``/readyz`` fails."""
+    """``{"store": "memory"|"redis"|"redis-cluster", "ok": bool}``; not ok (the store
+    cannot take a write) means ``/readyz`` fails."""
     mgr: SessionManager | None = app.extensions.get("sessions")
     if mgr is None:
         return {"store": None, "ok": True}

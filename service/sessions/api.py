@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +19,7 @@ from .problems import invalid_request, unavailable
 from .schemas import create_schema, move_schema
 from .store import StoreUnavailable
 
+log = logging.getLogger("service.sessions")
 bp = Blueprint("sessions", __name__, url_prefix="/v1/sessions")
 
 JSON = "application/json"
@@ -29,6 +31,7 @@ def manager() -> SessionManager:
 
 @bp.errorhandler(StoreUnavailable)
 def _unavailable(e: StoreUnavailable) -> Response:
+    log.error("session store unavailable: %s", e)
     p = unavailable(manager().config.retry_after)
     return problem_response(p.status, p.code, p.detail, p.headers)
 

@@ -2,10 +2,11 @@
 
 | setting (config key = environment variable) | default | meaning |
 |---|---|---|
-| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``); or ``REDIS_URL_FILE``, a file holding it |
+| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``, ``redis+cluster://host:port[,host:port...]``); or ``REDIS_URL_FILE``, a file holding it |
 | ``SESSION_TTL_SECONDS`` | 3600 | idle sessions expire; every write refreshes it |
 | ``SESSION_KEY_PREFIX`` | ``uno:`` | Redis key prefix (keys ``<prefix>{<sid>}:...``) |
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
+| ``SESSION_IDEMPOTENCY_KEYS`` | 32 | idempotent answers kept per session (the most recent) |
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
 | ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
@@ -24,6 +25,8 @@ from typing import Any
 
 from service import secretfiles
 
+from .store import IDEMPOTENCY_KEYS
+
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -34,6 +37,7 @@ class SessionConfig:
     ttl: float = 3600.0
     key_prefix: str = "uno:"
     max_events: int = 10_000
+    max_idem: int = IDEMPOTENCY_KEYS
     max_bot_moves: int = 500
     cache_size: int = 10_000
     stream_seconds: float = 300.0
@@ -82,6 +86,7 @@ class SessionConfig:
             ttl=get("SESSION_TTL_SECONDS", cls.ttl, float),
             key_prefix=get("SESSION_KEY_PREFIX", cls.key_prefix, str),
             max_events=get("SESSION_MAX_EVENTS", cls.max_events, int),
+            max_idem=get("SESSION_IDEMPOTENCY_KEYS", cls.max_idem, int),
             max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),

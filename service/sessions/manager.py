@@ -19,6 +19,7 @@ compare-and-set.
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import re
 import secrets
@@ -53,6 +54,8 @@ from .store import Idem, Loaded, SessionStore, StoreUnavailable
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_EVENTS_PAGE = 1000
+
+log = logging.getLogger("service.sessions")
 
 
 @dataclass(frozen=True)
@@ -209,7 +212,8 @@ class SessionManager:
     def _store(self, fn: Any) -> Any:
         try:
             return fn()
-        except StoreUnavailable:
+        except StoreUnavailable as e:
+            log.error("session store unavailable: %s", e)
             raise unavailable(self.config.retry_after) from None
 
     @staticmethod
@@ -471,7 +475,8 @@ class SessionManager:
                             if self.store.load(sid) is None:
                                 return
                             yield None
-            except StoreUnavailable:
+            except StoreUnavailable as e:
+                log.error("session store unavailable, ending the stream: %s", e)
                 return
 
         return seat, gen()
@@ -480,7 +485,8 @@ class SessionManager:
         try:
             self.store.ping()
             ok = True
-        except StoreUnavailable:
+        except StoreUnavailable as e:
+            log.warning("not ready: the session store cannot take a write: %s", e)
             ok = False
         return {"store": self.store.kind, "ok": ok}
 

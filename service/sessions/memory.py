@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .store import Commit, Idem, Loaded, SessionStore, Subscription
+from .store import IDEMPOTENCY_KEYS, Commit, Idem, Loaded, SessionStore, Subscription
 
 
 @dataclass
@@ -24,16 +24,21 @@ class _Session:
     meta: bytes
     events: deque[tuple[int, bytes]]
     expires: float
-    idem: dict[str, tuple[bytes, float]] = field(default_factory=dict)
+    # The most recent idempotent answers, oldest first (they expire with the session).
+    idem: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
 
 
 class MemoryStore(SessionStore):
     kind = "memory"
 
     def __init__(
-        self, ttl: float, max_events: int, clock: Callable[[], float] = time.monotonic
+        self,
+        ttl: float,
+        max_events: int,
+        clock: Callable[[], float] = time.monotonic,
+        max_idem: int = IDEMPOTENCY_KEYS,
     ) -> None:
-        super().__init__(ttl, max_events)
+        super().__init__(ttl, max_events, max_idem)
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
@@ -81,14 +86,8 @@ class MemoryStore(SessionStore):
             s = self._get(sid)
             if s is None:
                 return None
-            answer = self._idem(s, idem_key) if idem_key else None
+            answer = s.idem.get(idem_key) if idem_key else None
             return Loaded(s.version, s.seq, s.state, s.meta, answer)
-
-    def _idem(self, s: _Session, key: str) -> bytes | None:
-        hit = s.idem.get(key)
-        if hit is None or hit[1] <= self._clock():
-            return None
-        return hit[0]
 
     def commit(
         self,
@@ -103,7 +102,7 @@ class MemoryStore(SessionStore):
             if s is None:
                 return Commit("missing")
             if idem is not None:
-                answer = self._idem(s, idem.key)
+                answer = s.idem.get(idem.key)
                 if answer is not None:
                     return Commit("replayed", s.version, s.seq, answer)
             if s.version != expected_version:
@@ -113,10 +112,11 @@ class MemoryStore(SessionStore):
                 s.events.append((s.seq, e))
             s.version += 1
             s.state = state
-            now = self._clock()
-            s.expires = now + self.ttl
+            s.expires = self._clock() + self.ttl
             if idem is not None:
-                s.idem[idem.key] = (idem.answer, now + self.ttl)
+                s.idem[idem.key] = idem.answer
+                while len(s.idem) > self.max_idem:
+                    s.idem.popitem(last=False)
             self._notify(sid)
             return Commit("ok", s.version, s.seq)
 

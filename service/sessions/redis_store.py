@@ -1,4 +1,5 @@
-"""Sessions in Redis: one Lua script per move, keys hash-tagged per session.
+"""Sessions in Redis (one server) or in a Redis Cluster: one Lua script per move, every
+key of a session in its hash slot.
 
 Keys (``prefix`` defaults to ``uno:``; the ``{sid}`` hash tag puts every key of a
 session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT):
@@ -8,177 +9,164 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 | ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON |
 | ``<prefix>{<sid>}:meta`` | string | meta JSON (variant, seats, token hashes) |
 | ``<prefix>{<sid>}:events`` | stream | entry id ``<seq>-0``, field ``e`` = event JSON (MAXLEN ~) |
-| ``<prefix>{<sid>}:idem:<seat>:<key>`` | string | the first answer to an idempotent move |
+| ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
+| ``<prefix>{<sid>}:idemq`` | list | the same keys, oldest first: past ``max_idem`` the oldest goes |
 
-Notifications go to the channel ``<prefix>{<sid>}:notify`` (the message is
-``<version>:<seq>``). Scripts are registered once (EVALSHA; reloaded after a Redis
-restart). The client has short timeouts and bounded retries, so a dead Redis fails in
-milliseconds; every Redis error becomes ``StoreUnavailable``.
+Every key expires with the session (each commit refreshes all of them) and ``DELETE``
+removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message is
+``<version>:<seq>``): ``PUBLISH``/``SUBSCRIBE`` on one server, sharded pub/sub
+(``SPUBLISH``/``SSUBSCRIBE``, Redis 7) on a cluster, so a message stays on the node of
+the session's slot. The scripts are redis-py's ``register_script`` (``EVALSHA``, loaded
+again after a flush or a restart).
 
-The move's ``EVALSHA`` skips redis-py's command layer (``_Scripts``): redis-py 8 spends
-about 100 us of CPU per command on pool bookkeeping, observability hooks, a readiness
-poll of the socket and generic argument encoding, three times what the round trip
-itself costs. The script runs on connections made by the client's own pool (same
-address, auth, TLS, timeouts) and under the client's ``Retry`` policy, exactly as
-``Script.__call__`` would run it; only the bookkeeping is gone.
+``make_client`` reads ``redis://`` and ``rediss://`` (one server) and
+``redis+cluster://host:port[,host:port...]`` (a cluster; one seed node is enough, more
+are tried in turn). The client has short timeouts and bounded retries, so a dead Redis
+fails in milliseconds; every Redis error becomes ``StoreUnavailable`` naming the cause
+(``OutOfMemoryError``, ``ReadOnlyError``, ``ClusterDownError``, ``ConnectionError`` ...).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.commands.core import Script
-from redis.connection import AbstractConnection
-from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.cluster import ClusterNode, RedisCluster
+from redis.exceptions import RedisClusterException, RedisError
 from redis.retry import Retry
 
 from .store import Commit, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 T = TypeVar("T")
 
-# KEYS: state, meta, events. ARGV: ttl_ms, maxlen, channel, meta, state, events...
+CLUSTER_SCHEME = "redis+cluster"
+
+# KEYS: state, meta, events, idem, idemq, channel.
+# ARGV: ttl_ms, maxlen, publish command, meta, state, events...
+# The first write must be one Redis refuses when out of memory (SET): after any write
+# (even a DEL of nothing) a script's later writes pass the maxmemory check.
 CREATE = """
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5])
 local n = #ARGV - 5
 for i = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[5 + i])
 end
 redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5])
-redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 if n > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
-redis.call('PUBLISH', ARGV[3], '1:' .. n)
+redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
 """
 
-# KEYS: state, meta, events, idem (or "" for none).
-# ARGV: expected version, ttl_ms, maxlen, channel, state, idem answer, events...
+# KEYS: state, meta, events, idem, idemq, channel.
+# ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
+# none), idem answer, idem bound, events... Its first write is XADD or HSET: refused
+# when Redis is out of memory, so a full Redis changes nothing.
 COMMIT = """
-if KEYS[4] ~= '' then
-  local answer = redis.call('GET', KEYS[4])
+local field = ARGV[6]
+if field ~= '' then
+  local answer = redis.call('HGET', KEYS[4], field)
   if answer then return {'replayed', answer} end
 end
 local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
 if not cur[1] then return {'missing'} end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
-for i = 7, #ARGV do
+for i = 9, #ARGV do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
 end
 local v = tonumber(cur[1]) + 1
 redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
-if KEYS[4] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[2]) end
-redis.call('PUBLISH', ARGV[4], v .. ':' .. seq)
+if field ~= '' then
+  redis.call('HSET', KEYS[4], field, ARGV[7])
+  local n = redis.call('RPUSH', KEYS[5], field)
+  while n > tonumber(ARGV[8]) do
+    redis.call('HDEL', KEYS[4], redis.call('LPOP', KEYS[5]))
+    n = n - 1
+  end
+end
+for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
 """
 
-# KEYS: state, meta, events. ARGV: channel.
+# KEYS: state, meta, events, idem, idemq, channel. ARGV: publish command.
 DELETE = """
-local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-if n > 0 then redis.call('PUBLISH', ARGV[1], 'deleted') end
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+if n > 0 then redis.call(ARGV[1], KEYS[6], 'deleted') end
 return n
 """
 
+#: What a Redis client can raise: redis-py's errors, and the cluster client's own
+#: (``RedisClusterException``: no node of the cluster could be reached at all).
+REDIS_ERRORS = (RedisError, RedisClusterException)
 
-def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> redis.Redis:
-    """A client that fails fast: short socket timeouts, two jittered retries."""
+
+def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
+    """The seed nodes and the client options of a ``redis+cluster://`` URL
+    (``redis+cluster://[user:password@]host:port[,host:port...][?option=value]``)."""
+    parts = urlsplit(url)
+    if parts.scheme != CLUSTER_SCHEME:
+        raise ValueError(f"not a {CLUSTER_SCHEME}:// URL: {url!r}")
+    userinfo, _, hosts = parts.netloc.rpartition("@")
+    options: dict[str, Any] = {}
+    if userinfo:
+        user, _, password = userinfo.partition(":")
+        if user:
+            options["username"] = unquote(user)
+        if password:
+            options["password"] = unquote(password)
+    nodes = []
+    for hostport in filter(None, hosts.split(",")):
+        host, _, port = hostport.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"REDIS_URL: {hostport!r} is not host:port in {url!r}")
+        nodes.append(ClusterNode(host.strip("[]"), int(port)))
+    if not nodes:
+        raise ValueError(f"REDIS_URL names no cluster node: {url!r}")
+    options.update(parse_qsl(parts.query))
+    return nodes, options
+
+
+def client_options(timeout: float = 0.5, retries: int = 2) -> dict[str, Any]:
+    """Options that make a client fail fast: short socket timeouts, two jittered retries
+    (the sessions' client and the rate limiter's)."""
+    return {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "health_check_interval": 0,
+        "retry": Retry(ExponentialWithJitterBackoff(cap=0.1, base=0.01), retries),
+    }
+
+
+def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
+    """A client that fails fast (``client_options``).
+
+    ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
+    store makes it on first use); anything else: ``redis.Redis.from_url``."""
+    common = client_options(timeout, retries)
+    if url.startswith(CLUSTER_SCHEME + "://"):
+        nodes, options = cluster_nodes(url)
+        return RedisCluster(startup_nodes=nodes, **common, **options)
     return redis.Redis.from_url(
-        url,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(ExponentialWithJitterBackoff(cap=0.1, base=0.01), retries),
-        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
-        health_check_interval=0,
+        url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **common
     )
 
 
-def _pack(parts: Sequence[bytes]) -> bytes:
-    """One RESP command of bulk strings."""
-    out = [b"*%d\r\n" % len(parts)]
-    for p in parts:
-        out.append(b"$%d\r\n%s\r\n" % (len(p), p))
-    return b"".join(out)
-
-
-def _bulk(value: bytes | str | int) -> bytes:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    return b"%d" % value
-
-
-class _Scripts:
-    """``EVALSHA`` on a free list of connections of the client's pool.
-
-    A connection is taken off the list for one command and put back only after its
-    whole answer was read (or after it was closed), so a connection never carries a
-    half-read answer into the next command: the check redis-py's pool makes for that
-    (a ``poll`` of the socket per command) is not needed. With gevent each greenlet
-    takes its own connection, as with redis-py's pool. Failures are retried by the
-    client's ``Retry`` (connection and timeout errors, with backoff; the connection is
-    closed and reconnects), a ``NOSCRIPT`` loads the script once and sends it again."""
-
-    def __init__(self, client: redis.Redis) -> None:
-        self.client = client
-        self.pool = client.connection_pool
-        self._free: list[AbstractConnection] = []
-        self._pid = os.getpid()
-
-    def _take(self) -> AbstractConnection:
-        if self._pid != os.getpid():  # forked: the parent's sockets are not ours
-            self._free = []
-            self._pid = os.getpid()
-        try:
-            return self._free.pop()
-        except IndexError:
-            # Checked out of the pool for good: connected, and closed by its disconnect().
-            return self.pool.get_connection()
-
-    def evalsha(
-        self, script: Script, keys: Sequence[str], args: Sequence[bytes | str | int]
-    ) -> Any:
-        tail = [b"%d" % len(keys), *map(_bulk, keys), *map(_bulk, args)]
-        conn = self._take()
-        try:
-            try:
-                return self._send(conn, _pack([b"EVALSHA", script.sha.encode(), *tail]))
-            except NoScriptError:
-                script.sha = self.client.script_load(script.script)
-                return self._send(conn, _pack([b"EVALSHA", script.sha.encode(), *tail]))
-        except ResponseError:
-            raise  # the whole error answer was read: the connection is fine
-        except BaseException:
-            conn.disconnect()  # anything else may leave an answer half read
-            raise
-        finally:
-            self._free.append(conn)
-
-    @staticmethod
-    def _send(conn: AbstractConnection, packed: bytes) -> Any:
-        def once() -> Any:
-            conn.send_packed_command([packed], check_health=False)
-            return conn.read_response()
-
-        return conn.retry.call_with_retry(once, lambda _: conn.disconnect())
-
-    def close(self) -> None:
-        free, self._free = self._free, []
-        for conn in free:
-            conn.disconnect()
-
-
 class RedisStore(SessionStore):
+    """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``)."""
+
     kind = "redis"
+    #: ``kind`` on a Redis Cluster.
+    CLUSTER_KIND = "redis-cluster"
 
     def __init__(
         self,
@@ -186,27 +174,53 @@ class RedisStore(SessionStore):
         ttl: float = 3600,
         max_events: int = 10_000,
         prefix: str = "uno:",
-        client: redis.Redis | None = None,
+        client: Any = None,
+        max_idem: int = 32,
+        timeout: float = 0.5,
     ) -> None:
-        super().__init__(ttl, max_events)
-        if client is None:
-            if url is None:
-                raise ValueError("RedisStore needs a url or a client")
-            client = make_client(url)
-        self.redis = client
+        super().__init__(ttl, max_events, max_idem)
+        if client is None and url is None:
+            raise ValueError("RedisStore needs a url or a client")
+        self.cluster = (
+            isinstance(client, RedisCluster)
+            if client is not None
+            else str(url).startswith(CLUSTER_SCHEME + "://")
+        )
+        if self.cluster:
+            self.kind = self.CLUSTER_KIND
+        self._url, self._timeout = url, timeout
+        self._client = client
+        self._lock = threading.Lock()
         self.prefix = prefix
+        self._publish = "SPUBLISH" if self.cluster else "PUBLISH"
         self._ttl_ms = max(1, int(ttl * 1000))
-        self._create = client.register_script(CREATE)
-        self._commit = client.register_script(COMMIT)
-        self._delete = client.register_script(DELETE)
-        self._scripts = _Scripts(client)
+        self._scripts: dict[str, Any] = {}
 
-    def _keys(self, sid: str) -> tuple[str, str, str]:
+    @property
+    def redis(self) -> Any:
+        """The client, made on first use (a cluster client connects when it is made:
+        a cluster that is down at start is a 503 until it is up, not a crash)."""
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    url = str(self._url)
+                    self._client = self._call(lambda: make_client(url, self._timeout))
+                client = self._client
+        return client
+
+    def _script(self, name: str, source: str) -> Any:
+        script = self._scripts.get(name)
+        if script is None:
+            script = self._scripts[name] = self.redis.register_script(source)
+        return script
+
+    def _keys(self, sid: str) -> list[str]:
         base = f"{self.prefix}{{{sid}}}"
-        return f"{base}:state", f"{base}:meta", f"{base}:events"
-
-    def _idem_key(self, sid: str, key: str) -> str:
-        return f"{self.prefix}{{{sid}}}:idem:{key}"
+        return [
+            f"{base}:state", f"{base}:meta", f"{base}:events", f"{base}:idem", f"{base}:idemq",
+            f"{base}:notify",
+        ]  # fmt: skip
 
     def channel(self, sid: str) -> str:
         return f"{self.prefix}{{{sid}}}:notify"
@@ -215,25 +229,29 @@ class RedisStore(SessionStore):
     def _call(fn: Callable[[], T]) -> T:
         try:
             return fn()
-        except RedisError as e:
+        except REDIS_ERRORS as e:
             raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
 
     # ------------------------------------------------------------------ the API
     def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
-        args: list[Any] = [self._ttl_ms, self.max_events, self.channel(sid), meta, state, *events]
-        v, n = self._call(lambda: self._create(keys=self._keys(sid), args=args))
+        args: list[Any] = [self._ttl_ms, self.max_events, self._publish, meta, state, *events]
+
+        def run() -> Any:
+            return self._script("create", CREATE)(keys=self._keys(sid), args=args)
+
+        v, n = self._call(run)
         return Commit("ok", int(v), int(n))
 
     def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
-        state_key, meta_key, _ = self._keys(sid)
+        state_key, meta_key, _, idem_hash = self._keys(sid)[:4]
 
         def read() -> list[Any]:
             pipe = self.redis.pipeline(transaction=False)
             pipe.hmget(state_key, "v", "seq", "s")
             pipe.get(meta_key)
             if idem_key:
-                pipe.get(self._idem_key(sid, idem_key))
-            return pipe.execute()
+                pipe.hget(idem_hash, idem_key)
+            return pipe.execute()  # type: ignore[no-any-return]
 
         res = self._call(read)
         (v, seq, state), meta = res[0], res[1]
@@ -249,12 +267,15 @@ class RedisStore(SessionStore):
         events: list[bytes],
         idem: Idem | None = None,
     ) -> Commit:
-        keys = [*self._keys(sid), self._idem_key(sid, idem.key) if idem else ""]
         args: list[Any] = [
-            expected_version, self._ttl_ms, self.max_events, self.channel(sid), state,
-            idem.answer if idem else b"", *events,
+            expected_version, self._ttl_ms, self.max_events, self._publish, state,
+            idem.key if idem else "", idem.answer if idem else b"", self.max_idem, *events,
         ]  # fmt: skip
-        res = self._call(lambda: self._scripts.evalsha(self._commit, keys, args))
+
+        def run() -> Any:
+            return self._script("commit", COMMIT)(keys=self._keys(sid), args=args)
+
+        res = self._call(run)
         status = res[0].decode()
         if status == "ok":
             return Commit("ok", int(res[1]), int(res[2]))
@@ -270,39 +291,96 @@ class RedisStore(SessionStore):
         return [(int(eid.split(b"-", 1)[0]), fields[b"e"]) for eid, fields in rows]
 
     def delete(self, sid: str) -> bool:
-        n = self._call(lambda: self._delete(keys=self._keys(sid), args=[self.channel(sid)]))
-        return bool(n)
+        def run() -> Any:
+            return self._script("delete", DELETE)(keys=self._keys(sid), args=[self._publish])
+
+        return bool(self._call(run))
 
     def subscribe(self, sid: str) -> Subscription:
         return _RedisSubscription(self, sid)
 
+    def health_keys(self) -> list[str]:
+        """Keys the readiness check writes: one on a server, one per master on a
+        cluster (a master out of memory or read-only fails its own key's write)."""
+        if not self.cluster:
+            return [f"{self.prefix}{{health}}:ready"]
+        client = self.redis
+        wanted = {node.name for node in client.get_primaries()}
+        found: dict[str, str] = {}
+        for i in range(16384):
+            if len(found) == len(wanted):
+                break
+            key = f"{self.prefix}{{health-{i}}}:ready"
+            found.setdefault(client.get_node_from_key(key).name, key)
+        return list(found.values())
+
     def ping(self) -> None:
-        self._call(self.redis.ping)
+        """A write that expires (``SET ... PX``), not a ``PING``: under ``noeviction`` a
+        full Redis still answers ``PING`` while every write fails."""
+
+        def write() -> None:
+            for key in self.health_keys():
+                self.redis.set(key, b"1", px=10_000)
+
+        self._call(write)
 
     def close(self) -> None:
-        self._scripts.close()
-        self.redis.close()
-        self.redis.connection_pool.disconnect()
+        client, self._client = self._client, None
+        self._scripts = {}
+        if client is None:
+            return
+        with contextlib.suppress(*REDIS_ERRORS):
+            client.close()
+            if not self.cluster:
+                client.connection_pool.disconnect()
 
 
 class _RedisSubscription(Subscription):
+    """``SUBSCRIBE`` on one server, ``SSUBSCRIBE`` (sharded, on the slot's node) on a
+    cluster; it waits for the confirmation so later commits cannot slip past."""
+
     def __init__(self, store: RedisStore, sid: str) -> None:
-        self._pubsub = store.redis.pubsub(ignore_subscribe_messages=True)
-        channel = store.channel(sid)
-        store._call(lambda: self._pubsub.subscribe(channel))
-        # Wait for the subscribe confirmation so later commits cannot slip past.
-        store._call(lambda: self._pubsub.get_message(ignore_subscribe_messages=False, timeout=0.5))
         self._store = store
+        self._sharded = store.cluster
+        self._pubsub = store._call(lambda: store.redis.pubsub())
+        channel = store.channel(sid)
+        self._node: Any = None
+        if self._sharded:
+            # The channel's node is named on every read: without it redis-py's
+            # ClusterPubSub (7.x) ignores the timeout, and with ignore_subscribe_messages
+            # it drops every message, so confirmations are skipped here instead.
+            self._node = store._call(lambda: store.redis.get_node_from_key(channel))
+            store._call(lambda: self._pubsub.ssubscribe(channel))
+        else:
+            store._call(lambda: self._pubsub.subscribe(channel))
+        store._call(lambda: self._read(0.5))
+
+    def _read(self, timeout: float) -> Any:
+        if self._sharded:
+            return self._pubsub.get_sharded_message(timeout=timeout, target_node=self._node)
+        return self._pubsub.get_message(timeout=timeout)
+
+    def _get(self, timeout: float) -> Any:
+        """The next notification within ``timeout`` seconds, or None."""
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._read(max(0.0, deadline - time.monotonic()))
+            if msg is None:
+                return None
+            if msg["type"] in (b"message", b"smessage", "message", "smessage"):
+                return msg
+            if time.monotonic() >= deadline:
+                return None
 
     def wait(self, timeout: float) -> bool:
-        msg = self._store._call(lambda: self._pubsub.get_message(timeout=timeout))
+        msg = self._store._call(lambda: self._get(timeout))
         if msg is None:
             return False
         # Drain whatever else arrived: one wake-up is enough for the reader.
-        while self._store._call(lambda: self._pubsub.get_message(timeout=0)) is not None:
+        while self._store._call(lambda: self._get(0)) is not None:
             pass
         return True
 
     def close(self) -> None:
-        with contextlib.suppress(RedisError):
+        with contextlib.suppress(*REDIS_ERRORS):
             self._pubsub.close()

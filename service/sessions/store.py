@@ -12,6 +12,9 @@ hashes; written once) and the *events* (``(seq, event JSON)`` in order, at most
 ``max_events`` kept). ``version`` starts at 1 and grows by one per commit; event
 numbers start at 1 and grow by one per event, so a commit of k events moves ``seq``
 by k. Every write refreshes the session's TTL.
+
+Idempotent answers are kept per session, only the ``max_idem`` most recent (a retry
+comes seconds after its request): they expire with the session and go with it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Literal
+
+#: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
+IDEMPOTENCY_KEYS = 32
 
 
 class StoreUnavailable(Exception):
@@ -80,12 +86,13 @@ class Subscription(ABC):
 class SessionStore(ABC):
     """Where sessions live. Every method may raise ``StoreUnavailable``."""
 
-    #: "memory" or "redis" (reported by ``/readyz``).
+    #: "memory", "redis" or "redis-cluster" (reported by ``/readyz``).
     kind: str
 
-    def __init__(self, ttl: float, max_events: int) -> None:
+    def __init__(self, ttl: float, max_events: int, max_idem: int = IDEMPOTENCY_KEYS) -> None:
         self.ttl = ttl
         self.max_events = max_events
+        self.max_idem = max_idem
 
     @abstractmethod
     def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
@@ -106,8 +113,8 @@ class SessionStore(ABC):
     ) -> Commit:
         """Atomically: if ``idem`` has a stored answer, return it (``replayed``); if the
         session is not at ``expected_version``, ``conflict``; else write the state at
-        version + 1, append ``events``, store the idempotent answer, refresh the TTL and
-        notify subscribers."""
+        version + 1, append ``events``, store the idempotent answer (dropping the oldest
+        past ``max_idem``), refresh the TTL and notify subscribers."""
 
     @abstractmethod
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
@@ -125,7 +132,7 @@ class SessionStore(ABC):
 
     @abstractmethod
     def ping(self) -> None:
-        """Raise ``StoreUnavailable`` unless the store answers."""
+        """Raise ``StoreUnavailable`` unless the store can take a write."""
 
     def close(self) -> None:  # noqa: B027 (optional: only stores with connections)
         """Release connections (tests, shutdown)."""

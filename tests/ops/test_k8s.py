@@ -100,14 +100,19 @@ def test_every_pod_is_restricted(target: str) -> None:
                 e for e in container.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})
             ]
             assert not [e for e in container.get("envFrom", []) if "secretRef" in e], name
-        # Every path written to is an emptyDir (the root filesystem is read-only); the
-        # only other mounts are Secrets, read-only.
+        # Every path written to is an emptyDir (the root filesystem is read-only), or a
+        # claim the overlay itself renders (the dev Redis' data); the only other mounts are
+        # Secrets, read-only.
+        claims = {doc["metadata"]["name"] for doc in by_kind(target, "PersistentVolumeClaim")}
         volumes = {volume["name"]: volume for volume in pod["volumes"]}
         for container in pod["containers"]:
             for mount in container["volumeMounts"]:
                 volume = volumes[mount["name"]]
-                assert "emptyDir" in volume or (
-                    "secret" in volume and mount.get("readOnly") is True
+                claim = volume.get("persistentVolumeClaim", {}).get("claimName")
+                assert (
+                    "emptyDir" in volume
+                    or claim in claims
+                    or ("secret" in volume and mount.get("readOnly") is True)
                 ), (name, mount)
 
 
@@ -176,6 +181,15 @@ def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
     (container,) = redis["spec"]["template"]["spec"]["containers"]
     assert container["image"].startswith("redis:7.2.") and container["image"].endswith("-alpine")
     assert {"name": "data", "mountPath": "/data"} in container["volumeMounts"]
+    # Its data persists: an append-only file on a PersistentVolumeClaim (not an emptyDir).
+    args = container["args"]
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert args[args.index("--appendfsync") + 1] == "everysec"
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    (volume,) = (v for v in redis["spec"]["template"]["spec"]["volumes"] if v["name"] == "data")
+    claim = one("dev", "PersistentVolumeClaim", "redis-data")
+    assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
     service = one("dev", "Service", "redis")
     assert service["spec"]["selector"] == REDIS_LABELS
     assert service["spec"]["ports"][0]["port"] == 6379

@@ -1,18 +1,20 @@
-"""RATE_LIMIT: 429 rate_limited with Retry-After per client, in process or in Redis."""
+"""RATE_LIMIT: 429 rate_limited with Retry-After per client (its address, never an
+unvalidated token or header), in process, on one Redis and on the Redis Cluster."""
 
 from __future__ import annotations
 
-import socket
 import time
-from collections.abc import Iterator
+import uuid
+from typing import Any
 
 import pytest
 import redis
+from flask import Flask
 from flask.testing import FlaskClient
 
-from service.ratelimit import Limit, RedisWindow
+from service.ratelimit import Limit
 from tests.platform.conftest import MakeApp
-from tests.sessions.conftest import RedisServer, free_port, need_redis_server
+from tests.redis_procs import LocalCluster, RedisServer, free_port, need_redis_server
 
 PROBLEM = "application/problem+json"
 
@@ -56,6 +58,12 @@ def test_a_wrong_setting_is_refused_at_start(make_app: MakeApp, spec: str) -> No
         make_app(RATE_LIMIT=spec)
 
 
+@pytest.mark.parametrize("hops", ["-1", "one", "17", "1.5"])
+def test_a_wrong_proxy_count_is_refused_at_start(make_app: MakeApp, hops: str) -> None:
+    with pytest.raises(ValueError, match="TRUSTED_PROXIES"):
+        make_app(RATE_LIMIT="5/minute", TRUSTED_PROXIES=hops)
+
+
 def test_no_limit_by_default(make_app: MakeApp) -> None:
     app = make_app()
     assert "rate_limiter" not in app.extensions
@@ -83,106 +91,164 @@ def test_the_limit_comes_from_the_environment(
     assert [client.get("/v1/variants").status_code for _ in range(3)] == [200, 200, 429]
 
 
-def test_clients_are_counted_apart(make_app: MakeApp) -> None:
-    client = make_app(RATE_LIMIT="2/minute").test_client()
-    for _ in range(2):
-        assert client.get("/v1/variants", headers=bearer("alice")).status_code == 200
-    assert_limited(client.get("/v1/variants", headers=bearer("alice")), 2, 60)
-    # Another token, and no token (the remote address), each have their own budget.
-    assert client.get("/v1/variants", headers=bearer("bob")).status_code == 200
-    assert client.get("/v1/variants").status_code == 200
+def invented(n: int) -> list[dict[str, str]]:
+    """Headers a hostile client would rotate: a new bearer token and a new
+    X-Forwarded-For each time."""
+    return [
+        {
+            "Authorization": f"Bearer made-up-{i}-{uuid.uuid4().hex}",
+            "X-Forwarded-For": f"203.0.113.{i}",
+        }
+        for i in range(n)
+    ]
+
+
+def statuses(client: FlaskClient, headers: list[dict[str, str]], **kw: Any) -> list[int]:
+    return [client.get("/v1/variants", headers=h, **kw).status_code for h in headers]
+
+
+def test_invented_tokens_and_forwarded_for_buy_nothing_per_worker(make_app: MakeApp) -> None:
+    client = make_app(RATE_LIMIT="5/minute").test_client()
+    codes = statuses(client, invented(20))
+    assert codes == [200] * 5 + [429] * 15
+    # Another address has its own budget.
     other = {"REMOTE_ADDR": "10.1.2.3"}
     assert client.get("/v1/variants", environ_base=other).status_code == 200
 
 
+def test_a_session_seat_token_does_not_buy_requests_either(make_app: MakeApp) -> None:
+    client = make_app(RATE_LIMIT="3/minute").test_client()
+    r = client.post("/v1/sessions", json={"variant": "uno_classic", "players": 2})
+    assert r.status_code == 201
+    body = r.get_json()
+    sid, token = body["session_id"], body["seats"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    codes = [client.get(f"/v1/sessions/{sid}", headers=auth).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]  # the create counted: one address, one budget
+    assert client.get("/v1/variants").status_code == 429
+
+
+def test_behind_trusted_proxies_the_client_is_the_address_they_saw(make_app: MakeApp) -> None:
+    """TRUSTED_PROXIES=1: the last X-Forwarded-For entry (the one our proxy appended) is
+    the client; entries the client wrote itself before it change nothing."""
+    client = make_app(RATE_LIMIT="2/minute", TRUSTED_PROXIES=1).test_client()
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    spoofed = [{"X-Forwarded-For": f"198.51.100.{i}, 192.0.2.7"} for i in range(6)]
+    assert statuses(client, spoofed, environ_base=proxy) == [200, 200, 429, 429, 429, 429]
+    # Two real clients behind the same proxy are counted apart.
+    assert statuses(client, [{"X-Forwarded-For": "192.0.2.8"}] * 3, environ_base=proxy) == [
+        200, 200, 429,
+    ]  # fmt: skip
+    # No header: the proxy's own address.
+    assert statuses(client, [{}] * 3, environ_base=proxy) == [200, 200, 429]
+
+
+def test_without_trusted_proxies_forwarded_for_is_ignored(make_app: MakeApp) -> None:
+    client = make_app(RATE_LIMIT="2/minute").test_client()
+    headers = [{"X-Forwarded-For": f"192.0.2.{i}"} for i in range(4)]
+    assert statuses(client, headers) == [200, 200, 429, 429]
+
+
 def test_a_new_window_lets_the_client_in_again(make_app: MakeApp) -> None:
-    app = make_app(RATE_LIMIT="1/second")
-    client = app.test_client()
-    limiter = app.extensions["rate_limiter"]
-    now = [1000.25]
-    limiter._clock = lambda: now[0]
-    assert client.get("/v1/variants").status_code == 200
+    client = make_app(RATE_LIMIT="1/second").test_client()
+    t0 = time.monotonic()
+    assert client.get("/v1/variants").status_code == 200  # the window starts here
     resp = client.get("/v1/variants")
     assert resp.status_code == 429 and resp.headers["Retry-After"] == "1"
-    now[0] = 1001.0
+    time.sleep(max(0.0, t0 + 1.05 - time.monotonic()))
     assert client.get("/v1/variants").status_code == 200
 
 
-# ---------------------------------------------------------------- Redis
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
+# ---------------------------------------------------------------- Redis and the cluster
+@pytest.fixture(params=["redis", "cluster"])
+def shared_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "redis":
+        return str(request.getfixturevalue("redis_server").url)
+    cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+    return cluster.seed_url
+
+
+def scan(url: str, request: pytest.FixtureRequest, pattern: str) -> dict[str, redis.Redis]:
+    if url.startswith("redis+cluster://"):
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        clients = [cluster.node(i) for i in range(len(cluster.ports))]
+    else:
+        clients = [redis.Redis.from_url(url)]
+    return {k.decode(): r for r in clients for k in r.scan_iter(match=pattern, count=1000)}
+
+
+def test_the_count_is_shared_through_redis(
+    make_app: MakeApp, shared_url: str, request: pytest.FixtureRequest
+) -> None:
+    """Two apps (two workers or replicas) on one Redis or the cluster: one budget per
+    address, whatever tokens and X-Forwarded-For headers the client invents."""
+    prefix = f"rl{uuid.uuid4().hex[:6]}:"
+    config = {"RATE_LIMIT": "3/minute", "REDIS_URL": shared_url, "RATE_LIMIT_KEY_PREFIX": prefix}
+    first: Flask = make_app(**config)
+    second: Flask = make_app(**config)
+    a, b = first.test_client(), second.test_client()
+    addr = {"REMOTE_ADDR": f"10.9.{time.time_ns() % 200}.{time.time_ns() % 250}"}
+    tries = invented(8)
+    codes = [(a, b)[i % 2].get("/v1/variants", headers=h, environ_base=addr).status_code
+             for i, h in enumerate(tries)]  # fmt: skip
+    assert codes == [200, 200, 200] + [429] * 5
+    assert_limited(b.get("/v1/variants", environ_base=addr), 3, 60)
+    # The keys are under the prefix, name no token, and expire.
+    keys = scan(shared_url, request, f"{prefix}*")
+    assert keys
+    for k, r in keys.items():
+        assert "made-up" not in k and addr["REMOTE_ADDR"] in k
+        ttl: Any = r.ttl(k)
+        assert 0 < ttl <= 61
+
+
+def test_a_dead_store_counts_per_worker_and_says_so(
+    make_app: MakeApp, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    client = make_app(RATE_LIMIT="2/minute", REDIS_URL=url).test_client()
+    started = time.perf_counter()
+    codes = statuses(client, invented(10))
+    elapsed = time.perf_counter() - started
+    assert codes == [200, 200] + [429] * 8  # the limit holds, counted in this worker
+    assert elapsed < 5, elapsed
+    err = capsys.readouterr().err
+    assert "falling back to in-memory storage" in err
+    line = next(x for x in err.splitlines() if "falling back" in x)
+    assert '"request_id"' in line
+
+
+def test_the_shared_count_comes_back_with_redis(
+    make_app: MakeApp, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     need_redis_server()
     server = RedisServer(free_port())
     server.start()
-    yield server.url
-    server.stop()
+    prefix = f"rb{uuid.uuid4().hex[:6]}:"
+    app = make_app(RATE_LIMIT="1000/minute", REDIS_URL=server.url, RATE_LIMIT_KEY_PREFIX=prefix)
+    client = app.test_client()
+    try:
+        assert client.get("/v1/variants").status_code == 200
+        server.stop()
+        assert client.get("/v1/variants").status_code == 200  # per worker now
+        server.start()  # empty: the shared count starts again
+        r = redis.Redis.from_url(server.url)
+        deadline = time.monotonic() + 10
+        while not list(r.scan_iter(match=f"{prefix}*")) and time.monotonic() < deadline:
+            assert client.get("/v1/variants").status_code == 200
+            time.sleep(0.2)
+        assert list(r.scan_iter(match=f"{prefix}*")), "the limiter never went back to Redis"
+        r.close()
+        assert "Rate limit storage recovered" in capsys.readouterr().err
+    finally:
+        server.stop()
 
 
-def test_redis_shares_the_count_between_workers(make_app: MakeApp, redis_url: str) -> None:
-    """Two apps (two workers or replicas) on one Redis: one budget per client."""
-    first = make_app(RATE_LIMIT="3/minute", REDIS_URL=redis_url, SESSION_KEY_PREFIX="rl-test:")
-    second = make_app(RATE_LIMIT="3/minute", REDIS_URL=redis_url, SESSION_KEY_PREFIX="rl-test:")
-    backend = first.extensions["rate_limiter"].backend
-    assert isinstance(backend, RedisWindow)
-    a: FlaskClient = first.test_client()
-    b: FlaskClient = second.test_client()
-    token = f"shared-{time.time_ns()}"
-    codes = [c.get("/v1/variants", headers=bearer(token)).status_code for c in (a, b, a)]
-    assert codes == [200, 200, 200]
-    assert_limited(b.get("/v1/variants", headers=bearer(token)), 3, 60)
-    # The key is hash-tagged on the client (never the raw token) and expires.
-    r = redis.Redis.from_url(redis_url)
-    keys = [k.decode() for k in r.scan_iter("uno:rl:*")]
-    assert keys and all(token not in k for k in keys)
-    ours = [k for k in keys if int(r.get(k) or 0) == 4]
-    assert len(ours) == 1 and ours[0].startswith("uno:rl:{t:")
-    assert 0 < r.ttl(ours[0]) <= 61
-
-
-def dead_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_a_dead_redis_fails_open_and_fast(make_app: MakeApp) -> None:
-    url = f"redis://127.0.0.1:{dead_port()}/0"
-    client = make_app(RATE_LIMIT="1/minute", REDIS_URL=url).test_client()
-    started = time.perf_counter()
-    codes = [client.get("/v1/variants").status_code for _ in range(20)]
-    elapsed = time.perf_counter() - started
-    assert codes == [200] * 20
-    assert elapsed < 5, elapsed  # one failed try, then Redis is left alone for a while
-
-
-def test_redis_comes_back_after_the_backoff() -> None:
-    class Flaky:
-        def __init__(self) -> None:
-            self.down = True
-            self.calls = 0
-            self.n = 0
-
-        def pipeline(self, transaction: bool = True) -> Flaky:
-            return self
-
-        def incr(self, key: str) -> None:
-            pass
-
-        def expire(self, key: str, seconds: int) -> None:
-            pass
-
-        def execute(self) -> list[int]:
-            self.calls += 1
-            if self.down:
-                raise redis.ConnectionError("down")
-            self.n += 1
-            return [self.n, 1]
-
-    now = [0.0]
-    client = Flaky()
-    window = RedisWindow(client, backoff=5, clock=lambda: now[0])
-    assert window.hit("c", 1, 60) is None  # fails open
-    assert window.hit("c", 1, 60) is None and client.calls == 1  # not asked in the backoff
-    client.down = False
-    now[0] = 6.0
-    assert window.hit("c", 1, 60) == 1 and client.calls == 2
+def test_a_cluster_down_at_start_counts_per_worker_and_says_so(
+    make_app: MakeApp, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"redis+cluster://127.0.0.1:{free_port()}"
+    client = make_app(RATE_LIMIT="2/minute", REDIS_URL=url).test_client()
+    assert statuses(client, invented(4)) == [200, 200, 429, 429]
+    err = capsys.readouterr().err
+    assert "unreachable at start" in err and "per worker, in memory" in err

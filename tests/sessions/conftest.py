@@ -1,99 +1,39 @@
-"""Fixtures: a real ``redis-server`` on a free loopback port, the app on either store,
-and a small client for the session API.
+"""Fixtures: a real ``redis-server`` and a real three-master Redis Cluster on free
+loopback ports (started once for the whole run, stopped at its end), the app on each
+of the three stores (in process, one Redis, the cluster), and a small client for the
+session API.
 
-``redis-server`` missing: the Redis half fails when ``CI`` is set (the test command
-installs it) and is skipped with the reason otherwise.
+``redis-server`` missing: the Redis parts fail when ``CI`` is set (the test command
+installs it) and are skipped with the reason otherwise.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service import create_app
+from tests.redis_procs import LocalCluster, RedisServer, free_port, need_redis_server
+
+# The redis_server and redis_cluster fixtures (one of each per run) are in tests/conftest.py.
+__all__ = ["LocalCluster", "RedisServer", "free_port", "need_redis_server"]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+#: The stores every session test runs on; "cluster" is given one seed node only.
+STORES = ["memory", "redis", "cluster"]
 
 
-class RedisServer:
-    """A ``redis-server`` subprocess on one loopback port; ``stop``/``start`` keep the
-    port (and, with ``persist``, the data: append-only file in ``dir``)."""
-
-    def __init__(self, port: int, persist: Path | None = None) -> None:
-        self.port = port
-        self.persist = persist
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        exe = shutil.which("redis-server")
-        assert exe is not None
-        cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-        if self.persist is not None:
-            cmd += ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.persist)]
-        else:
-            cmd += ["--appendonly", "no"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2, socket_timeout=0.5)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                # With append-only persistence, wait until the data set is loaded.
-                if client.info("persistence").get("loading", 0) == 0:
-                    break
-            except redis.RedisError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start on port {self.port}")
-            time.sleep(0.02)
-        client.close()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.proc = None
-
-
-def need_redis_server() -> None:
-    if shutil.which("redis-server") is None:
-        reason = "redis-server is not installed (apt-get install redis-server; make test does)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def redis_server() -> Iterator[RedisServer]:
-    need_redis_server()
-    server = RedisServer(free_port())
-    server.start()
-    yield server
-    server.stop()
+def store_url(kind: str, request: pytest.FixtureRequest) -> str | None:
+    if kind == "redis":
+        return str(request.getfixturevalue("redis_server").url)
+    if kind == "cluster":
+        return str(request.getfixturevalue("redis_cluster").seed_url)
+    return None
 
 
 def make_app(config: dict[str, Any]) -> Flask:
@@ -103,14 +43,14 @@ def make_app(config: dict[str, Any]) -> Flask:
 
 def store_config(kind: str, request: pytest.FixtureRequest, **extra: Any) -> dict[str, Any]:
     config: dict[str, Any] = {"TESTING": True, **extra}
-    if kind == "redis":
-        server: RedisServer = request.getfixturevalue("redis_server")
-        config["REDIS_URL"] = server.url
+    url = store_url(kind, request)
+    if url is not None:
+        config["REDIS_URL"] = url
         config["SESSION_KEY_PREFIX"] = f"t{uuid.uuid4().hex[:8]}:"
     return config
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=STORES)
 def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 

@@ -1,5 +1,5 @@
-"""What only Redis shows: several processes on one Redis, a Redis that dies and comes
-back, the key layout, and one round trip per move."""
+"""What only Redis shows: several processes on one Redis or on the cluster, a Redis that
+dies and comes back, the key layout, and one round trip per move."""
 
 from __future__ import annotations
 
@@ -13,15 +13,47 @@ import redis
 from flask import Flask
 
 from service.sessions.redis_store import RedisStore
-from tests.sessions.conftest import Api, RedisServer, free_port, make_app, need_redis_server
+from tests.sessions.conftest import (
+    Api,
+    LocalCluster,
+    RedisServer,
+    free_port,
+    make_app,
+    need_redis_server,
+    store_url,
+)
 from tests.sessions.conftest import problem as expect_problem
 from tests.sessions.test_contract import first_move, mover, two_humans
 
 
+@pytest.fixture(params=["redis", "cluster"])
+def redis_url(request: pytest.FixtureRequest) -> str:
+    url = store_url(str(request.param), request)
+    assert url is not None
+    return url
+
+
+def node_clients(url: str, request: pytest.FixtureRequest) -> list[redis.Redis]:
+    """A plain client per Redis process behind ``url`` (every master of the cluster)."""
+    if url.startswith("redis+cluster://"):
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        return [cluster.node(i) for i in range(len(cluster.ports))]
+    return [redis.Redis.from_url(url)]
+
+
+def session_keys(sid: str, url: str, request: pytest.FixtureRequest) -> dict[str, redis.Redis]:
+    """Every key naming the session, on whichever node holds it."""
+    found: dict[str, redis.Redis] = {}
+    for r in node_clients(url, request):
+        for k in r.scan_iter(match=f"*{{{sid}}}*", count=1000):
+            found[k.decode()] = r
+    return found
+
+
 @pytest.fixture
-def replicas(redis_server: RedisServer) -> Iterator[tuple[Api, Api]]:
-    """Two apps (two service replicas) on the same Redis and key prefix."""
-    config = {"REDIS_URL": redis_server.url, "SESSION_KEY_PREFIX": f"r{uuid.uuid4().hex[:6]}:"}
+def replicas(redis_url: str) -> Iterator[tuple[Api, Api]]:
+    """Two apps (two service replicas) on the same Redis (or cluster) and key prefix."""
+    config = {"REDIS_URL": redis_url, "SESSION_KEY_PREFIX": f"r{uuid.uuid4().hex[:6]}:"}
     a, b = make_app(dict(config)), make_app(dict(config))
     yield Api(a.test_client()), Api(b.test_client())
     for app in (a, b):
@@ -66,24 +98,32 @@ def test_idempotent_retries_on_another_replica_apply_once(replicas: tuple[Api, A
 
 
 def test_keys_are_hash_tagged_per_session_and_expire(
-    redis_server: RedisServer, replicas: tuple[Api, Api]
+    redis_url: str, replicas: tuple[Api, Api], request: pytest.FixtureRequest
 ) -> None:
     a, _ = replicas
     sid, toks, _ = two_humans(a)
     seat, body = mover(a, sid, toks)
     a.move(sid, toks[seat], first_move(body), 1, idem="x")
-    r = redis.Redis.from_url(redis_server.url)
-    keys = sorted(k.decode() for k in r.keys(f"*{{{sid}}}*"))  # type: ignore[union-attr]
-    assert len(keys) == 4
+    keys = session_keys(sid, redis_url, request)
+    assert len(keys) == 5
     assert all(f"{{{sid}}}:" in k for k in keys)
-    assert {k.split(":", 2)[2].split(":")[0] for k in keys} == {"state", "meta", "events", "idem"}
-    assert all(0 < r.pttl(k) <= 3600_000 for k in keys)
-    assert r.type(keys[[k.endswith(":events") for k in keys].index(True)]) == b"stream"
-    r.close()
+    kinds = {k.rsplit(":", 1)[1]: k for k in keys}
+    assert set(kinds) == {"state", "meta", "events", "idem", "idemq"}
+    assert len({id(r) for r in keys.values()}) == 1  # one node: the session's slot
+    for k, r in keys.items():
+        ttl: Any = r.pttl(k)
+        assert 0 < ttl <= 3600_000, k
+    r = keys[kinds["events"]]
+    assert r.type(kinds["events"]) == b"stream" and r.type(kinds["idem"]) == b"hash"
+    assert r.type(kinds["idemq"]) == b"list"
+    # DELETE leaves nothing of the session behind.
+    assert a.delete(sid, toks[0]).status_code == 204
+    assert session_keys(sid, redis_url, request) == {}
 
 
-def test_a_move_is_one_round_trip_in_the_steady_state(replicas: tuple[Api, Api]) -> None:
-    a, _ = replicas
+def test_a_move_is_one_round_trip_in_the_steady_state(redis_server: RedisServer) -> None:
+    app = make_app({"REDIS_URL": redis_server.url, "SESSION_KEY_PREFIX": "rt:"})
+    a = Api(app.test_client())
     sid, toks, _ = two_humans(a)
     seat, body = mover(a, sid, toks)
     store: RedisStore = a.c.application.extensions["sessions"].store
@@ -104,6 +144,7 @@ def test_a_move_is_one_round_trip_in_the_steady_state(replicas: tuple[Api, Api])
     assert len(calls) == 1 and b"EVALSHA" in b"".join(
         c if isinstance(c, bytes) else b"".join(c) for c in calls
     )
+    store.close()
 
 
 @pytest.fixture

@@ -11,16 +11,21 @@ import pytest
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
 from service.sessions.store import Idem, SessionStore
+from tests.sessions.conftest import store_url
+
+IDEM = 8
 
 
 @pytest.fixture
 def store(store_kind: str, request: pytest.FixtureRequest) -> Iterator[SessionStore]:
     s: SessionStore
-    if store_kind == "memory":
-        s = MemoryStore(60, max_events=50)
+    url = store_url(store_kind, request)
+    if url is None:
+        s = MemoryStore(60, max_events=50, max_idem=IDEM)
     else:
-        url = request.getfixturevalue("redis_server").url
-        s = RedisStore(url, ttl=60, max_events=50, prefix=f"s{uuid.uuid4().hex[:6]}:")
+        s = RedisStore(
+            url, ttl=60, max_events=50, prefix=f"s{uuid.uuid4().hex[:6]}:", max_idem=IDEM
+        )
     yield s
     s.close()
 
