@@ -52,7 +52,7 @@ def to_dict(state: State) -> dict[str, Any]:
         "pending": None
         if pend is None
         else {
-            "type": pend.type,
+            "type": pend.type.value,
             "player": pend.player,
             "card": pend.card,
             "data": {k: _jsonable(v) for k, v in pend.data},
@@ -224,7 +224,8 @@ def _from_dict(raw: Any) -> State:
     if pend_raw is not None:
         if not isinstance(pend_raw, dict) or set(pend_raw) != {"type", "player", "card", "data"}:
             raise _fail("pending", "must be {type, player, card, data} or null")
-        if pend_raw["type"] not in variant.pending_moves:
+        ptype = variant.decisions.get(pend_raw["type"])
+        if ptype is None:
             raise _fail("pending.type", f"{pend_raw['type']!r} is not a decision of {variant.id}")
         pplayer = _int(pend_raw, "player", 0, n - 1)
         pcard = pend_raw["card"]
@@ -234,7 +235,7 @@ def _from_dict(raw: Any) -> State:
         if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
             raise _fail("pending.data", "must be an object")
         pend = Pending(
-            pend_raw["type"],
+            ptype,
             pplayer,
             pcard,
             tuple(sorted((k, _frozen(v)) for k, v in data.items())),
@@ -308,11 +309,6 @@ def check_invariants(state: State) -> None:
         raise InvalidState("winners are only set when the game is over", field="winners")
     if state.pending is not None and (phase is ROUND_OVER or phase is GAME_OVER):
         raise InvalidState("no decision can be pending after the round", field="pending")
-    pend = state.pending
-    if pend is not None and pend.type == "play_drawn" and pend.card not in state.hands[pend.player]:
-        raise InvalidState(
-            "the drawn card awaiting a decision is not in the player's hand", field="pending.card"
-        )
     if phase is PLAY and variant.uno_rule and not all(state.hands):
         empty = next(s for s, h in enumerate(state.hands) if not h)
         raise InvalidState(f"seat {empty} has no cards but the round is still on", field="hands")

@@ -23,13 +23,19 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+class PendingType(StrEnum):
+    """The base of the decision enums. Each rules module declares its own decisions as
+    a subclass (``engine.uno.UnoPending``, ``engine.variants.duo.DuoPending``, ...) and
+    a variant lists the ones it uses in ``Variant.pending_moves``."""
+
+
 class Pending(NamedTuple):
     """A decision the game waits for: its ``type``, the ``player`` who must make it,
     an optional ``card`` it concerns, and private ``data`` (key/value pairs) that only
     the engine reads. Views show ``type`` and ``player``; ``card`` only to that player
     where the variant allows."""
 
-    type: str
+    type: PendingType
     player: int
     card: int | None = None
     data: tuple[tuple[str, Any], ...] = ()
@@ -41,7 +47,7 @@ class Pending(NamedTuple):
         return default
 
 
-def pending(type_: str, player: int, card: int | None = None, **data: Any) -> Pending:
+def pending(type_: PendingType, player: int, card: int | None = None, **data: Any) -> Pending:
     """Build a ``Pending`` with its data sorted by key (one canonical form)."""
     return Pending(type_, player, card, tuple(sorted(data.items())))
 

@@ -2,23 +2,30 @@
 reshuffling, the end of rounds and games, views, scores and serialization.
 
 A variant subclasses ``Variant`` (or the UNO turn machinery in ``engine.uno``) and
-overrides only what differs. Move handlers are methods named ``on_<move type>``; legal
-moves come from ``legal_turn`` (no decision pending) or ``legal_<pending type>``.
+overrides only what differs. A move handler is a method marked ``@handles(MoveType.X)``;
+the legal answers to a decision come from a method marked ``@lists(SomePending.Y)``, and
+``legal_turn`` lists the moves of a turn with no decision pending. Overriding a marked
+method (same name) replaces the handler. The tables from type to method are built once,
+when the class is created, and checked there: a move type in ``move_types`` without a
+handler, or a decision in ``pending_moves`` without its legal moves, is a ``TypeError``
+at import, not an error in the middle of a game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from types import MethodType
+from typing import Any, ClassVar, TypeVar
 
 from . import rng as prng
 from .cards import Catalog, Color, Kind, load_catalog
 from .errors import RulesError, SetupError
 from .events import Event, event
 from .moves import Move, MoveType
-from .state import Pending, Phase, State, Work
+from .state import Pending, PendingType, Phase, State, Work
 
 MAX_SEED = (1 << 64) - 1
 
@@ -63,6 +70,45 @@ NOT_NOW: dict[MoveType, str] = {
     T.DRAFT_DISCARD: "not_drafting",
     T.END_TURN: "nothing_to_end",
 }
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+#: A move handler: (variant, work, move, events) -> None.
+Handler = Callable[[Any, Work, Move, list[Event]], None]
+#: The legal answers to a decision: (variant, state, player) -> moves.
+Lister = Callable[[Any, State, int], list[Move]]
+
+
+def handles(*types: MoveType) -> Callable[[F], F]:
+    """Mark a method as the handler of moves of ``types``."""
+
+    def mark(fn: F) -> F:
+        fn._handles = types  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def lists(*decisions: PendingType) -> Callable[[F], F]:
+    """Mark a method as listing the legal answers to the ``decisions``."""
+
+    def mark(fn: F) -> F:
+        fn._lists = decisions  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _marked(cls: type, mark: str) -> dict[Any, Any]:
+    """Type -> the class's method for it: each type goes to the method marked for it in
+    the most derived class that marks one, resolved through the class (so an override
+    of that method, marked again or not, is the one taken)."""
+    names: dict[Any, str] = {}
+    for klass in reversed(cls.__mro__):
+        for name, fn in vars(klass).items():
+            for t in getattr(fn, mark, ()):
+                names[t] = name
+    return {t: inspect.getattr_static(cls, name) for t, name in names.items()}
 
 
 @dataclass(frozen=True)
@@ -121,10 +167,28 @@ class Variant:
     notes: ClassVar[tuple[str, ...]] = ()
     #: Move types this variant knows.
     move_types: ClassVar[frozenset[MoveType]] = frozenset()
-    #: pending type -> (move types that answer it, code when another move is sent)
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {}
+    #: decision -> (move types that answer it, code when another move is sent)
+    pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {}
     #: Move types taken by any seat at any time during play (UNO declarations, catches).
     side_moves: ClassVar[frozenset[MoveType]] = frozenset({T.UNO, T.CATCH})
+    #: Built at class creation: move type -> handler, decision -> its legal moves.
+    move_handlers: ClassVar[dict[MoveType, Handler]] = {}
+    decision_listers: ClassVar[dict[PendingType, Lister]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.move_handlers = _marked(cls, "_handles")
+        cls.decision_listers = _marked(cls, "_lists")
+        missing = sorted(t.value for t in cls.move_types if t not in cls.move_handlers)
+        if missing:
+            raise TypeError(f"{cls.__name__}: no @handles method for move type(s) {missing}")
+        for decision, (answers, _code) in cls.pending_moves.items():
+            if not isinstance(decision, PendingType):
+                raise TypeError(f"{cls.__name__}: decision {decision!r} is not a PendingType")
+            if decision not in cls.decision_listers:
+                raise TypeError(f"{cls.__name__}: no @lists method for decision {decision!r}")
+            if not answers <= cls.move_types:
+                raise TypeError(f"{cls.__name__}: {decision!r} is answered by unknown moves")
 
     def extra_options(self) -> list[OptionSpec]:
         """Variant options beyond the common ``target``."""
@@ -345,9 +409,19 @@ class Variant:
 
     # ------------------------------------------------------------------ moves
     @cached_property
-    def _handlers(self) -> dict[MoveType, Any]:
-        """Move type -> bound ``on_<type>`` handler (looked up once)."""
-        return {t: getattr(self, "on_" + t.value) for t in self.move_types}
+    def _handlers(self) -> dict[MoveType, Callable[[Work, Move, list[Event]], None]]:
+        """Move type -> the handler bound to this instance (bound once)."""
+        return {t: MethodType(self.move_handlers[t], self) for t in self.move_types}
+
+    @cached_property
+    def _listers(self) -> dict[PendingType, Callable[[State, int], list[Move]]]:
+        """Decision -> the method listing its answers, bound to this instance."""
+        return {d: MethodType(self.decision_listers[d], self) for d in self.pending_moves}
+
+    @cached_property
+    def decisions(self) -> dict[str, PendingType]:
+        """This variant's decisions by their JSON name."""
+        return {d.value: d for d in self.pending_moves}
 
     @cached_property
     def _field_checks(self) -> dict[MoveType, tuple[tuple[int, str], ...]]:
@@ -402,7 +476,7 @@ class Variant:
             answers, code = self.pending_moves[pend.type]
             if mtype not in answers:
                 raise RulesError(
-                    f"player {actor} must answer {pend.type!r} with "
+                    f"player {actor} must answer {pend.type.value!r} with "
                     + " or ".join(sorted(t.value for t in answers)),
                     code=code,
                 )
@@ -440,7 +514,7 @@ class Variant:
         pend = state.pending
         if pend is not None:
             if pend.player == player:
-                moves = getattr(self, "legal_" + pend.type)(state, player) + moves
+                moves = self._listers[pend.type](state, player) + moves
         elif state.current == player:
             moves = self.legal_turn(state, player) + moves
         return moves
@@ -457,6 +531,7 @@ class Variant:
             out.append(Move(T.UNO, player))
         return out
 
+    @handles(T.UNO)
     def on_uno(self, w: Work, move: Move, events: list[Event]) -> None:
         if move.player not in w.exposed:
             raise RulesError(
@@ -466,6 +541,7 @@ class Variant:
         w.exposed = tuple(s for s in w.exposed if s != move.player)
         events.append(event("uno", player=move.player))
 
+    @handles(T.CATCH)
     def on_catch(self, w: Work, move: Move, events: list[Event]) -> None:
         target = move.target
         if target is None:
@@ -618,6 +694,7 @@ class Variant:
         best = min(totals) if self.winner_rule == "lowest" else max(totals)
         return tuple(s for s, t in enumerate(totals) if t == best)
 
+    @handles(T.NEXT_ROUND)
     def on_next_round(self, w: Work, move: Move, events: list[Event]) -> None:
         w.round += 1
         w.dealer = self.next_dealer(w)
@@ -660,7 +737,7 @@ class Variant:
         return view
 
     def pending_view(self, state: State, pend: Pending, player: int | None) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": pend.type, "player": pend.player}
+        out: dict[str, Any] = {"type": pend.type.value, "player": pend.player}
         if pend.card is not None and player == pend.player:
             out["card"] = self.private_ref(state, pend.card)
         return out
