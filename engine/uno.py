@@ -286,7 +286,7 @@ class UnoRules(Variant):
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_methods.get(self.catalog.kind[w.side][card])
         if effect is None:
-            w.current = (player + w.direction) % w.num_players
+            w.current = w.next_seat(player)
         else:
             effect(w, player, card, move, events)
 
@@ -296,9 +296,9 @@ class UnoRules(Variant):
         return {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
 
     def effect_skip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
-        skipped = (player + w.direction) % w.num_players
+        skipped = w.next_seat(player)
         events.append({"type": "skipped", "player": skipped})
-        w.current = (skipped + w.direction) % w.num_players
+        w.current = w.next_seat(skipped)
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move, events: list[Event]

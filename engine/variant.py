@@ -25,7 +25,7 @@ from .cards import Catalog, Color, Kind, load_catalog
 from .errors import RulesError, SetupError
 from .events import Event, event
 from .moves import Move, MoveType
-from .state import Pending, PendingType, Phase, State, Work
+from .state import Pending, PendingType, Phase, State, Work, seat_after
 
 MAX_SEED = (1 << 64) - 1
 
@@ -259,11 +259,17 @@ class Variant:
         resolved = self.resolve_options(options or {})
         if deck is not None:
             deck = self.check_deck(deck)
-        w = Work(
-            self.id, players, resolved, seed, prng.seed(seed), Phase.PLAY, 1, 0, 1, 0, 0,
-            [()] * players, (), (), None, None, (), (0,) * players, None, None, (), 0,
-            self.initial_ext(players),
-        )  # fmt: skip
+        start = State(
+            self.id,
+            players,
+            resolved,
+            seed,
+            prng.seed(seed),
+            hands=((),) * players,
+            scores=(0,) * players,
+            ext=self.initial_ext(players),
+        )
+        w = Work.of(start)
         events: list[Event] = []
         if dealer is None:
             dealer = 0 if deck is not None else self.cut_for_dealer(w, events)
@@ -402,7 +408,7 @@ class Variant:
         position = 0
         for _ in range(count):
             for k in range(1, n + 1):
-                hands[(w.dealer + k) % n].append(pile[position])
+                hands[seat_after(w.dealer, n, k)].append(pile[position])
                 position += 1
         w.hands = [tuple(h) for h in hands]
         return pile[position:]
@@ -701,7 +707,7 @@ class Variant:
         self.start_round(w, events)
 
     def next_dealer(self, w: Work) -> int:
-        return (w.dealer + 1) % w.num_players
+        return seat_after(w.dealer, w.num_players)
 
     # ------------------------------------------------------------------ views
     def view(self, state: State, player: int | None) -> dict[str, Any]:

@@ -258,7 +258,7 @@ class AllWild(UnoRules):
     def may_draw(self, s: State | Work, player: int) -> bool:
         """The one exception to "no drawing by choice": the player holds no action card
         and the next player holds a single card."""
-        nxt = (player + s.direction) % s.num_players
+        nxt = s.next_seat(player)
         if len(s.hands[nxt]) != 1:
             return False
         plain = self._is_plain
@@ -369,7 +369,7 @@ class AllWild(UnoRules):
     ) -> None:
         """The chosen opponent draws 2 and does not lose their turn."""
         self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
-        w.current = (player + w.direction) % w.num_players
+        w.current = w.next_seat(player)
 
     def effect_skip_two(
         self, w: Work, player: int, card: int, move: Move, events: list[Event]
@@ -383,7 +383,7 @@ class AllWild(UnoRules):
 
     def effect_swap(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
         self.swap(w, player, move.target, events)  # type: ignore[arg-type]
-        w.current = (player + w.direction) % w.num_players
+        w.current = w.next_seat(player)
 
     effects = {
         Kind.WILD_REVERSE: UnoRules.effect_reverse,

@@ -58,7 +58,7 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import MatchPart, Move, MoveType
 from ..registry import register
-from ..state import Pending, PendingType, Phase, State, Work
+from ..state import Pending, PendingType, Phase, State, Work, seat_after
 from ..variant import Variant, handles, lists
 
 T = MoveType
@@ -232,7 +232,7 @@ class Dos(Variant):
                 row.append(RowCard(card))
         w.ext = DosExt(tuple(row), 0)
         events.append(event("center_row_dealt", cards=[self.public_ref(w, e.card) for e in row]))
-        w.current = (w.dealer + 1) % w.num_players
+        w.current = seat_after(w.dealer, w.num_players)
 
     def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
         """The whole discard pile becomes the new draw pile (the center row stays)."""
@@ -484,7 +484,7 @@ class Dos(Variant):
         if bonus and double:
             n = w.num_players
             for k in range(1, n):
-                self.draw_cards(w, (player + k) % n, 1, events, "double_color_match")
+                self.draw_cards(w, seat_after(player, n, k), 1, events, "double_color_match")
         drew = w.pending is not None and w.pending.type is P.DRAWN
         if not w.hands[player]:
             self.finish_round(w, player, events)
@@ -546,7 +546,7 @@ class Dos(Variant):
 
     def next_turn(self, w: Work, player: int) -> None:
         w.pending = None
-        w.current = (player + 1) % w.num_players
+        w.current = seat_after(player, w.num_players)
 
     # ------------------------------------------------------------------ draw, place
     @handles(DRAW)

@@ -172,7 +172,7 @@ class Duo(UnoRules):
 
     def next_drafter(self, w: Work, seat: int, events: list[Event]) -> None:
         w.pending = None
-        other = 1 - seat
+        other = w.next_seat(seat)
         if len(w.hands[other]) < self.hand_size:
             self.draft_draw(w, other, events)
         elif len(w.hands[seat]) < self.hand_size:
@@ -194,7 +194,7 @@ class Duo(UnoRules):
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
         """Player 2 plays first; the turned card acts as the rule book's list says."""
         p1 = w.dealer
-        p2 = 1 - p1
+        p2 = w.next_seat(p1)
         kind = self.kind(w, card)
         w.current = p2
         if kind is Kind.WILD:
@@ -218,7 +218,7 @@ class Duo(UnoRules):
         super().on_choose_color(w, move, events)
         penalty = pend.get("penalty") if pend is not None else None
         if penalty:  # a turned-up Wild Draw Four: Player 2 draws 4, no challenge
-            victim = 1 - move.player
+            victim = w.next_seat(move.player)
             self.draw_cards(w, victim, penalty, events, "penalty")
             events.append(event("skipped", player=victim))
             w.current = move.player
@@ -403,13 +403,13 @@ class Duo(UnoRules):
     # ------------------------------------------------------------------ effects
     def effect_pass(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
         """A Reverse (alone or last in a run) passes the turn."""
-        w.current = 1 - player
+        w.current = w.next_seat(player)
 
     def effect_volley(
         self, w: Work, player: int, card: int, move: Move, events: list[Event]
     ) -> None:
         """A Draw Two starts or continues a volley against the opponent."""
-        victim = 1 - player
+        victim = w.next_seat(player)
         stack = w.ext.draw_stack + 2
         w.ext = w.ext._replace(draw_stack=stack)
         w.current = victim
@@ -432,11 +432,11 @@ class Duo(UnoRules):
         w.pending = None
         w.ext = w.ext._replace(draw_stack=0)
         self.draw_cards(w, player, stack, events, "volley")
-        w.current = 1 - player
+        w.current = w.next_seat(player)
 
     def last_card_effect(self, w: Work, player: int, card: int, events: list[Event]) -> None:
         kind = self.kind(w, card)
-        victim = 1 - player
+        victim = w.next_seat(player)
         if kind is Kind.DRAW_TWO:
             stack = w.ext.draw_stack + 2
             w.ext = w.ext._replace(draw_stack=0)

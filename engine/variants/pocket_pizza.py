@@ -169,5 +169,5 @@ class PocketPizza(UnoRules):
     def pending_view(self, state: State, pend: Any, player: int | None) -> dict[str, Any]:
         out = super().pending_view(state, pend, player)
         if pend.type is P.GIVE:
-            out["to"] = (pend.player + state.direction) % state.num_players
+            out["to"] = state.next_seat(pend.player)
         return out
