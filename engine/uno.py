@@ -393,9 +393,7 @@ class UnoRules(Variant):
             secret_event(
                 "challenged",
                 to=(victim,),
-                secret={
-                    "hand": self.private_refs(w, pend.get("hand", w.hands[offender]))
-                },
+                secret={"hand": self.private_refs(w, pend.get("hand", w.hands[offender]))},
                 player=victim,
                 target=offender,
                 guilty=guilty,
@@ -457,7 +455,11 @@ class UnoRules(Variant):
         from .errors import InvalidState
 
         pend = state.pending
-        if pend is not None and pend.type is P.PLAY_DRAWN and pend.card not in state.hands[pend.player]:
+        if (
+            pend is not None
+            and pend.type is P.PLAY_DRAWN
+            and pend.card not in state.hands[pend.player]
+        ):
             raise InvalidState(
                 "the drawn card awaiting a decision is not in the player's hand",
                 field="pending.card",
