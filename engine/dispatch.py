@@ -64,6 +64,9 @@ def check_tables(cls: Any) -> None:
     missing = sorted(t.value for t in cls.move_types if t not in cls.move_handlers)
     if missing:
         raise TypeError(f"{cls.__name__}: no @handles method for move type(s) {missing}")
+    unranked = sorted(t.value for t in cls.move_types if t not in cls.bot_rank)
+    if unranked:
+        raise TypeError(f"{cls.__name__}: no bot_rank for move type(s) {unranked}")
     for decision, (answers, _code) in cls.pending_moves.items():
         if not isinstance(decision, PendingType):
             raise TypeError(f"{cls.__name__}: decision {decision!r} is not a PendingType")

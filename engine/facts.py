@@ -36,6 +36,15 @@ class VariantFacts:
     pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {}
     #: Move types taken by any seat at any time during play (UNO declarations, catches).
     side_moves: ClassVar[frozenset[MoveType]] = frozenset({T.UNO, T.CATCH})
+    #: Event types this variant's moves may cause (``event["type"]``).
+    event_types: ClassVar[frozenset[str]] = frozenset(
+        {"dealer_cut", "round_started", "drew", "reshuffled", "uno", "caught"}
+        | {"round_over", "game_over"}
+    )
+    #: The bots' preference per move type, lower first (``service.sessions.bots``):
+    #: getting rid of cards (0) before accepting (1), passing or ending a turn (2), and
+    #: drawing (3). Every move type in ``move_types`` needs one (checked at import).
+    bot_rank: ClassVar[dict[MoveType, int]] = {T.UNO: 0, T.CATCH: 0, T.NEXT_ROUND: 0}
     #: Built at class creation: move type -> handler, decision -> its legal moves.
     move_handlers: ClassVar[dict[MoveType, Handler]] = {}
     decision_listers: ClassVar[dict[PendingType, Lister]] = {}

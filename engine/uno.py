@@ -62,6 +62,26 @@ class UnoRules(Variant):
         P.PLAY_DRAWN: (frozenset({T.PLAY, T.PASS}), "must_play_or_pass"),
         P.CHALLENGE: (frozenset({T.CHALLENGE, T.ACCEPT}), "must_answer_challenge"),
     }
+    event_types: ClassVar[frozenset[str]] = Variant.event_types | {
+        "returned_to_deck",
+        "turned_up",
+        "played",
+        "passed",
+        "skipped",
+        "reversed",
+        "color_chosen",
+        "accepted",
+        "challenged",
+    }
+    bot_rank: ClassVar[dict[MoveType, int]] = {
+        **Variant.bot_rank,
+        T.PLAY: 0,
+        T.CHOOSE_COLOR: 0,
+        T.CHALLENGE: 0,
+        T.ACCEPT: 1,
+        T.PASS: 2,
+        T.DRAW: 3,
+    }
     #: Kinds that, turned up to start the discard pile, go back into the draw pile.
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_FOUR})
     #: Draw cards that are not challengeable: kind -> cards the next player draws.

@@ -115,6 +115,8 @@ class AllWild(UnoRules):
         PLAY_DRAWN: (frozenset({T.PLAY}), "must_play_drawn_card"),
         P.CHOOSE_TARGET: (frozenset({T.CHOOSE_TARGET}), "must_choose_target"),
     }
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"target_chosen", "swapped"}
+    bot_rank: ClassVar[dict[MoveType, int]] = {**UnoRules.bot_rank, T.CHOOSE_TARGET: 0}
     #: Every turned-up card stays and acts as if the dealer had played it.
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.WILD_DRAW_TWO: 2, Kind.WILD_DRAW_FOUR: 4}

@@ -126,6 +126,20 @@ class Dos(Variant):
         {MATCH, DRAW, PLACE, END_TURN, T.NEXT_ROUND}
     )
     side_moves: ClassVar[frozenset[MoveType]] = frozenset()
+    event_types: ClassVar[frozenset[str]] = Variant.event_types - {"uno", "caught"} | {
+        "center_row_dealt",
+        "matched",
+        "turn_ended",
+        "center_row_refilled",
+        "placed",
+    }
+    bot_rank: ClassVar[dict[MoveType, int]] = {
+        **Variant.bot_rank,
+        MATCH: 0,
+        PLACE: 0,
+        END_TURN: 2,
+        DRAW: 3,
+    }
     pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
         P.MATCHING: (frozenset({MATCH, END_TURN}), "must_match_or_end_turn"),
         P.DRAWN: (frozenset({MATCH, PLACE}), "must_match_or_place"),

@@ -90,6 +90,18 @@ class Duo(UnoRules):
         P.VOLLEY: (frozenset({T.PLAY, T.DRAW}), "must_continue_or_draw"),
         P.FORCED_RUN: (frozenset({T.PLAY}), "must_play_run"),
     }
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {
+        "draft_drew",
+        "draft_kept",
+        "draft_burned",
+        "draft_discarded",
+        "draft_over",
+    }
+    bot_rank: ClassVar[dict[MoveType, int]] = {
+        **UnoRules.bot_rank,
+        T.DRAFT_KEEP: 0,
+        T.DRAFT_DISCARD: 0,
+    }
     #: Every turned-up card stays (a turned Wild Draw Four acts, see ``first_card_effect``).
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
     draw_amounts: ClassVar[dict[Kind, int]] = {}

@@ -63,6 +63,8 @@ class PocketPizza(UnoRules):
         **UnoRules.pending_moves,
         P.GIVE: (frozenset({T.GIVE}), "must_give_card"),
     }
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"gave"}
+    bot_rank: ClassVar[dict[MoveType, int]] = {**UnoRules.bot_rank, T.GIVE: 0}
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_TWO, Kind.WILD_DIP})
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_ONE: 1}
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_TWO: (2, 2, 4)}
