@@ -91,6 +91,7 @@ class Flip(UnoRules):
         "player scores their own hand, and when a total reaches the target the lowest "
         "total wins (winner_rule 'lowest').",
     )
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"flipped"}
     #: A turned-up Wild Draw Two goes back into the draw pile (the round starts light).
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_TWO})
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_ONE: 1, Kind.DRAW_FIVE: 5}
