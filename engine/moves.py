@@ -64,6 +64,9 @@ NOT_NOW: dict[MoveType, str] = {
     T.END_TURN: "nothing_to_end",
 }
 
+if set(MOVE_FIELDS) != set(MoveType):  # pragma: no cover - fails at import
+    raise RuntimeError("every MoveType needs its MOVE_FIELDS entry")
+
 
 class MatchPart(NamedTuple):
     """DOS: one card of a match, with what a Wild DOS / Wild # is declared to be."""

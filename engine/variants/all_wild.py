@@ -1,5 +1,5 @@
 """UNO All Wild (``uno_all_wild``): 112 wild cards, no colours, no numbers
-(``/work/shared/rules/uno-all-wild.md``).
+(the rule book, ``uno-all-wild.md``).
 
 Every card plays on every card. A plain Wild does nothing; the seven wild action cards
 are Wild Reverse, Wild Skip, Wild Draw Two, Wild Draw Four, Wild Targeted Draw Two

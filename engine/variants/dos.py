@@ -1,5 +1,5 @@
 """DOS (``dos``): match the cards of a two-card center row by number, alone or in pairs
-that add up; colour bonuses put extra cards into the row (``/work/shared/rules/dos.md``).
+that add up; colour bonuses put extra cards into the row (the rule book, ``dos.md``).
 
 DOS has its own turn structure, so it subclasses ``Variant`` directly. The center row
 lives in ``State.ext.row`` (one ``RowCard`` per center-row card: the card, the hand cards

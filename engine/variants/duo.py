@@ -1,5 +1,5 @@
 """UNO Duo (``uno_duo``): two players, a draft instead of a deal, Draw Two volleys,
-Reverse colour runs, lowest total wins (``/work/shared/rules/uno-duo.md``).
+Reverse colour runs, lowest total wins (the rule book, ``uno-duo.md``).
 
 Decisions (pending types) beyond classic UNO's:
 

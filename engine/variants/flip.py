@@ -1,5 +1,5 @@
 """UNO Flip (``uno_flip``): double-sided cards, a light and a dark side with their own
-actions, the Flip that turns everything over (``/work/shared/rules/uno-flip.md``).
+actions, the Flip that turns everything over (the rule book, ``uno-flip.md``).
 
 Hidden information. The public catalog pairs every light face with its dark face by
 card id, so naming a card by catalog id would tell its other face. Therefore nothing a

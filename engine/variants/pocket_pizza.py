@@ -1,5 +1,5 @@
 """UNO Pocket Pizza Pizza (``uno_pocket_pizza``): 5-card hands, Draw One, Wild Dip and a
-challengeable Wild Draw Two (``/work/shared/rules/uno-pocket-pizza.md``).
+challengeable Wild Draw Two (the rule book, ``uno-pocket-pizza.md``).
 
 Decisions beyond classic UNO's: ``give`` (after a Wild Dip: the player, who has just
 drawn a card shown only to them, answers with ``give`` naming a card of their hand; it
