@@ -6,56 +6,35 @@ Each test is named after the rule line it checks; decks are stacked with
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
 
 import engine
-from engine import Color, Move, MoveType, Phase, RulesError, State
-from tests.support import DeckBuilder, ids, play, stacked_deck
+from engine import Color, Move, MoveType, Phase, State
+from tests.support import (
+    DeckBuilder,
+    card,
+    codes,
+    ids,
+    mv,
+    play,
+    rules_error,
+    stacked_deck,
+    stacked_game,
+)
 
 V = "uno_classic"
+
+#: A game of this variant dealt from a stacked deck (seed 7).
+game = partial(stacked_game, V)
 T = MoveType
 
 # Filler hands: cards that do not match each other's colour or number by accident.
 HAND0 = ["R1", "R2", "R3", "R4", "R5", "R6", "R7"]
 HAND1 = ["Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7"]
 HAND2 = ["G1", "G2", "G3", "G4", "G5", "G6", "G7"]
-
-
-def game(
-    hands: list[list[str]],
-    turned: str,
-    draw: tuple[str, ...] = (),
-    dealer: int = 0,
-    **options: Any,
-) -> State:
-    deck = stacked_deck(V, hands, turned, draw, dealer)
-    return engine.new_game(V, len(hands), seed=7, dealer=dealer, deck=deck, options=options or None)
-
-
-def card(state: State, seat: int, code: str) -> int:
-    """The id of the first card with ``code`` in ``seat``'s hand."""
-    cat = engine.find_variant(V).catalog
-    for c in state.hands[seat]:
-        if cat.code[0][c] == code:
-            return c
-    raise AssertionError(f"{code} not in hand {seat}")
-
-
-def codes(state: State, seat: int) -> list[str]:
-    cat = engine.find_variant(V).catalog
-    return [cat.code[0][c] for c in state.hands[seat]]
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    return err.value.code
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
 
 
 # ---------------------------------------------------------------- deal

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Color, InvalidState, Move, MoveType, Phase, RulesError, State
+from engine import Color, InvalidState, Move, MoveType, Phase, State
 from engine.events import redact_all
-from tests.support import DeckBuilder, play, top_deck
+from tests.support import DeckBuilder, card, codes, mv, play, rules_error, top_deck, with_hand
 
 V = "uno_duo"
 T = MoveType
@@ -58,37 +58,6 @@ def game(
     for _ in range(14):
         state, _ = engine.apply(state, mv("draft_keep", state.pending.player))
     return state
-
-
-def card(state: State, seat: int, code: str, nth: int = 0) -> int:
-    found = [c for c in state.hands[seat] if CAT.code[0][c] == code]
-    if len(found) <= nth:
-        raise AssertionError(f"{code} not in hand {seat}")
-    return found[nth]
-
-
-def codes(state: State, seat: int) -> list[str]:
-    return [CAT.code[0][c] for c in state.hands[seat]]
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    return err.value.code
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
-
-
-def with_hand(state: State, seat: int, keep: list[int]) -> State:
-    """``seat`` keeps only ``keep``; the rest of their hand goes under the draw pile."""
-    hand = state.hands[seat]
-    gone = tuple(c for c in hand if c not in keep)
-    hands = tuple(tuple(keep) if s == seat else h for s, h in enumerate(state.hands))
-    out = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
-    engine.check_invariants(out)
-    return out
 
 
 # ---------------------------------------------------------------- deck

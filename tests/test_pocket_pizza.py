@@ -5,16 +5,19 @@ it uses. Each test is named after the rule line it checks; decks are stacked wit
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 import pytest
 
 import engine
-from engine import Color, InvalidState, Move, MoveType, Phase, RulesError, SetupError, State
+from engine import Color, InvalidState, Move, MoveType, Phase, SetupError, State
 from engine.events import redact_all
-from tests.support import play, stacked_deck
+from tests.support import card, codes, mv, play, rules_error, stacked_deck, stacked_game, with_hand
 
 V = "uno_pocket_pizza"
+
+#: A game of this variant dealt from a stacked deck (seed 7).
+game = partial(stacked_game, V)
 T = MoveType
 CAT = engine.find_variant(V).catalog
 
@@ -22,47 +25,6 @@ CAT = engine.find_variant(V).catalog
 HAND0 = ["R1", "R2", "R3", "R4", "R5"]
 HAND1 = ["Y1", "Y2", "Y3", "Y4", "Y5"]
 HAND2 = ["G1", "G2", "G3", "G4", "G5"]
-
-
-def game(
-    hands: list[list[str]],
-    turned: str,
-    draw: tuple[str, ...] = (),
-    dealer: int = 0,
-    **options: Any,
-) -> State:
-    deck = stacked_deck(V, hands, turned, draw, dealer)
-    return engine.new_game(V, len(hands), seed=7, dealer=dealer, deck=deck, options=options or None)
-
-
-def card(state: State, seat: int, code: str) -> int:
-    for c in state.hands[seat]:
-        if CAT.code[0][c] == code:
-            return c
-    raise AssertionError(f"{code} not in hand {seat}")
-
-
-def codes(state: State, seat: int) -> list[str]:
-    return [CAT.code[0][c] for c in state.hands[seat]]
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    return err.value.code
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
-
-
-def with_hand(state: State, seat: int, keep: list[int]) -> State:
-    """``seat`` keeps only ``keep``; the rest of their hand goes under the draw pile."""
-    gone = tuple(c for c in state.hands[seat] if c not in keep)
-    hands = tuple(tuple(keep) if s == seat else h for s, h in enumerate(state.hands))
-    out = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
-    engine.check_invariants(out)
-    return out
 
 
 # ---------------------------------------------------------------- deck
