@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Move, MoveType, Phase, RulesError, State, find_variant
+from engine import Move, MoveType, Pending, Phase, RulesError, State, find_variant
 
 CardSpec = int | str
 
@@ -211,3 +211,15 @@ def with_hand(state: State, seat: int, keep: list[int]) -> State:
     out = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
     engine.check_invariants(out)
     return out
+
+
+def pend(state: State) -> Pending:
+    """The decision the state waits for (there must be one)."""
+    assert state.pending is not None, "no decision is pending"
+    return state.pending
+
+
+def round_scores(state: State) -> tuple[int, ...]:
+    """The last round's scores (a round must have been scored)."""
+    assert state.round_scores is not None, "no round has been scored"
+    return state.round_scores

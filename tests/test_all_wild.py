@@ -13,12 +13,13 @@ from functools import partial
 import pytest
 
 import engine
-from engine import Move, MoveType, Pending, Phase, State
+from engine import Move, MoveType, Phase, State
 from tests.support import (
     DeckBuilder,
     card,
     codes,
     mv,
+    pend,
     pl,
     play,
     rules_error,
@@ -74,12 +75,6 @@ def table(
     if scores is not None:
         raw["scores"] = scores
     return engine.from_dict(raw)
-
-
-def pend(state: State) -> Pending:
-    """The decision the state waits for (there must be one)."""
-    assert state.pending is not None
-    return state.pending
 
 
 def scored(state: State) -> tuple[int, ...]:

@@ -60,7 +60,7 @@ def test_fast_load_is_load(body: dict[str, Any]) -> None:
 
 def test_fast_load_takes_the_usual_bodies() -> None:
     state, move, token = {"variant": "uno_classic"}, {"type": "draw", "player": 0}, "t0k3n"
-    usual = [
+    usual: list[tuple[Any, dict[str, Any]]] = [
         (schemas.apply_body, {"state": state, "move": move}),
         (schemas.apply_body, {"move": move, "state_token": token}),
         (schemas.validate_body, {"state": state, "move": move}),
@@ -73,7 +73,7 @@ def test_fast_load_takes_the_usual_bodies() -> None:
     for schema, body in usual:
         fast = schema.fast_load(body)
         assert fast is not None and list(fast.items()) == list(schema.load(body).items())
-    unusual = [
+    unusual: list[tuple[Any, dict[str, Any]]] = [
         (schemas.apply_body, {"state": state}),
         (schemas.apply_body, {"state": state, "move": move, "state_token": token}),
         (schemas.apply_body, {"state": state, "move": move, "x": 1}),
