@@ -148,9 +148,9 @@ def _ids(value: Any, field: str, size: int) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _piles(hands_raw: list[Any], draw_raw: Any, discard_raw: Any, size: int) -> tuple[
-    tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]
-]:
+def _piles(
+    hands_raw: list[Any], draw_raw: Any, discard_raw: Any, size: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     """Hands, draw pile and discard pile as tuples of card ids.
 
     All the cards are checked at once, in C: ``bytes()`` takes only integers from 0 to

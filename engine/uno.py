@@ -37,8 +37,9 @@ class UnoPending(PendingType):
 
 
 P = UnoPending
-#: A card action: (variant, work, player, card, move, events) -> None.
-Effect = Callable[[Any, Work, int, int, Move, list[Event]], None]
+#: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
+#: for a turned-up card acting as if the dealer had played it (UNO All Wild).
+Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
 
 
 class UnoRules(Variant):
@@ -302,7 +303,9 @@ class UnoRules(Variant):
             ev["color"] = color.value if color else None
         events.append(ev)
 
-    def card_effect(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def card_effect(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_methods.get(self.catalog.kind[w.side][card])
         if effect is None:
@@ -311,17 +314,21 @@ class UnoRules(Variant):
             effect(w, player, card, move, events)
 
     @cached_property
-    def _effect_methods(self) -> dict[Kind, Callable[[Work, int, int, Move, list[Event]], None]]:
+    def _effect_methods(
+        self,
+    ) -> dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]]:
         """Kind -> the effect bound to this instance (bound once)."""
         return {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
 
-    def effect_skip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_skip(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         skipped = w.next_seat(player)
         events.append({"type": "skipped", "player": skipped})
         w.current = w.next_seat(skipped)
 
     def effect_reverse(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         if w.num_players == 2:  # README: a Reverse acts as a Skip with two players
             self.effect_skip(w, player, card, move, events)
@@ -332,14 +339,16 @@ class UnoRules(Variant):
         )
         w.current = w.next_seat(player)
 
-    def effect_draw(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_draw(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         victim = w.next_seat(player)
         self.draw_cards(w, victim, self.draw_amounts[self.kind(w, card)], events, "penalty")
         events.append(event("skipped", player=victim))
         w.current = w.next_seat(victim)
 
     def effect_challengeable_draw(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         victim = w.next_seat(player)
         before = w.discard[-2]

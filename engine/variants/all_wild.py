@@ -86,6 +86,14 @@ TARGETED = frozenset({WT2, WX})
 TARGETED_DRAW = 2
 
 
+def _chosen(move: Move | None) -> int:
+    """The opponent a targeted play names (``check_play`` has checked it). A turned-up
+    targeted card waits for ``choose_target`` instead, so it never comes here."""
+    if move is None or not isinstance(move.target, int):
+        raise TypeError(f"a targeted card's effect needs the play's target, not {move!r}")
+    return move.target
+
+
 @register
 class AllWild(UnoRules):
     id = "uno_all_wild"
@@ -170,13 +178,13 @@ class AllWild(UnoRules):
             w.pending = pending(P.CHOOSE_TARGET, dealer, card, then=w.next_seat(dealer))
         elif kind is WILD_REVERSE:
             if w.num_players == 2:  # acts as a Skip: the dealer plays first
-                self.effect_skip(w, dealer, card, None, events)  # type: ignore[arg-type]
+                self.effect_skip(w, dealer, card, None, events)
             else:
                 w.direction = -1
                 events.append(event("reversed", direction="counterclockwise"))
                 w.current = dealer
         else:
-            self.card_effect(w, dealer, card, None, events)  # type: ignore[arg-type]
+            self.card_effect(w, dealer, card, None, events)
 
     @lists(P.CHOOSE_TARGET)
     def legal_choose_target(self, state: State, player: int) -> list[Move]:
@@ -367,14 +375,14 @@ class AllWild(UnoRules):
 
     # ------------------------------------------------------------------ card actions
     def effect_targeted_draw(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """The chosen opponent draws 2 and does not lose their turn."""
-        self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
+        self.draw_cards(w, _chosen(move), TARGETED_DRAW, events, "penalty")
         w.current = w.next_seat(player)
 
     def effect_skip_two(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """The next two players (seats other than the player) lose their turn."""
         skipped = [s for s in (w.next_seat(player), w.next_seat(player, 2)) if s != player]
@@ -383,8 +391,10 @@ class AllWild(UnoRules):
         # Two players: one seat skipped, the player plays again; three: the same.
         w.current = w.next_seat(player, len(skipped) + 1)
 
-    def effect_swap(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
-        self.swap(w, player, move.target, events)  # type: ignore[arg-type]
+    def effect_swap(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
+        self.swap(w, player, _chosen(move), events)
         w.current = w.next_seat(player)
 
     effects = {

@@ -154,11 +154,14 @@ class Dos(Variant):
         out: list[Options] = []
         for c in cat.ids:
             kind = cat.kind[0][c]
-            color: Color = cat.color[0][c]  # type: ignore[assignment]  # None: Wild DOS only
+            if kind is Kind.WILD_DOS:  # no printed colour: it is the colour declared
+                out.append({2: tuple((MatchPart(c, k), k) for k in COLORS)})
+                continue
+            color = cat.color[0][c]
+            if color is None:
+                raise ValueError(f"DOS card {c}: only a Wild DOS has no colour")
             if kind is Kind.WILD_NUMBER:
                 out.append({n: ((MatchPart(c, None, n), color),) for n in NUMBERS})
-            elif kind is Kind.WILD_DOS:
-                out.append({2: tuple((MatchPart(c, k), k) for k in COLORS)})
             else:
                 out.append({cat.value[0][c] or 0: ((MatchPart(c), color),)})
         return tuple(out)

@@ -413,12 +413,14 @@ class Duo(UnoRules):
             raise RulesError("only a wild card takes a colour", code="color_not_allowed")
 
     # ------------------------------------------------------------------ effects
-    def effect_pass(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_pass(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         """A Reverse (alone or last in a run) passes the turn."""
         w.current = w.next_seat(player)
 
     def effect_volley(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Draw Two starts or continues a volley against the opponent."""
         victim = w.next_seat(player)

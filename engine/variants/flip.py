@@ -257,7 +257,9 @@ class Flip(UnoRules):
         )
         return top
 
-    def effect_flip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_flip(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         top = self.flip_table(w, player, events)
         nxt = w.next_seat(player)
         w.current = nxt
@@ -266,7 +268,7 @@ class Flip(UnoRules):
 
     # ------------------------------------------------------------------ other actions
     def effect_skip_everyone(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         others = [w.next_seat(player, k) for k in range(1, w.num_players)]
         events.append(event("skipped", players=others))

@@ -80,7 +80,7 @@ class PocketPizza(UnoRules):
 
     # ------------------------------------------------------------------ Wild Dip
     def effect_wild_dip(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         self.dip(w, player, events)
 
