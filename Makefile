@@ -37,8 +37,8 @@ export DEBIAN_FRONTEND := noninteractive
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
-	@echo "make test   install everything (Python packages, redis-server, chromium), then ruff and pytest"
-	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov"
+	@echo "make test   install everything (Python packages, redis-server, chromium), then make lint and pytest"
+	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
 	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"
@@ -102,11 +102,10 @@ chromium:
 run: install
 	PORT=$(PORT) exec $(BIN)/python -m service
 
-# ruff and pytest both run; either failing fails the target.
+# Every linter (make lint) and pytest run; any failing fails the target.
 test: install-dev redis-server chromium
 	@status=0; \
-	$(BIN)/ruff check . || status=1; \
-	$(BIN)/mypy engine || status=1; \
+	$(MAKE) --no-print-directory lint || status=1; \
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
 	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \
 	exit $$status
@@ -116,7 +115,7 @@ test: install-dev redis-server chromium
 # down in security/accepted.toml.
 lint: install-dev
 	@status=0; \
-	for cmd in "ruff check ." "mypy engine service tests" "hadolint Dockerfile" \
+	for cmd in "ruff check ." "mypy engine service tests benchmarks" "hadolint Dockerfile" \
 	           "yamllint --strict k8s .yamllint.yaml" "python security/scan.py"; do \
 	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \
 	done; \

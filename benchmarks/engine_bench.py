@@ -101,7 +101,7 @@ def throughput(seconds: float, slices: int, players: int = 4) -> dict[str, Any]:
 def sample_states(variant_id: str, count: int, rnd: random.Random) -> list[Any]:
     """States reached by random play, to time single calls on."""
     variant = find_variant(variant_id)
-    states = []
+    states: list[State] = []
     while len(states) < count:
         n = min(max(4, variant.min_players), variant.max_players)
         state, _ = variant.new_game(n, rnd.randrange(2**53))

@@ -25,8 +25,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def play_engine(variant_id: str, moves: int, players: int = 4) -> None:
-    """``moves`` moves of seeded random games of ``variant_id`` (as engine_bench plays)."""
+def play_engine(variant_id: str, moves: int, players: int = 4) -> int:
+    """``moves`` moves of seeded random games of ``variant_id`` (as engine_bench plays);
+    returns the moves the games' states counted (``moves``, unless a step failed)."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.engine_bench import random_step
     from engine import Phase, find_variant
@@ -35,10 +36,13 @@ def play_engine(variant_id: str, moves: int, players: int = 4) -> None:
     players = min(max(players, variant.min_players), variant.max_players)
     rnd = random.Random(2026)
     state, _ = variant.new_game(players, 1)
+    finished = 0
     for _ in range(moves):
         if state.phase is Phase.GAME_OVER:
+            finished += state.move_count
             state, _ = variant.new_game(players, rnd.randrange(2**53))
         state = random_step(variant, state, rnd)
+    return finished + state.move_count
 
 
 def play_rlcard(moves: int, players: int = 4) -> None:

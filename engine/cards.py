@@ -58,7 +58,19 @@ class Kind(StrEnum):
 #: Kinds played without a colour of their own (the player names one). DOS's Wild #
 #: keeps its printed colour and is handled by the DOS rules.
 COLORLESS_WILDS = frozenset(
-    k for k in Kind if k.value.startswith("wild") and k is not Kind.WILD_NUMBER
+    {
+        Kind.WILD,
+        Kind.WILD_DRAW_TWO,
+        Kind.WILD_DRAW_FOUR,
+        Kind.WILD_DRAW_COLOR,
+        Kind.WILD_DIP,
+        Kind.WILD_DOS,
+        Kind.WILD_REVERSE,
+        Kind.WILD_SKIP,
+        Kind.WILD_TARGETED_DRAW_TWO,
+        Kind.WILD_SKIP_TWO,
+        Kind.WILD_FORCED_SWAP,
+    }
 )
 
 

@@ -28,6 +28,46 @@ class MoveType(StrEnum):
     NEXT_ROUND = "next_round"
 
 
+T = MoveType
+
+
+#: Which move fields each move type may carry (``type`` and ``player`` always).
+MOVE_FIELDS: dict[MoveType, frozenset[str]] = {
+    T.PLAY: frozenset({"card", "color", "target", "chain", "uno"}),
+    T.DRAW: frozenset(),
+    T.PASS: frozenset(),
+    T.CHOOSE_COLOR: frozenset({"color"}),
+    T.CHOOSE_TARGET: frozenset({"target"}),
+    T.CHALLENGE: frozenset(),
+    T.ACCEPT: frozenset(),
+    T.UNO: frozenset(),
+    T.CATCH: frozenset({"target"}),
+    T.GIVE: frozenset({"card", "uno"}),
+    T.DRAFT_KEEP: frozenset(),
+    T.DRAFT_DISCARD: frozenset(),
+    T.MATCH: frozenset({"target", "cards"}),
+    T.PLACE: frozenset({"card"}),
+    T.END_TURN: frozenset(),
+    T.NEXT_ROUND: frozenset(),
+}
+
+#: The code for a move sent when nothing it answers is pending.
+NOT_NOW: dict[MoveType, str] = {
+    T.PASS: "nothing_to_pass",
+    T.CHOOSE_COLOR: "no_color_to_choose",
+    T.CHOOSE_TARGET: "no_target_to_choose",
+    T.CHALLENGE: "nothing_to_challenge",
+    T.ACCEPT: "nothing_to_accept",
+    T.GIVE: "nothing_to_give",
+    T.DRAFT_KEEP: "not_drafting",
+    T.DRAFT_DISCARD: "not_drafting",
+    T.END_TURN: "nothing_to_end",
+}
+
+if set(MOVE_FIELDS) != set(MoveType):  # pragma: no cover - fails at import
+    raise RuntimeError("every MoveType needs its MOVE_FIELDS entry")
+
+
 class MatchPart(NamedTuple):
     """DOS: one card of a match, with what a Wild DOS / Wild # is declared to be."""
 

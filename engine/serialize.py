@@ -10,13 +10,17 @@ numbers in JavaScript).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import chain
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .cards import Color
 from .errors import EngineError, InvalidState
 from .registry import find_variant
-from .state import Pending, Phase, State
+from .state import FIELDS, Pending, Phase, State
+
+if TYPE_CHECKING:
+    from .variant import Variant
 
 SCHEMA = 1
 MASK64 = (1 << 64) - 1
@@ -29,42 +33,72 @@ _COLORS = {c.value: c for c in Color}
 PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 
 
+def _same(value: Any, variant: Variant) -> Any:
+    return value
+
+
+def _list(value: tuple[Any, ...], variant: Variant) -> list[Any]:
+    return list(value)
+
+
+def _list_or_none(value: tuple[Any, ...] | None, variant: Variant) -> list[Any] | None:
+    return None if value is None else list(value)
+
+
+def _enum_or_none(value: Phase | Color | None, variant: Variant) -> str | None:
+    return None if value is None else value.value
+
+
+def _pending_json(pend: Pending | None, variant: Variant) -> dict[str, Any] | None:
+    if pend is None:
+        return None
+    return {
+        "type": pend.type.value,
+        "player": pend.player,
+        "card": pend.card,
+        "data": {k: _jsonable(v) for k, v in pend.data},
+    }
+
+
+#: Each ``State`` field: its JSON key and how its value is written.
+_WRITERS: dict[str, tuple[str, Callable[[Any, Variant], Any]]] = {
+    "variant": ("variant", _same),
+    "num_players": ("players", _same),
+    "options": ("options", lambda v, _: dict(v)),
+    "seed": ("seed", _same),
+    "rng": ("rng", lambda v, _: {"state": f"{v[0]:016x}", "inc": f"{v[1]:016x}"}),
+    "phase": ("phase", _enum_or_none),
+    "round": ("round", _same),
+    "dealer": ("dealer", _same),
+    "direction": ("direction", _same),
+    "current": ("current", _same),
+    "side": ("side", _same),
+    "hands": ("hands", lambda v, _: [list(h) for h in v]),
+    "draw_pile": ("draw_pile", _list),
+    "discard": ("discard", _list),
+    "active_color": ("active_color", _enum_or_none),
+    "pending": ("pending", _pending_json),
+    "exposed": ("exposed", _list),
+    "scores": ("scores", _list),
+    "round_scores": ("round_scores", _list_or_none),
+    "round_winner": ("round_winner", _same),
+    "winners": ("winners", _list),
+    "move_count": ("move_count", _same),
+    "ext": ("ext", lambda v, variant: variant.ext_to_json(v)),
+}
+if tuple(_WRITERS) != FIELDS:  # pragma: no cover - fails at import when State changes
+    raise RuntimeError("engine.serialize must map every State field, in State's order")
+_OUT = tuple(_WRITERS.values())
+#: The JSON keys of a state: ``schema`` and one per ``State`` field.
+KEYS = frozenset({"schema", *(key for key, _ in _OUT)})
+
+
 def to_dict(state: State) -> dict[str, Any]:
     variant = find_variant(state.variant)
-    pend = state.pending
-    return {
-        "schema": SCHEMA,
-        "variant": state.variant,
-        "players": state.num_players,
-        "options": dict(state.options),
-        "seed": state.seed,
-        "rng": {"state": f"{state.rng[0]:016x}", "inc": f"{state.rng[1]:016x}"},
-        "phase": state.phase.value,
-        "round": state.round,
-        "dealer": state.dealer,
-        "direction": state.direction,
-        "current": state.current,
-        "side": state.side,
-        "hands": [list(h) for h in state.hands],
-        "draw_pile": list(state.draw_pile),
-        "discard": list(state.discard),
-        "active_color": state.active_color.value if state.active_color else None,
-        "pending": None
-        if pend is None
-        else {
-            "type": pend.type,
-            "player": pend.player,
-            "card": pend.card,
-            "data": {k: _jsonable(v) for k, v in pend.data},
-        },
-        "exposed": list(state.exposed),
-        "scores": list(state.scores),
-        "round_scores": list(state.round_scores) if state.round_scores is not None else None,
-        "round_winner": state.round_winner,
-        "winners": list(state.winners),
-        "move_count": state.move_count,
-        "ext": variant.ext_to_json(state.ext),
-    }
+    out: dict[str, Any] = {"schema": SCHEMA}
+    for (key, write), value in zip(_OUT, state, strict=True):
+        out[key] = write(value, variant)
+    return out
 
 
 def _jsonable(value: Any) -> Any:
@@ -79,14 +113,6 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_frozen(v) for v in value)
     return value
-
-
-KEYS = {
-    "schema", "variant", "players", "options", "seed", "rng", "phase", "round", "dealer",
-    "direction", "current", "side", "hands", "draw_pile", "discard", "active_color",
-    "pending", "exposed", "scores", "round_scores", "round_winner", "winners",
-    "move_count", "ext",
-}  # fmt: skip
 
 
 def _fail(field: str, detail: str) -> InvalidState:
@@ -122,9 +148,9 @@ def _ids(value: Any, field: str, size: int) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _piles(hands_raw: list[Any], draw_raw: Any, discard_raw: Any, size: int) -> tuple[
-    tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]
-]:
+def _piles(
+    hands_raw: list[Any], draw_raw: Any, discard_raw: Any, size: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     """Hands, draw pile and discard pile as tuples of card ids.
 
     All the cards are checked at once, in C: ``bytes()`` takes only integers from 0 to
@@ -224,7 +250,8 @@ def _from_dict(raw: Any) -> State:
     if pend_raw is not None:
         if not isinstance(pend_raw, dict) or set(pend_raw) != {"type", "player", "card", "data"}:
             raise _fail("pending", "must be {type, player, card, data} or null")
-        if pend_raw["type"] not in variant.pending_moves:
+        ptype = variant.decisions.get(pend_raw["type"])
+        if ptype is None:
             raise _fail("pending.type", f"{pend_raw['type']!r} is not a decision of {variant.id}")
         pplayer = _int(pend_raw, "player", 0, n - 1)
         pcard = pend_raw["card"]
@@ -234,7 +261,7 @@ def _from_dict(raw: Any) -> State:
         if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
             raise _fail("pending.data", "must be an object")
         pend = Pending(
-            pend_raw["type"],
+            ptype,
             pplayer,
             pcard,
             tuple(sorted((k, _frozen(v)) for k, v in data.items())),
@@ -254,10 +281,30 @@ def _from_dict(raw: Any) -> State:
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise _fail("ext", f"malformed: {exc}") from None
     state = State(
-        variant.id, n, options, seed, rng, phase, round_, dealer, direction, current, side,
-        hands, draw_pile, discard, active_color, pend, exposed, scores, round_scores,
-        round_winner, winners, move_count, ext,
-    )  # fmt: skip
+        variant=variant.id,
+        num_players=n,
+        options=options,
+        seed=seed,
+        rng=rng,
+        phase=phase,
+        round=round_,
+        dealer=dealer,
+        direction=direction,
+        current=current,
+        side=side,
+        hands=hands,
+        draw_pile=draw_pile,
+        discard=discard,
+        active_color=active_color,
+        pending=pend,
+        exposed=exposed,
+        scores=scores,
+        round_scores=round_scores,
+        round_winner=round_winner,
+        winners=winners,
+        move_count=move_count,
+        ext=ext,
+    )
     check_invariants(state)
     return state
 
@@ -308,11 +355,6 @@ def check_invariants(state: State) -> None:
         raise InvalidState("winners are only set when the game is over", field="winners")
     if state.pending is not None and (phase is ROUND_OVER or phase is GAME_OVER):
         raise InvalidState("no decision can be pending after the round", field="pending")
-    pend = state.pending
-    if pend is not None and pend.type == "play_drawn" and pend.card not in state.hands[pend.player]:
-        raise InvalidState(
-            "the drawn card awaiting a decision is not in the player's hand", field="pending.card"
-        )
     if phase is PLAY and variant.uno_rule and not all(state.hands):
         empty = next(s for s, h in enumerate(state.hands) if not h)
         raise InvalidState(f"seat {empty} has no cards but the round is still on", field="hands")

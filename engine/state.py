@@ -5,11 +5,17 @@ A ``State`` is a ``NamedTuple`` of immutable values (ints, strings, enums, tuple
 states compare by value, are safe to share, and ``apply`` never changes its input:
 it copies the state into a ``Work`` (a shallow copy, field by field), changes that,
 and freezes it into a new ``State``. Unchanged tuples are shared, not copied.
+
+``State`` is the one declaration of the fields (names, order, types, defaults): the
+``Work`` class is made from it (``dataclasses.make_dataclass``), and the JSON form
+(``engine.serialize``) maps each of its fields. Seat arithmetic is ``seat_after``.
 """
 
 from __future__ import annotations
 
+from dataclasses import field, make_dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import Color
@@ -23,13 +29,19 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+class PendingType(StrEnum):
+    """The base of the decision enums. Each rules module declares its own decisions as
+    a subclass (``engine.uno.UnoPending``, ``engine.variants.duo.DuoPending``, ...) and
+    a variant lists the ones it uses in ``Variant.pending_moves``."""
+
+
 class Pending(NamedTuple):
     """A decision the game waits for: its ``type``, the ``player`` who must make it,
     an optional ``card`` it concerns, and private ``data`` (key/value pairs) that only
     the engine reads. Views show ``type`` and ``player``; ``card`` only to that player
     where the variant allows."""
 
-    type: str
+    type: PendingType
     player: int
     card: int | None = None
     data: tuple[tuple[str, Any], ...] = ()
@@ -41,74 +53,111 @@ class Pending(NamedTuple):
         return default
 
 
-def pending(type_: str, player: int, card: int | None = None, **data: Any) -> Pending:
+def pending(type_: PendingType, player: int, card: int | None = None, **data: Any) -> Pending:
     """Build a ``Pending`` with its data sorted by key (one canonical form)."""
     return Pending(type_, player, card, tuple(sorted(data.items())))
 
 
+def seat_after(seat: int, players: int, steps: int = 1, direction: int = 1) -> int:
+    """The seat ``steps`` places after ``seat`` at a table of ``players``, going
+    ``direction`` (1 clockwise, -1 counterclockwise). The one place seats are counted."""
+    return (seat + direction * steps) % players
+
+
+def _option(self: Any, name: str, default: Any = None) -> Any:
+    """The value of game option ``name``."""
+    for k, v in self.options:
+        if k == name:
+            return v
+    return default
+
+
+def _top(self: Any) -> int:
+    """The id of the card in play (top of the discard pile)."""
+    return self.discard[-1]  # type: ignore[no-any-return]
+
+
+def _next_seat(self: Any, seat: int, steps: int = 1) -> int:
+    """The seat ``steps`` places after ``seat`` in the current direction of play."""
+    return seat_after(seat, self.num_players, steps, self.direction)
+
+
 class State(NamedTuple):
-    """A complete game: everything needed to continue, including the generator."""
+    """A complete game: everything needed to continue, including the generator.
+
+    The one declaration of the state's fields (see the module docstring)."""
 
     variant: str
     num_players: int
     options: tuple[tuple[str, Any], ...]
     seed: int
     rng: Rng
-    phase: Phase
-    round: int
-    dealer: int
-    direction: int
-    current: int
-    side: int
-    hands: tuple[tuple[int, ...], ...]
-    draw_pile: tuple[int, ...]
-    discard: tuple[int, ...]
-    active_color: Color | None
-    pending: Pending | None
-    exposed: tuple[int, ...]
-    scores: tuple[int, ...]
-    round_scores: tuple[int, ...] | None
-    round_winner: int | None
-    winners: tuple[int, ...]
-    move_count: int
-    ext: Any
+    phase: Phase = Phase.PLAY
+    round: int = 1
+    dealer: int = 0
+    direction: int = 1
+    current: int = 0
+    side: int = 0
+    hands: tuple[tuple[int, ...], ...] = ()
+    draw_pile: tuple[int, ...] = ()
+    discard: tuple[int, ...] = ()
+    active_color: Color | None = None
+    pending: Pending | None = None
+    exposed: tuple[int, ...] = ()
+    scores: tuple[int, ...] = ()
+    round_scores: tuple[int, ...] | None = None
+    round_winner: int | None = None
+    winners: tuple[int, ...] = ()
+    move_count: int = 0
+    ext: Any = None
 
     def option(self, name: str, default: Any = None) -> Any:
-        for k, v in self.options:
-            if k == name:
-                return v
-        return default
+        return _option(self, name, default)
 
     @property
     def top(self) -> int:
-        """The id of the card in play (top of the discard pile)."""
-        return self.discard[-1]
+        return _top(self)
+
+    def next_seat(self, seat: int, steps: int = 1) -> int:
+        return _next_seat(self, seat, steps)
 
 
 FIELDS = State._fields
-
-# Work mirrors State field by field. Its __init__ and freeze() are generated so that
-# copying a state costs one call, not a loop of setattr (apply's hot path).
-_init_src = "def __init__(self, {args}):\n{body}".format(
-    args=", ".join(FIELDS), body="\n".join(f"    self.{f} = {f}" for f in FIELDS)
-)
-_freeze_src = "def freeze(self):\n    return _new(State, ({vals},))".format(
-    vals=", ".join(f"self.{f}" for f in FIELDS)
-)
+_values = attrgetter(*FIELDS)
+_new = tuple.__new__
 
 
-class Work:
-    """A mutable copy of a ``State`` for the duration of one ``apply``.
+class _WorkMethods:
+    """What a ``Work`` does beyond holding the fields."""
 
-    Fields hold the same immutable values as the state; rules replace them
-    (``w.hands`` is a list of tuples, one per seat, so one hand can be replaced).
-    """
+    __slots__ = ()
 
-    # prev_color: the colour in play before the card just played (set by a play, read
-    # by challengeable cards); transient, never part of a State.
-    __slots__ = (*FIELDS, "prev_color")
+    option = _option
+    top = property(_top)
+    next_seat = _next_seat
 
-    if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    @classmethod
+    def of(cls: Any, state: State) -> Work:
+        work = cls(*state)
+        work.hands = list(state.hands)
+        return work
+
+    def freeze(self: Any) -> State:
+        """The new ``State`` (hands back into a tuple)."""
+        hands = self.hands
+        if type(hands) is list:
+            self.hands = tuple(hands)
+        return _new(State, _values(self))  # type: ignore[no-any-return]
+
+
+if TYPE_CHECKING:  # pragma: no cover - the same fields, as the type checker sees them
+
+    class Work(_WorkMethods):
+        """A mutable copy of a ``State`` for the duration of one ``apply``.
+
+        For the type checker only: at run time ``Work`` is made from ``State``'s
+        fields (below). tests/test_state.py checks that these agree with ``State``."""
+
         variant: str
         num_players: int
         options: tuple[tuple[str, Any], ...]
@@ -120,7 +169,7 @@ class Work:
         direction: int
         current: int
         side: int
-        hands: Any
+        hands: Any  # a list of tuples while a move is applied, one per seat
         draw_pile: tuple[int, ...]
         discard: tuple[int, ...]
         active_color: Color | None
@@ -134,70 +183,18 @@ class Work:
         ext: Any
         prev_color: Color | None
 
-        # The real __init__ is generated below from FIELDS (same order as State).
-        def __init__(
-            self,
-            variant: str,
-            num_players: int,
-            options: tuple[tuple[str, Any], ...],
-            seed: int,
-            rng: Rng,
-            phase: Phase,
-            round: int,
-            dealer: int,
-            direction: int,
-            current: int,
-            side: int,
-            hands: Any,
-            draw_pile: tuple[int, ...],
-            discard: tuple[int, ...],
-            active_color: Color | None,
-            pending: Pending | None,
-            exposed: tuple[int, ...],
-            scores: tuple[int, ...],
-            round_scores: tuple[int, ...] | None,
-            round_winner: int | None,
-            winners: tuple[int, ...],
-            move_count: int,
-            ext: Any,
-        ) -> None: ...
+        def __init__(self, *values: Any) -> None: ...
 
-    def freeze(self) -> State:  # replaced below by the generated version
-        raise NotImplementedError
-
-    @classmethod
-    def of(cls, state: State) -> Work:
-        work = cls(*state)
-        work.hands = list(state.hands)
-        return work
-
-    def option(self, name: str, default: Any = None) -> Any:
-        for k, v in self.options:
-            if k == name:
-                return v
-        return default
-
-    @property
-    def top(self) -> int:
-        return self.discard[-1]
-
-    def next_seat(self, seat: int, steps: int = 1) -> int:
-        """The seat ``steps`` places after ``seat`` in the current direction."""
-        return (seat + self.direction * steps) % self.num_players
-
-
-_namespace: dict[str, Any] = {"_new": tuple.__new__, "State": State}
-exec(_init_src, _namespace)  # noqa: S102 - generated from the field list above
-exec(_freeze_src, _namespace)  # noqa: S102
-Work.__init__ = _namespace["__init__"]  # type: ignore[method-assign]
-_freeze = _namespace["freeze"]
-
-
-def _freeze_work(self: Work) -> State:
-    hands = self.hands
-    if type(hands) is list:
-        self.hands = tuple(hands)
-    return _freeze(self)  # type: ignore[no-any-return]
-
-
-Work.freeze = _freeze_work  # type: ignore[method-assign]
+else:
+    #: A mutable copy of a ``State`` for the duration of one ``apply``: ``State``'s
+    #: fields (``w.hands`` a list of tuples, one per seat, so one hand can be replaced),
+    #: plus ``prev_color``: the colour in play before the card just played (set by a
+    #: play, read by challengeable cards; transient, never part of a State).
+    Work = make_dataclass(
+        "Work",
+        [*State.__annotations__.items(), ("prev_color", "Color | None", field(default=None))],
+        bases=(_WorkMethods,),
+        slots=True,
+        eq=False,
+        namespace={"__module__": __name__},
+    )

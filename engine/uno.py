@@ -2,8 +2,8 @@
 
 A turn: play a matching card (or any wild), or draw one; a playable drawn card may
 be played at once or kept (``pass``). Card actions are looked up by kind in
-``effects`` (a dict of method names), so a variant adds or replaces actions without
-touching the turn itself. Decisions wait in ``State.pending``:
+``effects`` (kind -> effect function), so a variant adds or replaces actions without
+touching the turn itself. Decisions (``UnoPending``) wait in ``State.pending``:
 
 - ``choose_color``: a turned-up (or revealed) wild needs a colour;
 - ``play_drawn``: play the card just drawn, or ``pass``;
@@ -12,7 +12,9 @@ touching the turn itself. Decisions wait in ``State.pending``:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from types import MethodType
 from typing import Any, ClassVar
 
 from . import rng as prng
@@ -20,10 +22,24 @@ from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
 from .moves import Move, MoveType
-from .state import Pending, Phase, State, Work, pending
-from .variant import OptionSpec, Variant
+from .state import Pending, PendingType, Phase, State, Work, pending
+from .variant import OptionSpec, Variant, handles, lists
 
 T = MoveType
+
+
+class UnoPending(PendingType):
+    """The decisions of classic UNO (most variants reuse them)."""
+
+    CHOOSE_COLOR = "choose_color"
+    PLAY_DRAWN = "play_drawn"
+    CHALLENGE = "challenge"
+
+
+P = UnoPending
+#: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
+#: for a turned-up card acting as if the dealer had played it (UNO All Wild).
+Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
 
 
 class UnoRules(Variant):
@@ -42,10 +58,30 @@ class UnoRules(Variant):
             T.NEXT_ROUND,
         }
     )
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
-        "choose_color": (frozenset({T.CHOOSE_COLOR}), "must_choose_color"),
-        "play_drawn": (frozenset({T.PLAY, T.PASS}), "must_play_or_pass"),
-        "challenge": (frozenset({T.CHALLENGE, T.ACCEPT}), "must_answer_challenge"),
+    pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
+        P.CHOOSE_COLOR: (frozenset({T.CHOOSE_COLOR}), "must_choose_color"),
+        P.PLAY_DRAWN: (frozenset({T.PLAY, T.PASS}), "must_play_or_pass"),
+        P.CHALLENGE: (frozenset({T.CHALLENGE, T.ACCEPT}), "must_answer_challenge"),
+    }
+    event_types: ClassVar[frozenset[str]] = Variant.event_types | {
+        "returned_to_deck",
+        "turned_up",
+        "played",
+        "passed",
+        "skipped",
+        "reversed",
+        "color_chosen",
+        "accepted",
+        "challenged",
+    }
+    bot_rank: ClassVar[dict[MoveType, int]] = {
+        **Variant.bot_rank,
+        T.PLAY: 0,
+        T.CHOOSE_COLOR: 0,
+        T.CHALLENGE: 0,
+        T.ACCEPT: 1,
+        T.PASS: 2,
+        T.DRAW: 3,
     }
     #: Kinds that, turned up to start the discard pile, go back into the draw pile.
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_FOUR})
@@ -53,13 +89,9 @@ class UnoRules(Variant):
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_TWO: 2}
     #: Challengeable wild draw cards: kind -> (draw, guilty penalty, not-guilty penalty).
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_FOUR: (4, 4, 6)}
-    #: Card actions: kind -> name of the method applying it after the card is played.
-    effects: ClassVar[dict[Kind, str]] = {
-        Kind.SKIP: "effect_skip",
-        Kind.REVERSE: "effect_reverse",
-        Kind.DRAW_TWO: "effect_draw",
-        Kind.WILD_DRAW_FOUR: "effect_challengeable_draw",
-    }
+    #: Card actions: kind -> the function applying it after the card is played (set
+    #: below the effect methods, at the end of the class).
+    effects: ClassVar[dict[Kind, Effect]]
 
     def extra_options(self) -> list[OptionSpec]:
         if not self.challenge_cards:
@@ -122,7 +154,7 @@ class UnoRules(Variant):
         kind = self.kind(w, card)
         if self.is_wild(w, card):
             w.current = first
-            w.pending = pending("choose_color", first, then=first)
+            w.pending = pending(P.CHOOSE_COLOR, first, then=first)
         elif kind is Kind.SKIP:
             events.append(event("skipped", player=first))
             w.current = w.next_seat(first)
@@ -182,14 +214,17 @@ class UnoRules(Variant):
         moves.append(self._draw_moves[player])
         return moves
 
+    @lists(P.PLAY_DRAWN)
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         pend = state.pending
         assert pend is not None and pend.card is not None  # a play_drawn decision names its card
         return [*self.play_moves(state, player, pend.card), Move(T.PASS, player)]
 
+    @lists(P.CHOOSE_COLOR)
     def legal_choose_color(self, state: State, player: int) -> list[Move]:
         return [Move(T.CHOOSE_COLOR, player, color=c) for c in self.colors_for(state)]
 
+    @lists(P.CHALLENGE)
     def legal_challenge(self, state: State, player: int) -> list[Move]:
         return [Move(T.CHALLENGE, player), Move(T.ACCEPT, player)]
 
@@ -243,6 +278,7 @@ class UnoRules(Variant):
             raise RulesError("only a wild card takes a colour", code="color_not_allowed")
         return cat.color[w.side][card]
 
+    @handles(T.PLAY)
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         card, color = self.check_play(w, move)
         player = move.player
@@ -267,26 +303,32 @@ class UnoRules(Variant):
             ev["color"] = color.value if color else None
         events.append(ev)
 
-    def card_effect(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def card_effect(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_methods.get(self.catalog.kind[w.side][card])
         if effect is None:
-            w.current = (player + w.direction) % w.num_players
+            w.current = w.next_seat(player)
         else:
             effect(w, player, card, move, events)
 
     @cached_property
-    def _effect_methods(self) -> dict[Kind, Any]:
-        """Kind -> bound effect method, resolved once from ``effects``."""
-        return {kind: getattr(self, name) for kind, name in self.effects.items()}
+    def _effect_methods(
+        self,
+    ) -> dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]]:
+        """Kind -> the effect bound to this instance (bound once)."""
+        return {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
 
-    def effect_skip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
-        skipped = (player + w.direction) % w.num_players
+    def effect_skip(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
+        skipped = w.next_seat(player)
         events.append({"type": "skipped", "player": skipped})
-        w.current = (skipped + w.direction) % w.num_players
+        w.current = w.next_seat(skipped)
 
     def effect_reverse(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         if w.num_players == 2:  # README: a Reverse acts as a Skip with two players
             self.effect_skip(w, player, card, move, events)
@@ -297,19 +339,21 @@ class UnoRules(Variant):
         )
         w.current = w.next_seat(player)
 
-    def effect_draw(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_draw(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         victim = w.next_seat(player)
         self.draw_cards(w, victim, self.draw_amounts[self.kind(w, card)], events, "penalty")
         events.append(event("skipped", player=victim))
         w.current = w.next_seat(victim)
 
     def effect_challengeable_draw(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         victim = w.next_seat(player)
         before = w.discard[-2]
         w.pending = pending(
-            "challenge",
+            P.CHALLENGE,
             victim,
             card,
             offender=player,
@@ -317,6 +361,13 @@ class UnoRules(Variant):
             hand=w.hands[player],  # the hand that is checked, revealed on a challenge
         )
         w.current = victim
+
+    effects = {
+        Kind.SKIP: effect_skip,
+        Kind.REVERSE: effect_reverse,
+        Kind.DRAW_TWO: effect_draw,
+        Kind.WILD_DRAW_FOUR: effect_challengeable_draw,
+    }
 
     def go_out(self, w: Work, player: int, card: int, events: list[Event]) -> None:
         """The player played their last card: draw cards take effect, then score."""
@@ -346,6 +397,7 @@ class UnoRules(Variant):
             )
         return any(not cat.wild[side][c] and cat.color[side][c] is prev_color for c in hand)
 
+    @handles(T.ACCEPT)
     def on_accept(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         assert pend is not None
@@ -356,6 +408,7 @@ class UnoRules(Variant):
         self.challenge_draw(w, victim, draw, pend.card, events)  # type: ignore[arg-type]
         self.after_wild_draw(w, victim, pend.get("offender"), events)
 
+    @handles(T.CHALLENGE)
     def on_challenge(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         assert pend is not None
@@ -369,9 +422,7 @@ class UnoRules(Variant):
             secret_event(
                 "challenged",
                 to=(victim,),
-                secret={
-                    "hand": self.private_refs(w, pend.get("hand", w.hands[offender]))
-                },
+                secret={"hand": self.private_refs(w, pend.get("hand", w.hands[offender]))},
                 player=victim,
                 target=offender,
                 guilty=guilty,
@@ -396,19 +447,22 @@ class UnoRules(Variant):
         w.current = w.next_seat(victim)
 
     # ------------------------------------------------------------------ other moves
+    @handles(T.DRAW)
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move.player
         drawn = self.draw_cards(w, player, 1, events, "draw")
         if drawn and self.playable(w, drawn[0]):
-            w.pending = Pending("play_drawn", player, drawn[0])
+            w.pending = Pending(P.PLAY_DRAWN, player, drawn[0])
         else:
             w.current = w.next_seat(player)
 
+    @handles(T.PASS)
     def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
         w.pending = None
         events.append(event("passed", player=move.player))
         w.current = w.next_seat(move.player)
 
+    @handles(T.CHOOSE_COLOR)
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         assert pend is not None
@@ -429,10 +483,19 @@ class UnoRules(Variant):
     def check_state(self, state: State) -> None:
         from .errors import InvalidState
 
+        pend = state.pending
+        if (
+            pend is not None
+            and pend.type is P.PLAY_DRAWN
+            and pend.card not in state.hands[pend.player]
+        ):
+            raise InvalidState(
+                "the drawn card awaiting a decision is not in the player's hand",
+                field="pending.card",
+            )
         if state.phase is Phase.PLAY and not state.discard:
             raise InvalidState("the discard pile is empty during play", field="discard")
-        pend = state.pending
-        if pend is not None and pend.type == "challenge":
+        if pend is not None and pend.type is P.CHALLENGE:
             # The answer to a challenge reads these: a state without them cannot go on.
             offender, guilty = pend.get("offender"), pend.get("guilty")
             if (

@@ -1,24 +1,37 @@
-"""The variant base: static facts, setup, the guarded ``apply`` pipeline, drawing and
-reshuffling, the end of rounds and games, views, scores and serialization.
+"""The variant base: setup, the guarded ``apply`` pipeline, legal moves, the UNO call
+and the state checks. It builds on one layer per concern, each a module:
+``facts`` (id, players, options, catalog, metadata) < ``views`` (card references and
+views) < ``drawing`` (deal, draw, reshuffle) < ``scoring`` (rounds, totals, winners)
+< ``variant``; the dispatch tables are ``engine.dispatch``.
 
 A variant subclasses ``Variant`` (or the UNO turn machinery in ``engine.uno``) and
-overrides only what differs. Move handlers are methods named ``on_<move type>``; legal
-moves come from ``legal_turn`` (no decision pending) or ``legal_<pending type>``.
+overrides only what differs. A move handler is a method marked ``@handles(MoveType.X)``;
+the legal answers to a decision come from a method marked ``@lists(SomePending.Y)``, and
+``legal_turn`` lists the moves of a turn with no decision pending. Overriding a marked
+method (same name) replaces the handler. The tables from type to method are built once,
+when the class is created, and checked there: a move type in ``move_types`` without a
+handler, or a decision in ``pending_moves`` without its legal moves, is a ``TypeError``
+at import, not an error in the middle of a game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import Any, ClassVar
+from types import MethodType
+from typing import Any
 
 from . import rng as prng
-from .cards import Catalog, Color, Kind, load_catalog
+from .cards import Kind
+from .dispatch import handles, lists
 from .errors import RulesError, SetupError
 from .events import Event, event
-from .moves import Move, MoveType
-from .state import Pending, Phase, State, Work
+from .moves import MOVE_FIELDS, NOT_NOW, Move, MoveType
+from .options import OptionSpec
+from .scoring import Scoring
+from .state import PendingType, Phase, State, Work, seat_after
+
+__all__ = ["OptionSpec", "Variant", "handles", "lists"]
 
 MAX_SEED = (1 << 64) - 1
 
@@ -31,150 +44,14 @@ NEXT_ROUND = T.NEXT_ROUND
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
 
-#: Which move fields each move type may carry (``type`` and ``player`` always).
-MOVE_FIELDS: dict[MoveType, frozenset[str]] = {
-    T.PLAY: frozenset({"card", "color", "target", "chain", "uno"}),
-    T.DRAW: frozenset(),
-    T.PASS: frozenset(),
-    T.CHOOSE_COLOR: frozenset({"color"}),
-    T.CHOOSE_TARGET: frozenset({"target"}),
-    T.CHALLENGE: frozenset(),
-    T.ACCEPT: frozenset(),
-    T.UNO: frozenset(),
-    T.CATCH: frozenset({"target"}),
-    T.GIVE: frozenset({"card", "uno"}),
-    T.DRAFT_KEEP: frozenset(),
-    T.DRAFT_DISCARD: frozenset(),
-    T.MATCH: frozenset({"target", "cards"}),
-    T.PLACE: frozenset({"card"}),
-    T.END_TURN: frozenset(),
-    T.NEXT_ROUND: frozenset(),
-}
 
-#: The code for a move sent when nothing it answers is pending.
-NOT_NOW: dict[MoveType, str] = {
-    T.PASS: "nothing_to_pass",
-    T.CHOOSE_COLOR: "no_color_to_choose",
-    T.CHOOSE_TARGET: "no_target_to_choose",
-    T.CHALLENGE: "nothing_to_challenge",
-    T.ACCEPT: "nothing_to_accept",
-    T.GIVE: "nothing_to_give",
-    T.DRAFT_KEEP: "not_drafting",
-    T.DRAFT_DISCARD: "not_drafting",
-    T.END_TURN: "nothing_to_end",
-}
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """A game option: allowed ``choices`` (or an integer range) and the default."""
-
-    name: str
-    default: Any
-    description: str
-    choices: tuple[Any, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
-
-    def check(self, value: Any) -> Any:
-        if self.choices:
-            if value not in self.choices:
-                raise SetupError(
-                    f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}",
-                    code="invalid_option",
-                )
-            return value
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise SetupError(f"option {self.name!r} must be an integer", code="invalid_option")
-        lo = self.minimum if self.minimum is not None else value
-        hi = self.maximum if self.maximum is not None else value
-        if not lo <= value <= hi:
-            raise SetupError(
-                f"option {self.name!r} must be between {self.minimum} and {self.maximum}",
-                code="invalid_option",
-            )
-        return value
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"default": self.default, "description": self.description}
-        if self.choices:
-            out["choices"] = list(self.choices)
-        else:
-            out["minimum"], out["maximum"] = self.minimum, self.maximum
-        return out
-
-
-class Variant:
-    """Static facts and rule hooks of one game. Instances are stateless singletons."""
-
-    id: ClassVar[str]
-    title: ClassVar[str]
-    catalog_name: ClassVar[str]
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 10
-    target: ClassVar[int] = 500
-    #: "highest" (first to the target wins) or "lowest" (lowest total wins at the end).
-    winner_rule: ClassVar[str] = "highest"
-    hand_size: ClassVar[int] = 7
-    uno_rule: ClassVar[bool] = True
-    #: Free-text facts for integrators (where the data comes from, deviations).
-    notes: ClassVar[tuple[str, ...]] = ()
-    #: Move types this variant knows.
-    move_types: ClassVar[frozenset[MoveType]] = frozenset()
-    #: pending type -> (move types that answer it, code when another move is sent)
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {}
-    #: Move types taken by any seat at any time during play (UNO declarations, catches).
-    side_moves: ClassVar[frozenset[MoveType]] = frozenset({T.UNO, T.CATCH})
-
-    @classmethod
-    def players_text(cls) -> str:
-        """The player range in words: ``2 to 10 players``, or ``2 players`` for one count."""
-        if cls.min_players == cls.max_players:
-            return f"{cls.min_players} players"
-        return f"{cls.min_players} to {cls.max_players} players"
-
-    def extra_options(self) -> list[OptionSpec]:
-        """Variant options beyond the common ``target``."""
-        return []
-
-    @cached_property
-    def options(self) -> dict[str, OptionSpec]:
-        specs = [
-            OptionSpec(
-                "target",
-                self.target,
-                "points that end the game (the rule book's target by default)",
-                minimum=1,
-                maximum=100_000,
-            ),
-            *self.extra_options(),
-        ]
-        return {s.name: s for s in specs}
-
-    @cached_property
-    def catalog(self) -> Catalog:
-        return load_catalog(self.catalog_name)
-
-    # ------------------------------------------------------------------ metadata
-    def metadata(self, with_catalog: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "title": self.title,
-            "players": {"min": self.min_players, "max": self.max_players},
-            "target": self.target,
-            "winner_rule": self.winner_rule,
-            "deck_size": self.catalog.size,
-            "hand_size": self.hand_size,
-            "double_sided": self.catalog.sides == 2,
-            "options": {name: spec.to_dict() for name, spec in self.options.items()},
-            "move_types": sorted(t.value for t in self.move_types),
-            "notes": list(self.notes),
-        }
-        if with_catalog:
-            out["catalog"] = self.catalog.to_list()
-        return out
+class Variant(Scoring):
+    """A game: its facts (``VariantFacts``), views, drawing and scoring (the layers it
+    builds on), and here the setup, the guarded ``apply`` pipeline, legal moves, the UNO
+    call and the state checks. Instances are stateless singletons."""
 
     # ------------------------------------------------------------------ setup
+
     def new_game(
         self,
         players: int,
@@ -202,11 +79,17 @@ class Variant:
         resolved = self.resolve_options(options or {})
         if deck is not None:
             deck = self.check_deck(deck)
-        w = Work(
-            self.id, players, resolved, seed, prng.seed(seed), Phase.PLAY, 1, 0, 1, 0, 0,
-            [()] * players, (), (), None, None, (), (0,) * players, None, None, (), 0,
-            self.initial_ext(players),
-        )  # fmt: skip
+        start = State(
+            self.id,
+            players,
+            resolved,
+            seed,
+            prng.seed(seed),
+            hands=((),) * players,
+            scores=(0,) * players,
+            ext=self.initial_ext(players),
+        )
+        w = Work.of(start)
         events: list[Event] = []
         if dealer is None:
             dealer = 0 if deck is not None else self.cut_for_dealer(w, events)
@@ -309,11 +192,6 @@ class Variant:
         events.append(event("dealer_cut", cards=drawn, winner=contenders[0]))
         return contenders[0]
 
-    def shuffled_deck(self, w: Work) -> list[int]:
-        pile = list(self.catalog.ids)
-        w.rng = prng.shuffle(w.rng, pile)
-        return pile
-
     def start_round(self, w: Work, events: list[Event], deck: list[int] | None = None) -> None:
         """Reset the table for a round and deal it (the caller's ``deck`` or a shuffle)."""
         pile = deck if deck is not None else self.shuffled_deck(w)
@@ -337,24 +215,22 @@ class Variant:
         """Deal from ``pile`` (top first) and lay out the table. Variants override."""
         raise NotImplementedError
 
-    def deal(self, w: Work, pile: list[int], count: int) -> list[int]:
-        """Deal ``count`` cards to each seat, one at a time from the seat left of the
-        dealer clockwise; return the rest of the pile."""
-        n = w.num_players
-        hands: list[list[int]] = [[] for _ in range(n)]
-        position = 0
-        for _ in range(count):
-            for k in range(1, n + 1):
-                hands[(w.dealer + k) % n].append(pile[position])
-                position += 1
-        w.hands = [tuple(h) for h in hands]
-        return pile[position:]
-
     # ------------------------------------------------------------------ moves
+
     @cached_property
-    def _handlers(self) -> dict[MoveType, Any]:
-        """Move type -> bound ``on_<type>`` handler (looked up once)."""
-        return {t: getattr(self, "on_" + t.value) for t in self.move_types}
+    def _handlers(self) -> dict[MoveType, Callable[[Work, Move, list[Event]], None]]:
+        """Move type -> the handler bound to this instance (bound once)."""
+        return {t: MethodType(self.move_handlers[t], self) for t in self.move_types}
+
+    @cached_property
+    def _listers(self) -> dict[PendingType, Callable[[State, int], list[Move]]]:
+        """Decision -> the method listing its answers, bound to this instance."""
+        return {d: MethodType(self.decision_listers[d], self) for d in self.pending_moves}
+
+    @cached_property
+    def decisions(self) -> dict[str, PendingType]:
+        """This variant's decisions by their JSON name."""
+        return {d.value: d for d in self.pending_moves}
 
     @cached_property
     def _field_checks(self) -> dict[MoveType, tuple[tuple[int, str], ...]]:
@@ -409,7 +285,7 @@ class Variant:
             answers, code = self.pending_moves[pend.type]
             if mtype not in answers:
                 raise RulesError(
-                    f"player {actor} must answer {pend.type!r} with "
+                    f"player {actor} must answer {pend.type.value!r} with "
                     + " or ".join(sorted(t.value for t in answers)),
                     code=code,
                 )
@@ -447,7 +323,7 @@ class Variant:
         pend = state.pending
         if pend is not None:
             if pend.player == player:
-                moves = getattr(self, "legal_" + pend.type)(state, player) + moves
+                moves = self._listers[pend.type](state, player) + moves
         elif state.current == player:
             moves = self.legal_turn(state, player) + moves
         return moves
@@ -456,6 +332,7 @@ class Variant:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ UNO
+
     def legal_side(self, state: State, player: int) -> list[Move]:
         if not self.uno_rule or not state.exposed:
             return []
@@ -464,6 +341,7 @@ class Variant:
             out.append(Move(T.UNO, player))
         return out
 
+    @handles(T.UNO)
     def on_uno(self, w: Work, move: Move, events: list[Event]) -> None:
         if move.player not in w.exposed:
             raise RulesError(
@@ -473,6 +351,7 @@ class Variant:
         w.exposed = tuple(s for s in w.exposed if s != move.player)
         events.append(event("uno", player=move.player))
 
+    @handles(T.CATCH)
     def on_catch(self, w: Work, move: Move, events: list[Event]) -> None:
         target = move.target
         if target is None:
@@ -522,174 +401,19 @@ class Variant:
                     kept.append(seat)
         w.exposed = tuple(sorted(kept))
 
-    # ------------------------------------------------------------------ drawing
-    def draw_cards(
-        self, w: Work, seat: int, count: int, events: list[Event], reason: str
-    ) -> list[int]:
-        """Move up to ``count`` cards from the draw pile to ``seat``'s hand, reshuffling
-        the discard pile when the draw pile runs out (README)."""
-        drawn: list[int] = []
-        pile = w.draw_pile
-        while len(drawn) < count:
-            if not pile:
-                w.draw_pile = pile
-                pile = self.reshuffle(w, events)
-                if not pile:
-                    break
-            take = count - len(drawn)
-            drawn.extend(pile[:take])
-            pile = pile[take:]
-        w.draw_pile = pile
-        if drawn:
-            w.hands[seat] = w.hands[seat] + tuple(drawn)
-        events.append(self.drew_event(w, seat, drawn, reason))
-        return drawn
-
-    def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
-        """Everybody sees who drew how many; only the drawer sees the cards."""
-        return {
-            "type": "drew",
-            "player": seat,
-            "count": len(cards),
-            "reason": reason,
-            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
-        }
-
-    def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
-        """Keep the card in play, shuffle the rest of the discard pile into a new draw
-        pile; return it (empty when there is nothing to shuffle)."""
-        rest = list(w.discard[:-1])
-        if not rest:
-            return ()
-        w.discard = w.discard[-1:]
-        w.rng = prng.shuffle(w.rng, rest)
-        w.draw_pile = tuple(rest)
-        events.append(event("reshuffled", count=len(rest)))
-        return w.draw_pile
-
-    # ------------------------------------------------------------------ card names
-    def public_ref(self, s: State | Work, card: int) -> dict[str, Any]:
-        """How a face-up card is shown to everybody."""
-        return self.catalog.card_ref(card, s.side)
-
-    def private_ref(self, s: State | Work, card: int) -> dict[str, Any]:
-        """How a card is shown to the one seat allowed to see it."""
-        return self.catalog.card_ref(card, s.side)
-
-    def private_refs(self, s: State | Work, cards: Iterable[int]) -> list[dict[str, Any]]:
-        """``private_ref`` of each card (a hand, a draw): one comprehension when the
-        variant shows cards as the catalog does, else its own ``private_ref`` per card."""
-        if type(self).private_ref is Variant.private_ref:
-            return self.catalog.card_refs(cards, s.side)
-        private_ref = self.private_ref
-        return [private_ref(s, c) for c in cards]
-
     # ------------------------------------------------------------------ rounds
-    def finish_round(self, w: Work, winner: int, events: list[Event]) -> None:
-        """Score the round won by ``winner``; end the game if the target is reached."""
-        round_scores = self.round_points(w, winner)
-        w.scores = tuple(a + b for a, b in zip(w.scores, round_scores, strict=True))
-        w.round_scores = round_scores
-        w.round_winner = winner
-        w.pending = None
-        w.exposed = ()
-        w.phase = Phase.ROUND_OVER
-        events.append(
-            event(
-                "round_over",
-                winner=winner,
-                round_scores=list(round_scores),
-                scores=list(w.scores),
-                hands=[[self.public_ref(w, c) for c in h] for h in w.hands],
-            )
-        )
-        winners = self.game_winners(w.scores, w.option("target", self.target))
-        if winners:
-            w.phase = Phase.GAME_OVER
-            w.winners = winners
-            events.append(event("game_over", winners=list(winners), scores=list(w.scores)))
 
-    def hand_points(self, s: State | Work, seat: int) -> int:
-        points = self.catalog.points[s.side]
-        return sum(points[c] for c in s.hands[seat])
-
-    def round_points(self, w: Work, winner: int) -> tuple[int, ...]:
-        """Default: the player who went out scores every card left in the other hands."""
-        total = sum(self.hand_points(w, s) for s in range(w.num_players) if s != winner)
-        return tuple(total if s == winner else 0 for s in range(w.num_players))
-
-    def game_winners(self, totals: tuple[int, ...], target: int) -> tuple[int, ...]:
-        """The winners once a total reaches ``target`` (ties shared), else ``()``."""
-        if max(totals) < target:
-            return ()
-        best = min(totals) if self.winner_rule == "lowest" else max(totals)
-        return tuple(s for s, t in enumerate(totals) if t == best)
-
+    @handles(T.NEXT_ROUND)
     def on_next_round(self, w: Work, move: Move, events: list[Event]) -> None:
         w.round += 1
         w.dealer = self.next_dealer(w)
         self.start_round(w, events)
 
     def next_dealer(self, w: Work) -> int:
-        return (w.dealer + 1) % w.num_players
-
-    # ------------------------------------------------------------------ views
-    def view(self, state: State, player: int | None) -> dict[str, Any]:
-        """What ``player`` may see (``None``: a spectator, public information only)."""
-        top = state.discard[-1] if state.discard else None
-        pend = state.pending
-        view: dict[str, Any] = {
-            "variant": self.id,
-            "phase": state.phase.value,
-            "round": state.round,
-            "dealer": state.dealer,
-            "direction": "clockwise" if state.direction == 1 else "counterclockwise",
-            "current_player": state.current,
-            "pending": self.pending_view(state, pend, player) if pend is not None else None,
-            "player": player,
-            "hand": self.private_refs(state, state.hands[player])
-            if player is not None
-            else [],
-            "hand_sizes": [len(h) for h in state.hands],
-            "draw_pile_size": len(state.draw_pile),
-            "discard_size": len(state.discard),
-            "discard_top": self.public_ref(state, top) if top is not None else None,
-            "active_color": state.active_color.value if state.active_color else None,
-            "uno_exposed": list(state.exposed),
-            "scores": list(state.scores),
-            "round_scores": list(state.round_scores) if state.round_scores is not None else None,
-            "round_winner": state.round_winner,
-            "winners": list(state.winners),
-            "target": state.option("target", self.target),
-            "move_count": state.move_count,
-        }
-        self.view_extra(state, player, view)
-        return view
-
-    def pending_view(self, state: State, pend: Pending, player: int | None) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": pend.type, "player": pend.player}
-        if pend.card is not None and player == pend.player:
-            out["card"] = self.private_ref(state, pend.card)
-        return out
-
-    def view_extra(self, state: State, player: int | None, view: dict[str, Any]) -> None:
-        """Add variant fields to a view."""
-
-    def score(self, state: State) -> dict[str, Any]:
-        return {
-            "round": state.round,
-            "phase": state.phase.value,
-            "round_winner": state.round_winner,
-            "round_scores": list(state.round_scores) if state.round_scores is not None else None,
-            "scores": list(state.scores),
-            "hand_points": [self.hand_points(state, s) for s in range(state.num_players)],
-            "target": state.option("target", self.target),
-            "winner_rule": self.winner_rule,
-            "winners": list(state.winners),
-            "game_over": state.phase is Phase.GAME_OVER,
-        }
+        return seat_after(w.dealer, w.num_players)
 
     # ------------------------------------------------------------------ state checks
+
     def piles(self, state: State) -> Iterable[tuple[str, tuple[int, ...]]]:
         """Every place a card can be, by name (card conservation is checked over these)."""
         yield from zip(HAND_NAMES, state.hands, strict=False)  # more names than seats
@@ -710,15 +434,6 @@ class Variant:
         return None
 
     # ------------------------------------------------------------------ helpers
-    def colors_for(self, s: State | Work) -> tuple[Color, ...]:
-        """The colours a player may name on the side in play."""
-        from .cards import DARK_COLORS, LIGHT_COLORS
-
-        return DARK_COLORS if s.side == 1 else LIGHT_COLORS
-
-    def card_name(self, s: State | Work, card: int) -> int:
-        """How error messages name a card: as the seat names it (UNO Flip: its label)."""
-        return card
 
     def require_card_in_hand(self, w: Work, move: Move) -> int:
         card = move.card

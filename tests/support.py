@@ -1,4 +1,5 @@
-"""Test helpers: stacked decks, random play, and tree walks over views."""
+"""Test helpers: stacked decks, games dealt from them, card lookup, move builders,
+rules errors, random play, and tree walks over views."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import pytest
+
 import engine
-from engine import Move, MoveType, Phase, State, find_variant
+from engine import Move, MoveType, Pending, Phase, RulesError, State, find_variant
 
 CardSpec = int | str
 
@@ -146,3 +149,77 @@ def ids_in(node: Any) -> set[int]:
         if k in ("id", "card") and isinstance(v, int) and not isinstance(v, bool):
             out.add(v)
     return out
+
+
+# ---------------------------------------------------------------- rule-test helpers
+def stacked_game(
+    variant_id: str,
+    hands: Sequence[Sequence[CardSpec]],
+    turned: CardSpec | Sequence[CardSpec] | None,
+    draw: Sequence[CardSpec] = (),
+    dealer: int = 0,
+    **options: Any,
+) -> State:
+    """A new game (seed 7) dealt from ``stacked_deck(variant_id, hands, turned, draw,
+    dealer)``, with ``options`` (none: the defaults)."""
+    deck = stacked_deck(variant_id, hands, turned, draw, dealer)
+    return engine.new_game(
+        variant_id, len(hands), seed=7, dealer=dealer, deck=deck, options=options or None
+    )
+
+
+def card(state: State, seat: int, code: str, nth: int = 0) -> int:
+    """The catalog id of the ``nth`` card (first: 0) with ``code`` in ``seat``'s hand,
+    on the side in play."""
+    names = find_variant(state.variant).catalog.code[state.side]
+    found = [c for c in state.hands[seat] if names[c] == code]
+    if len(found) <= nth:
+        raise AssertionError(f"{code} not in hand {seat}")
+    return found[nth]
+
+
+def codes(state: State, seat: int) -> list[str]:
+    """The codes of ``seat``'s hand, in hand order, on the side in play."""
+    names = find_variant(state.variant).catalog.code[state.side]
+    return [names[c] for c in state.hands[seat]]
+
+
+def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
+    """A move in its JSON form."""
+    return {"type": type_, "player": player, **fields}
+
+
+def pl(state: State, seat: int, code: str, **fields: Any) -> dict[str, Any]:
+    """A play of the first card ``code`` in ``seat``'s hand (by catalog id)."""
+    return mv("play", seat, card=card(state, seat, code), **fields)
+
+
+def rules_error(state: State, move: dict[str, Any]) -> str:
+    """The code of the ``RulesError`` that ``move`` raises; ``validate`` must agree."""
+    with pytest.raises(RulesError) as applied:
+        engine.apply(state, move)
+    with pytest.raises(RulesError) as validated:
+        engine.validate(state, move)
+    assert validated.value.code == applied.value.code
+    return applied.value.code
+
+
+def with_hand(state: State, seat: int, keep: list[int]) -> State:
+    """``seat`` keeps only ``keep``; the rest of their hand goes under the draw pile."""
+    gone = tuple(c for c in state.hands[seat] if c not in keep)
+    hands = tuple(tuple(keep) if s == seat else h for s, h in enumerate(state.hands))
+    out = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
+    engine.check_invariants(out)
+    return out
+
+
+def pend(state: State) -> Pending:
+    """The decision the state waits for (there must be one)."""
+    assert state.pending is not None, "no decision is pending"
+    return state.pending
+
+
+def round_scores(state: State) -> tuple[int, ...]:
+    """The last round's scores (a round must have been scored)."""
+    assert state.round_scores is not None, "no round has been scored"
+    return state.round_scores

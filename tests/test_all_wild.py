@@ -8,25 +8,34 @@ laid out with ``table`` (a loaded state, checked like any state from a caller).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from functools import partial
 
 import pytest
 
 import engine
-from engine import Move, MoveType, Pending, Phase, RulesError, State
-from tests.support import DeckBuilder, play, stacked_deck
+from engine import Move, MoveType, Phase, State
+from tests.support import (
+    DeckBuilder,
+    card,
+    codes,
+    mv,
+    pend,
+    pl,
+    play,
+    rules_error,
+    stacked_deck,
+    stacked_game,
+)
 
 V = "uno_all_wild"
+
+#: A game of this variant dealt from a stacked deck (seed 7).
+game = partial(stacked_game, V)
 T = MoveType
 CAT = engine.find_variant(V).catalog
 
 HAND = ["W"] * 7
 ACTIONS = ["WR", "WS", "WD2", "WD4", "WT2", "WS2", "WX"]
-
-
-def game(hands: list[list[str]], turned: str, draw: tuple[str, ...] = (), dealer: int = 0) -> State:
-    deck = stacked_deck(V, hands, turned, draw, dealer)
-    return engine.new_game(V, len(hands), seed=7, dealer=dealer, deck=deck)
 
 
 def table(
@@ -68,42 +77,10 @@ def table(
     return engine.from_dict(raw)
 
 
-def pend(state: State) -> Pending:
-    """The decision the state waits for (there must be one)."""
-    assert state.pending is not None
-    return state.pending
-
-
 def scored(state: State) -> tuple[int, ...]:
     """The round scores of a finished round."""
     assert state.round_scores is not None
     return state.round_scores
-
-
-def card(state: State, seat: int, code: str) -> int:
-    """The id of the first card with ``code`` in ``seat``'s hand."""
-    for c in state.hands[seat]:
-        if CAT.code[0][c] == code:
-            return c
-    raise AssertionError(f"{code} not in hand {seat}")
-
-
-def codes(state: State, seat: int) -> list[str]:
-    return [CAT.code[0][c] for c in state.hands[seat]]
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    return err.value.code
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
-
-
-def pl(state: State, seat: int, code: str, **fields: Any) -> dict[str, Any]:
-    return mv("play", seat, card=card(state, seat, code), **fields)
 
 
 # ---------------------------------------------------------------- the deck

@@ -29,7 +29,7 @@ def test_random_step_plays_legal_moves_to_the_end(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_counted_loop_plays_its_moves(variant: str) -> None:
-    instructions.play_engine(variant, 200)  # a game over on the way starts a new one
+    assert instructions.play_engine(variant, 200) == 200  # a finished game starts a new one
 
 
 def test_the_floor_answers_the_bytes_of_apply(tmp_path, monkeypatch) -> None:

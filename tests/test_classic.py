@@ -6,56 +6,37 @@ Each test is named after the rule line it checks; decks are stacked with
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
 
 import engine
-from engine import Color, Move, MoveType, Phase, RulesError, State
-from tests.support import DeckBuilder, ids, play, stacked_deck
+from engine import Color, Kind, Move, MoveType, Phase, State
+from tests.support import (
+    DeckBuilder,
+    card,
+    codes,
+    ids,
+    mv,
+    pend,
+    play,
+    round_scores,
+    rules_error,
+    stacked_deck,
+    stacked_game,
+)
 
 V = "uno_classic"
+
+#: A game of this variant dealt from a stacked deck (seed 7).
+game = partial(stacked_game, V)
 T = MoveType
 
 # Filler hands: cards that do not match each other's colour or number by accident.
 HAND0 = ["R1", "R2", "R3", "R4", "R5", "R6", "R7"]
 HAND1 = ["Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7"]
 HAND2 = ["G1", "G2", "G3", "G4", "G5", "G6", "G7"]
-
-
-def game(
-    hands: list[list[str]],
-    turned: str,
-    draw: tuple[str, ...] = (),
-    dealer: int = 0,
-    **options: Any,
-) -> State:
-    deck = stacked_deck(V, hands, turned, draw, dealer)
-    return engine.new_game(V, len(hands), seed=7, dealer=dealer, deck=deck, options=options or None)
-
-
-def card(state: State, seat: int, code: str) -> int:
-    """The id of the first card with ``code`` in ``seat``'s hand."""
-    cat = engine.find_variant(V).catalog
-    for c in state.hands[seat]:
-        if cat.code[0][c] == code:
-            return c
-    raise AssertionError(f"{code} not in hand {seat}")
-
-
-def codes(state: State, seat: int) -> list[str]:
-    cat = engine.find_variant(V).catalog
-    return [cat.code[0][c] for c in state.hands[seat]]
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    return err.value.code
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
 
 
 # ---------------------------------------------------------------- deal
@@ -70,7 +51,7 @@ def test_deck_has_108_cards_as_listed() -> None:
         for n in range(1, 10):
             assert [f.value for f in faces if f.kind == "number"].count(n) == 2
         for k in ("skip", "reverse", "draw_two"):
-            assert [f.kind for f in faces].count(k) == 2
+            assert [f.kind for f in faces].count(Kind(k)) == 2
 
 
 def test_cut_for_dealer_highest_number_wins_and_ties_draw_again() -> None:
@@ -132,7 +113,7 @@ def test_turned_wild_draw_four_goes_back_and_another_is_turned() -> None:
 
 def test_turned_wild_player_left_of_dealer_names_colour_then_plays() -> None:
     state = game([HAND0, HAND1, HAND2], "W", dealer=0)
-    assert state.pending.type == "choose_color" and state.pending.player == 1
+    assert pend(state).type == "choose_color" and pend(state).player == 1
     assert rules_error(state, mv("play", 1, card=card(state, 1, "Y1"))) == "must_choose_color"
     assert rules_error(state, mv("choose_color", 2, color="red")) == "not_your_turn"
     state, events = engine.apply(state, mv("choose_color", 1, color="green"))
@@ -191,7 +172,7 @@ def test_wild_and_wild_draw_four_play_on_anything() -> None:
     s1, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "W"), color="red"))
     assert s1.active_color is Color.RED
     s2, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD4"), color="red"))
-    assert s2.pending.type == "challenge"
+    assert pend(s2).type == "challenge"
 
 
 def test_wild_needs_a_colour_and_non_wild_takes_none() -> None:
@@ -217,8 +198,8 @@ def test_draw_one_unplayable_card_ends_the_turn() -> None:
 def test_drawn_playable_card_may_be_played_at_once() -> None:
     state = game([HAND0, HAND1], "B9", draw=("B5",))
     state, _ = engine.apply(state, mv("draw", 1))
-    assert state.pending.type == "play_drawn" and state.pending.player == 1
-    drawn = state.pending.card
+    assert pend(state).type == "play_drawn" and pend(state).player == 1
+    drawn = pend(state).card
     legal = engine.legal_moves(state, 1)
     assert Move(T.PLAY, 1, drawn) in legal and Move(T.PASS, 1) in legal
     # Only the drawn card may be played now.
@@ -303,7 +284,7 @@ def wd4_state(offender_hand: list[str], **options: Any) -> State:
 
 def test_wild_draw_four_next_player_must_answer() -> None:
     state = wd4_state(["Y1", "Y2", "Y3", "Y4", "Y5", "Y6"])
-    assert state.pending.type == "challenge" and state.pending.player == 2
+    assert pend(state).type == "challenge" and pend(state).player == 2
     assert set(engine.legal_moves(state, 2)) >= {Move(T.CHALLENGE, 2), Move(T.ACCEPT, 2)}
     assert rules_error(state, mv("draw", 2)) == "must_answer_challenge"
 
@@ -484,7 +465,7 @@ def test_draw_card_as_last_card_is_drawn_before_scoring() -> None:
     state, events = engine.apply(state, mv("play", 1, card=card(state, 1, "BD2")))
     assert len(state.hands[2]) == 3
     drawn_points = engine.find_variant(V).hand_points(state, 2)
-    assert state.round_scores[1] == 7 + drawn_points
+    assert round_scores(state)[1] == 7 + drawn_points
     assert [e["type"] for e in events][:3] == ["played", "drew", "round_over"]
 
 
@@ -559,6 +540,7 @@ def test_moves_that_answer_nothing_are_rejected() -> None:
 
 def test_malformed_moves_raise_invalid_move() -> None:
     state = game([HAND0, HAND1], "R9")
+    bad: Any
     for bad in (
         {"type": "fly", "player": 1},
         {"type": "play", "player": "1"},
@@ -572,7 +554,7 @@ def test_malformed_moves_raise_invalid_move() -> None:
 
 
 def test_bad_setup_is_rejected_with_codes() -> None:
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"players": 1}, "invalid_player_count"),
         ({"players": 11}, "invalid_player_count"),
         ({"seed": -1}, "invalid_seed"),
@@ -660,7 +642,7 @@ def test_replay_of_seed_and_moves_is_exact() -> None:
     moves = []
     s = state
     for _ in range(60):
-        seat = s.pending.player if s.pending else s.current
+        seat = pend(s).player if s.pending else s.current
         m = engine.legal_moves(s, seat)[0]
         moves.append(m)
         s, _ = engine.apply(s, m)
@@ -681,7 +663,7 @@ def wd4_second_to_last(second: str) -> State:
                            draw_pile=state.draw_pile + state.hands[1][2:])  # fmt: skip
     engine.check_invariants(state)
     state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "WD4"), color="red"))
-    assert state.exposed == (1,) and state.pending.type == "challenge"
+    assert state.exposed == (1,) and pend(state).type == "challenge"
     return state
 
 
@@ -691,7 +673,7 @@ def test_catch_during_a_pending_challenge_keeps_the_decision() -> None:
     assert Move(T.CATCH, 0, target=1) in engine.legal_moves(state, 0)
     state, _ = engine.apply(state, mv("catch", 0, target=1))
     assert codes(state, 1) == ["Y2", "B1", "B2"]
-    assert state.pending.type == "challenge" and state.pending.player == 2
+    assert pend(state).type == "challenge" and pend(state).player == 2
     assert set(engine.legal_moves(state, 2)) == {Move(T.CHALLENGE, 2), Move(T.ACCEPT, 2)}
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Move, MoveType, Pending, Phase, RulesError, State
+from engine import Move, MoveType, Phase, State
 from engine.moves import MatchPart
-from tests.support import play, stacked_deck
+from tests.support import mv, pend, play, rules_error, stacked_deck
 
 V = "dos"
 T = MoveType
@@ -80,25 +80,6 @@ def part(card: int, **decl: Any) -> dict[str, Any]:
 
 def match(player: int, target: dict[str, Any], *cards: dict[str, Any]) -> dict[str, Any]:
     return {"type": "match", "player": player, "target": target, "cards": list(cards)}
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    with pytest.raises(RulesError) as err2:
-        engine.validate(state, move)
-    assert err2.value.code == err.value.code
-    return err.value.code
-
-
-def pend(state: State) -> Pending:
-    """The decision the state waits for (there must be one)."""
-    assert state.pending is not None
-    return state.pending
 
 
 def drawn_card(state: State) -> int:

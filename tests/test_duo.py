@@ -13,9 +13,19 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Color, InvalidState, Move, MoveType, Phase, RulesError, State
+from engine import Color, InvalidState, Move, MoveType, Phase, State
 from engine.events import redact_all
-from tests.support import DeckBuilder, play, top_deck
+from tests.support import (
+    DeckBuilder,
+    card,
+    codes,
+    mv,
+    pend,
+    play,
+    rules_error,
+    top_deck,
+    with_hand,
+)
 
 V = "uno_duo"
 T = MoveType
@@ -56,39 +66,8 @@ def game(
     deck = draft_deck(hand1, hand2, turned, draw)
     state = engine.new_game(V, 2, seed=5, dealer=dealer, deck=deck, options=options or None)
     for _ in range(14):
-        state, _ = engine.apply(state, mv("draft_keep", state.pending.player))
+        state, _ = engine.apply(state, mv("draft_keep", pend(state).player))
     return state
-
-
-def card(state: State, seat: int, code: str, nth: int = 0) -> int:
-    found = [c for c in state.hands[seat] if CAT.code[0][c] == code]
-    if len(found) <= nth:
-        raise AssertionError(f"{code} not in hand {seat}")
-    return found[nth]
-
-
-def codes(state: State, seat: int) -> list[str]:
-    return [CAT.code[0][c] for c in state.hands[seat]]
-
-
-def rules_error(state: State, move: dict[str, Any]) -> str:
-    with pytest.raises(RulesError) as err:
-        engine.apply(state, move)
-    return err.value.code
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
-
-
-def with_hand(state: State, seat: int, keep: list[int]) -> State:
-    """``seat`` keeps only ``keep``; the rest of their hand goes under the draw pile."""
-    hand = state.hands[seat]
-    gone = tuple(c for c in hand if c not in keep)
-    hands = tuple(tuple(keep) if s == seat else h for s, h in enumerate(state.hands))
-    out = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
-    engine.check_invariants(out)
-    return out
 
 
 # ---------------------------------------------------------------- deck
@@ -117,16 +96,16 @@ def test_cut_for_high_card_makes_player_1_who_drafts_first() -> None:
         cut = events[0]
         assert cut["type"] == "dealer_cut"
         assert state.dealer == cut["winner"]
-        assert state.phase is Phase.DRAFT and state.pending.type == "draft"
-        assert state.pending.player == state.dealer
+        assert state.phase is Phase.DRAFT and pend(state).type == "draft"
+        assert pend(state).player == state.dealer
         assert engine.view(state, 0)["player1"] == state.dealer
 
 
 def test_given_deck_dealer_names_player_1() -> None:
     state = engine.new_game(V, 2, seed=1, dealer=1, deck=list(range(112)))
-    assert state.pending.player == 1 and state.pending.card == 0
+    assert pend(state).player == 1 and pend(state).card == 0
     state = engine.new_game(V, 2, seed=1, deck=list(range(112)))
-    assert state.pending.player == 0
+    assert pend(state).player == 0
 
 
 def test_player_1_alternates_every_round() -> None:
@@ -139,7 +118,7 @@ def test_player_1_alternates_every_round() -> None:
     state, _ = engine.apply(state, mv("play", 0, card=card(state, 0, "R1")))
     assert state.phase is Phase.ROUND_OVER
     state, _ = engine.apply(state, mv("next_round", 1))
-    assert state.phase is Phase.DRAFT and state.dealer == 1 and state.pending.player == 1
+    assert state.phase is Phase.DRAFT and state.dealer == 1 and pend(state).player == 1
     assert state.round == 2
 
 
@@ -148,7 +127,7 @@ def test_draft_player_1_draws_the_top_card_only_they_see_it() -> None:
     deck = top_deck(V, ["B5", "G7"])
     state, events = engine.start(V, 2, 3, deck=deck)
     b5 = deck[0]
-    assert state.pending.type == "draft" and state.pending.card == b5
+    assert pend(state).type == "draft" and pend(state).card == b5
     assert engine.view(state, 0)["pending"]["card"] == {"id": b5, "code": "B5"}
     assert "card" not in engine.view(state, 1)["pending"]
     assert "card" not in engine.view(state, None)["pending"]
@@ -167,7 +146,7 @@ def test_draft_keep_takes_the_card_and_burns_the_next_face_up() -> None:
     assert state.hands[0] == (deck[0],)
     assert state.ext.draft_discard == (deck[1],)
     assert {"type": "draft_burned", "player": 0, "card": {"id": deck[1], "code": "G7"}} in events
-    assert state.pending.player == 1 and state.pending.card == deck[2]  # Player 2 drafts
+    assert pend(state).player == 1 and pend(state).card == deck[2]  # Player 2 drafts
 
 
 def test_draft_discard_puts_the_card_face_up_and_the_next_must_be_kept() -> None:
@@ -180,7 +159,7 @@ def test_draft_discard_puts_the_card_face_up_and_the_next_must_be_kept() -> None
     kept = next(e for e in events if e["type"] == "drew")
     assert redact_all([kept], 0)[0]["cards"] == [{"id": deck[1], "code": "G7"}]
     assert "cards" not in redact_all([kept], 1)[0]
-    assert state.pending.player == 1
+    assert pend(state).player == 1
 
 
 def test_draft_discard_pile_is_public_during_the_draft() -> None:
@@ -197,9 +176,9 @@ def test_draft_alternates_until_each_holds_seven_and_14_are_discarded() -> None:
     state = engine.new_game(V, 2, 3, deck=deck)
     order = []
     for i in range(14):
-        order.append(state.pending.player)
+        order.append(pend(state).player)
         state, _ = engine.apply(
-            state, mv("draft_keep" if i % 3 else "draft_discard", state.pending.player)
+            state, mv("draft_keep" if i % 3 else "draft_discard", pend(state).player)
         )
         if i < 13:
             assert state.phase is Phase.DRAFT
@@ -217,7 +196,7 @@ def test_draft_discards_go_face_down_under_the_draw_pile_unshuffled() -> None:
         discard = i % 3 == 0
         expected.append(2 * i if discard else 2 * i + 1)
         move = "draft_discard" if discard else "draft_keep"
-        state, events = engine.apply(state, mv(move, state.pending.player))
+        state, events = engine.apply(state, mv(move, pend(state).player))
     assert {"type": "draft_over", "under_draw_pile": 14} in events
     # Card 28 is turned up; the rest of the deck follows, then the 14 discards: the first
     # discarded on top of them, the last at the very bottom.
@@ -259,7 +238,7 @@ def test_turned_draw_two_player_2_draws_two_and_the_turn_ends() -> None:
 
 def test_turned_wild_draw_four_player_1_names_the_colour_then_player_2_draws_four() -> None:
     state = game(turned="WD4", draw=("G1", "G2", "G3", "G4"))
-    assert state.pending.type == "choose_color" and state.pending.player == 0
+    assert pend(state).type == "choose_color" and pend(state).player == 0
     assert rules_error(state, mv("choose_color", 1, color="red")) == "not_your_turn"
     state, events = engine.apply(state, mv("choose_color", 0, color="blue"))
     assert state.active_color is Color.BLUE
@@ -269,7 +248,7 @@ def test_turned_wild_draw_four_player_1_names_the_colour_then_player_2_draws_fou
 
 def test_turned_wild_player_1_names_the_colour_then_player_2_plays() -> None:
     state = game(turned="W", dealer=1)  # seat 1 is Player 1
-    assert state.pending.type == "choose_color" and state.pending.player == 1
+    assert pend(state).type == "choose_color" and pend(state).player == 1
     state, _ = engine.apply(state, mv("choose_color", 1, color="yellow"))
     assert state.current == 0 and state.pending is None and state.active_color is Color.YELLOW
 
@@ -282,7 +261,7 @@ def test_turned_skip_player_1_plays_first() -> None:
 def test_turned_reverse_player_2_must_play_every_card_of_its_colour() -> None:
     hand2 = ["B1", "BS", "B7", "Y4", "Y5", "W", "Y7"]
     state = game(hand2=hand2, turned="BR")
-    assert state.pending.type == "forced_run" and state.pending.player == 1
+    assert pend(state).type == "forced_run" and pend(state).player == 1
     assert engine.view(state, 1)["pending"]["color"] == "blue"
     b1, bs, b7 = card(state, 1, "B1"), card(state, 1, "BS"), card(state, 1, "B7")
     assert rules_error(state, mv("draw", 1)) == "must_play_run"
@@ -292,7 +271,7 @@ def test_turned_reverse_player_2_must_play_every_card_of_its_colour() -> None:
     assert rules_error(state, mv("play", 1, card=b1, chain=[b7, b7, bs])) == "chain_duplicate"
     # One listed move per distinct last card; any order is accepted.
     listed = engine.legal_moves(state, 1)
-    assert sorted(m.chain[-1] for m in listed) == sorted([b1, bs, b7])
+    assert sorted((m.chain or ())[-1] for m in listed) == sorted([b1, bs, b7])
     after, events = engine.apply(state, mv("play", 1, card=b7, chain=[bs, b1]))
     assert [e["card"]["code"] for e in events if e["type"] == "played"] == ["B7", "BS", "B1"]
     assert after.current == 0 and after.top == b1  # a last number passes the turn
@@ -311,7 +290,7 @@ def test_turned_reverse_single_card_of_its_colour_is_played_alone() -> None:
     listed = engine.legal_moves(state, 1)
     assert listed == [Move(T.PLAY, 1, card(state, 1, "BD2"))]
     state, _ = engine.apply(state, listed[0])
-    assert state.pending.type == "volley" and state.pending.player == 0
+    assert pend(state).type == "volley" and pend(state).player == 0
 
 
 # ---------------------------------------------------------------- a turn
@@ -330,7 +309,7 @@ def test_play_matches_by_colour_number_or_action_or_any_wild() -> None:
 def test_play_is_optional_draw_one_and_a_playable_drawn_card_may_be_kept() -> None:
     state = game(hand2=["B1", *HAND1[1:]], turned="B9", draw=("B4",))
     state, _ = engine.apply(state, mv("draw", 1))
-    assert state.pending.type == "play_drawn" and codes(state, 1)[-1] == "B4"
+    assert pend(state).type == "play_drawn" and codes(state, 1)[-1] == "B4"
     kept, _ = engine.apply(state, mv("pass", 1))
     assert kept.current == 0 and len(kept.hands[1]) == 8
     played, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "B4")))
@@ -347,7 +326,7 @@ def test_an_unplayable_drawn_card_ends_the_turn() -> None:
 def test_draw_two_starts_a_volley_with_draw_stack_in_the_view() -> None:
     state = game(hand2=["BD2", *HAND1[1:]], turned="B9")
     state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "BD2")))
-    assert state.pending.type == "volley" and state.pending.player == 0
+    assert pend(state).type == "volley" and pend(state).player == 0
     for seat in (0, 1, None):
         assert engine.view(state, seat)["draw_stack"] == 2
     assert engine.view(state, 0)["pending"]["draw_stack"] == 2
@@ -363,7 +342,7 @@ def test_volley_example_each_draw_two_adds_two_and_the_first_who_stops_draws_all
         mv("play", 0, card=card(state, 0, "RD2")),  # 4 (any colour)
         mv("play", 1, card=card(state, 1, "YD2")),  # 6
     )
-    assert state.pending.player == 0 and state.ext.draw_stack == 6
+    assert pend(state).player == 0 and state.ext.draw_stack == 6
     state, events = engine.apply(state, mv("draw", 0))  # declines with a Draw Two in hand
     drew = next(e for e in events if e["type"] == "drew")
     assert drew["player"] == 0 and drew["count"] == 6
@@ -418,7 +397,7 @@ def test_reverse_run_only_the_last_cards_effect_applies() -> None:
     last_skip, _ = engine.apply(state, mv("play", 1, card=br, chain=[bd2, b3, bs]))
     assert last_skip.current == 1 and last_skip.pending is None
     last_d2, _ = engine.apply(state, mv("play", 1, card=br, chain=[bs, b3, bd2]))
-    assert last_d2.pending.type == "volley" and last_d2.ext.draw_stack == 2
+    assert pend(last_d2).type == "volley" and last_d2.ext.draw_stack == 2
 
 
 def test_reverse_run_last_reverse_passes_the_turn() -> None:
@@ -432,8 +411,8 @@ def test_reverse_run_legal_moves_one_per_distinct_last_card_and_any_order_accept
     state = game(hand2=REV_HAND, turned="B9")
     br, b3, bs, bd2 = (card(state, 1, c) for c in ("BR", "B3", "BS", "BD2"))
     runs = [m for m in engine.legal_moves(state, 1) if m.chain]
-    assert sorted(m.chain[-1] for m in runs) == sorted([b3, bs, bd2])
-    assert all(m.card == br and sorted(m.chain) == sorted([b3, bs, bd2]) for m in runs)
+    assert sorted((m.chain or ())[-1] for m in runs) == sorted([b3, bs, bd2])
+    assert all(m.card == br and sorted(m.chain or ()) == sorted([b3, bs, bd2]) for m in runs)
     assert Move(T.PLAY, 1, br) in engine.legal_moves(state, 1)  # the Reverse alone
     for order in ([b3, bs, bd2], [bs, b3, bd2]):
         after, _ = engine.apply(state, mv("play", 1, card=br, chain=order))
@@ -489,7 +468,7 @@ def wd4_game() -> State:
 
 def test_wild_draw_four_opponent_draws_four_and_the_player_takes_another_turn() -> None:
     state = wd4_game()
-    assert state.pending.type == "challenge" and state.pending.player == 0
+    assert pend(state).type == "challenge" and pend(state).player == 0
     state, events = engine.apply(state, mv("accept", 0))
     assert len(state.hands[0]) == 11 and state.current == 1 and state.pending is None
 
@@ -644,7 +623,7 @@ def test_turned_reverse_forced_run_that_empties_the_hand_ends_the_round() -> Non
     listed = engine.legal_moves(state, 1)
     assert len(listed) == 7 and not any(m.uno for m in listed)  # one per last card
     bd2 = card(state, 1, "BD2")
-    run = next(m for m in listed if m.chain[-1] == bd2)
+    run = next(m for m in listed if (m.chain or ())[-1] == bd2)
     state, events = engine.apply(state, run)
     assert state.phase is Phase.ROUND_OVER and state.round_winner == 1
     assert codes(state, 0)[-2:] == ["G1", "G2"]  # the last Draw Two is drawn first
@@ -667,11 +646,11 @@ def test_catch_during_a_pending_volley_keeps_the_volley() -> None:
     state = game(["RD2", *HAND0[1:]], ["BD2", "Y2", *HAND1[2:]], turned="B9")
     state = with_hand(state, 1, [card(state, 1, "BD2"), card(state, 1, "Y2")])
     state, _ = engine.apply(state, mv("play", 1, card=card(state, 1, "BD2")))
-    assert state.exposed == (1,) and state.pending.type == "volley"
+    assert state.exposed == (1,) and pend(state).type == "volley"
     assert Move(T.CATCH, 0, target=1) in engine.legal_moves(state, 0)
     state, _ = engine.apply(state, mv("catch", 0, target=1))
     assert len(state.hands[1]) == 3 and state.exposed == ()
-    assert state.pending.type == "volley" and state.pending.player == 0
+    assert pend(state).type == "volley" and pend(state).player == 0
     assert state.ext.draw_stack == 2
 
 
@@ -717,7 +696,7 @@ def test_player_1_alternates_back_from_seat_1_to_seat_0() -> None:
     state, _ = engine.apply(state, mv("play", 0, card=card(state, 0, "R1")))
     assert state.phase is Phase.ROUND_OVER
     state, events = engine.apply(state, mv("next_round", 0))
-    assert state.dealer == 0 and state.pending.type == "draft" and state.pending.player == 0
+    assert state.dealer == 0 and pend(state).type == "draft" and pend(state).player == 0
     assert events[0] == {"type": "round_started", "round": 2, "dealer": 0}
 
 

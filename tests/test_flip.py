@@ -19,7 +19,7 @@ import engine
 from engine import Color, Kind, Phase, RulesError, State
 from engine.events import redact, redact_all
 from engine.variants.flip import Flip
-from tests.support import DeckBuilder, play, random_game, stacked_deck
+from tests.support import DeckBuilder, mv, play, random_game, stacked_deck
 
 V = "uno_flip"
 VAR = cast(Flip, engine.find_variant(V))
@@ -135,10 +135,6 @@ def faces(state: State, seat: int) -> list[str]:
 
 def full(state: State, seat: int) -> list[str]:
     return [CAT.cards[c].code for c in state.hands[seat]]
-
-
-def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
-    return {"type": type_, "player": player, **fields}
 
 
 def pl(state: State, seat: int, code: str, **fields: Any) -> dict[str, Any]:

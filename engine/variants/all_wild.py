@@ -59,11 +59,22 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import Move, MoveType
 from ..registry import register
-from ..state import Pending, Phase, State, Work, pending
-from ..uno import UnoRules
+from ..state import Pending, PendingType, Phase, State, Work, pending
+from ..uno import UnoPending, UnoRules
+from ..variant import handles, lists
 
 T = MoveType
 PLAY_T = T.PLAY
+
+
+class AllWildPending(PendingType):
+    """UNO All Wild's decision beyond classic UNO's (it reuses ``play_drawn``)."""
+
+    CHOOSE_TARGET = "choose_target"
+
+
+P = AllWildPending
+PLAY_DRAWN = UnoPending.PLAY_DRAWN
 
 WILD = Kind.WILD
 WILD_REVERSE = Kind.WILD_REVERSE
@@ -73,6 +84,14 @@ WX = Kind.WILD_FORCED_SWAP
 TARGETED = frozenset({WT2, WX})
 #: Cards the chosen opponent of a Wild Targeted Draw Two draws.
 TARGETED_DRAW = 2
+
+
+def _chosen(move: Move | None) -> int:
+    """The opponent a targeted play names (``check_play`` has checked it). A turned-up
+    targeted card waits for ``choose_target`` instead, so it never comes here."""
+    if move is None or not isinstance(move.target, int):
+        raise TypeError(f"a targeted card's effect needs the play's target, not {move!r}")
+    return move.target
 
 
 @register
@@ -100,23 +119,16 @@ class AllWild(UnoRules):
     move_types: ClassVar[frozenset[MoveType]] = frozenset(
         {T.PLAY, T.DRAW, T.CHOOSE_TARGET, T.UNO, T.CATCH, T.NEXT_ROUND}
     )
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
-        "play_drawn": (frozenset({T.PLAY}), "must_play_drawn_card"),
-        "choose_target": (frozenset({T.CHOOSE_TARGET}), "must_choose_target"),
+    pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
+        PLAY_DRAWN: (frozenset({T.PLAY}), "must_play_drawn_card"),
+        P.CHOOSE_TARGET: (frozenset({T.CHOOSE_TARGET}), "must_choose_target"),
     }
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"target_chosen", "swapped"}
+    bot_rank: ClassVar[dict[MoveType, int]] = {**UnoRules.bot_rank, T.CHOOSE_TARGET: 0}
     #: Every turned-up card stays and acts as if the dealer had played it.
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.WILD_DRAW_TWO: 2, Kind.WILD_DRAW_FOUR: 4}
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {}
-    effects: ClassVar[dict[Kind, str]] = {
-        Kind.WILD_REVERSE: "effect_reverse",
-        Kind.WILD_SKIP: "effect_skip",
-        Kind.WILD_DRAW_TWO: "effect_draw",
-        Kind.WILD_DRAW_FOUR: "effect_draw",
-        Kind.WILD_TARGETED_DRAW_TWO: "effect_targeted_draw",
-        Kind.WILD_SKIP_TWO: "effect_skip_two",
-        Kind.WILD_FORCED_SWAP: "effect_swap",
-    }
 
     # ------------------------------------------------------------------ static tables
     @cached_property
@@ -139,7 +151,7 @@ class AllWild(UnoRules):
         if (
             mtype is T.PASS
             and pend is not None
-            and pend.type == "play_drawn"
+            and pend.type is PLAY_DRAWN
             and move.player == pend.player
             and state.phase is Phase.PLAY
         ):
@@ -163,20 +175,22 @@ class AllWild(UnoRules):
             w.current = w.next_seat(dealer)
         elif kind in TARGETED:
             w.current = dealer
-            w.pending = pending("choose_target", dealer, card, then=w.next_seat(dealer))
+            w.pending = pending(P.CHOOSE_TARGET, dealer, card, then=w.next_seat(dealer))
         elif kind is WILD_REVERSE:
             if w.num_players == 2:  # acts as a Skip: the dealer plays first
-                self.effect_skip(w, dealer, card, None, events)  # type: ignore[arg-type]
+                self.effect_skip(w, dealer, card, None, events)
             else:
                 w.direction = -1
                 events.append(event("reversed", direction="counterclockwise"))
                 w.current = dealer
         else:
-            self.card_effect(w, dealer, card, None, events)  # type: ignore[arg-type]
+            self.card_effect(w, dealer, card, None, events)
 
+    @lists(P.CHOOSE_TARGET)
     def legal_choose_target(self, state: State, player: int) -> list[Move]:
         return [Move(T.CHOOSE_TARGET, player, target=t) for t in self._opponents(state, player)]
 
+    @handles(T.CHOOSE_TARGET)
     def on_choose_target(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         assert pend is not None
@@ -254,7 +268,7 @@ class AllWild(UnoRules):
     def may_draw(self, s: State | Work, player: int) -> bool:
         """The one exception to "no drawing by choice": the player holds no action card
         and the next player holds a single card."""
-        nxt = (player + s.direction) % s.num_players
+        nxt = s.next_seat(player)
         if len(s.hands[nxt]) != 1:
             return False
         plain = self._is_plain
@@ -276,7 +290,7 @@ class AllWild(UnoRules):
             raise RulesError(detail, code="draw_not_allowed")
         drawn = self.draw_cards(w, player, 1, events, "draw")
         if drawn:
-            w.pending = Pending("play_drawn", player, drawn[0])
+            w.pending = Pending(PLAY_DRAWN, player, drawn[0])
         else:  # README: a player who chose to draw and got nothing has ended their turn
             w.current = w.next_seat(player)
 
@@ -361,14 +375,14 @@ class AllWild(UnoRules):
 
     # ------------------------------------------------------------------ card actions
     def effect_targeted_draw(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """The chosen opponent draws 2 and does not lose their turn."""
-        self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
-        w.current = (player + w.direction) % w.num_players
+        self.draw_cards(w, _chosen(move), TARGETED_DRAW, events, "penalty")
+        w.current = w.next_seat(player)
 
     def effect_skip_two(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """The next two players (seats other than the player) lose their turn."""
         skipped = [s for s in (w.next_seat(player), w.next_seat(player, 2)) if s != player]
@@ -377,9 +391,21 @@ class AllWild(UnoRules):
         # Two players: one seat skipped, the player plays again; three: the same.
         w.current = w.next_seat(player, len(skipped) + 1)
 
-    def effect_swap(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
-        self.swap(w, player, move.target, events)  # type: ignore[arg-type]
-        w.current = (player + w.direction) % w.num_players
+    def effect_swap(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
+        self.swap(w, player, _chosen(move), events)
+        w.current = w.next_seat(player)
+
+    effects = {
+        Kind.WILD_REVERSE: UnoRules.effect_reverse,
+        Kind.WILD_SKIP: UnoRules.effect_skip,
+        Kind.WILD_DRAW_TWO: UnoRules.effect_draw,
+        Kind.WILD_DRAW_FOUR: UnoRules.effect_draw,
+        Kind.WILD_TARGETED_DRAW_TWO: effect_targeted_draw,
+        Kind.WILD_SKIP_TWO: effect_skip_two,
+        Kind.WILD_FORCED_SWAP: effect_swap,
+    }
 
     def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
         """The base rule (a hand that fell to one card), plus a swap party who held one
@@ -415,7 +441,7 @@ class AllWild(UnoRules):
         pend = state.pending
         if pend is None:
             return
-        if pend.type == "choose_target":
+        if pend.type is P.CHOOSE_TARGET:
             then = pend.get("then")
             if (
                 pend.card is None
@@ -441,7 +467,7 @@ class AllWild(UnoRules):
                     "a target choice names the seat that plays next ('then')",
                     field="pending.data",
                 )
-        elif pend.type == "play_drawn":
+        elif pend.type is PLAY_DRAWN:
             if pend.card is None or pend.data:
                 raise InvalidState("a drawn card to play names the card only", field="pending")
             if pend.player != state.current:

@@ -58,12 +58,23 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import MatchPart, Move, MoveType
 from ..registry import register
-from ..state import Pending, Phase, State, Work
-from ..variant import Variant
+from ..state import Pending, PendingType, Phase, State, Work, seat_after
+from ..variant import Variant, handles, lists
 
 T = MoveType
 MATCH, PLACE, DRAW, END_TURN = T.MATCH, T.PLACE, T.DRAW, T.END_TURN
 PLAY = Phase.PLAY
+
+
+class DosPending(PendingType):
+    """DOS's decisions (its turn is its own: none of classic UNO's)."""
+
+    MATCHING = "matching"
+    DRAWN = "drawn"
+    BONUS_PLACE = "bonus_place"
+
+
+P = DosPending
 NUMBERS = range(1, 11)
 COLORS = LIGHT_COLORS
 
@@ -115,10 +126,24 @@ class Dos(Variant):
         {MATCH, DRAW, PLACE, END_TURN, T.NEXT_ROUND}
     )
     side_moves: ClassVar[frozenset[MoveType]] = frozenset()
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
-        "matching": (frozenset({MATCH, END_TURN}), "must_match_or_end_turn"),
-        "drawn": (frozenset({MATCH, PLACE}), "must_match_or_place"),
-        "bonus_place": (frozenset({PLACE}), "must_place_card"),
+    event_types: ClassVar[frozenset[str]] = Variant.event_types - {"uno", "caught"} | {
+        "center_row_dealt",
+        "matched",
+        "turn_ended",
+        "center_row_refilled",
+        "placed",
+    }
+    bot_rank: ClassVar[dict[MoveType, int]] = {
+        **Variant.bot_rank,
+        MATCH: 0,
+        PLACE: 0,
+        END_TURN: 2,
+        DRAW: 3,
+    }
+    pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
+        P.MATCHING: (frozenset({MATCH, END_TURN}), "must_match_or_end_turn"),
+        P.DRAWN: (frozenset({MATCH, PLACE}), "must_match_or_place"),
+        P.BONUS_PLACE: (frozenset({PLACE}), "must_place_card"),
     }
 
     # ------------------------------------------------------------------ static tables
@@ -129,11 +154,14 @@ class Dos(Variant):
         out: list[Options] = []
         for c in cat.ids:
             kind = cat.kind[0][c]
-            color: Color = cat.color[0][c]  # type: ignore[assignment]  # None: Wild DOS only
+            if kind is Kind.WILD_DOS:  # no printed colour: it is the colour declared
+                out.append({2: tuple((MatchPart(c, k), k) for k in COLORS)})
+                continue
+            color = cat.color[0][c]
+            if color is None:
+                raise ValueError(f"DOS card {c}: only a Wild DOS has no colour")
             if kind is Kind.WILD_NUMBER:
                 out.append({n: ((MatchPart(c, None, n), color),) for n in NUMBERS})
-            elif kind is Kind.WILD_DOS:
-                out.append({2: tuple((MatchPart(c, k), k) for k in COLORS)})
             else:
                 out.append({cat.value[0][c] or 0: ((MatchPart(c), color),)})
         return tuple(out)
@@ -221,7 +249,7 @@ class Dos(Variant):
                 row.append(RowCard(card))
         w.ext = DosExt(tuple(row), 0)
         events.append(event("center_row_dealt", cards=[self.public_ref(w, e.card) for e in row]))
-        w.current = (w.dealer + 1) % w.num_players
+        w.current = seat_after(w.dealer, w.num_players)
 
     def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
         """The whole discard pile becomes the new draw pile (the center row stays)."""
@@ -274,16 +302,19 @@ class Dos(Variant):
         moves.append(self._draw_moves[player])
         return moves
 
+    @lists(P.MATCHING)
     def legal_matching(self, state: State, player: int) -> list[Move]:
         moves = self.match_moves(state, player, None)
         moves.append(self._end_turn_moves[player])
         return moves
 
+    @lists(P.DRAWN)
     def legal_drawn(self, state: State, player: int) -> list[Move]:
         moves = self.match_moves(state, player, state.pending.card)  # type: ignore[union-attr]
         moves.extend(Move(PLACE, player, c) for c in state.hands[player])
         return moves
 
+    @lists(P.BONUS_PLACE)
     def legal_bonus_place(self, state: State, player: int) -> list[Move]:
         return [Move(PLACE, player, c) for c in state.hands[player]]
 
@@ -422,7 +453,7 @@ class Dos(Variant):
         if len(parts) == 2 and parts[0].card == parts[1].card:
             raise RulesError("a double match takes two different cards", code="duplicate_card")
         pend = w.pending
-        if pend is not None and pend.type == "drawn" and all(p.card != pend.card for p in parts):
+        if pend is not None and pend.type is P.DRAWN and all(p.card != pend.card for p in parts):
             raise RulesError(
                 f"after a draw, only a match using the drawn card ({pend.card}) is allowed; "
                 "otherwise place a card",
@@ -444,6 +475,7 @@ class Dos(Variant):
             )
         return index, center, readings  # type: ignore[return-value]
 
+    @handles(MATCH)
     def on_match(self, w: Work, move: Move, events: list[Event]) -> None:
         index, (number, color), readings = self.check_match(w, move)
         player = move.player
@@ -469,14 +501,14 @@ class Dos(Variant):
         if bonus and double:
             n = w.num_players
             for k in range(1, n):
-                self.draw_cards(w, (player + k) % n, 1, events, "double_color_match")
-        drew = w.pending is not None and w.pending.type == "drawn"
+                self.draw_cards(w, seat_after(player, n, k), 1, events, "double_color_match")
+        drew = w.pending is not None and w.pending.type is P.DRAWN
         if not w.hands[player]:
             self.finish_round(w, player, events)
         elif drew:
             self.end_of_turn(w, player, events)
         else:
-            w.pending = Pending("matching", player)
+            w.pending = Pending(P.MATCHING, player)
 
     def part_view(self, s: State | Work, part: MatchPart) -> dict[str, Any]:
         out: dict[str, Any] = {"card": self.public_ref(s, part.card)}
@@ -487,6 +519,7 @@ class Dos(Variant):
         return out
 
     # ------------------------------------------------------------------ end of turn
+    @handles(END_TURN)
     def on_end_turn(self, w: Work, move: Move, events: list[Event]) -> None:
         self.end_of_turn(w, move.player, events)
 
@@ -524,24 +557,26 @@ class Dos(Variant):
         due = min(w.ext.bonus, len(w.hands[player]))
         w.ext = DosExt(tuple(kept), due)
         if due:
-            w.pending = Pending("bonus_place", player)
+            w.pending = Pending(P.BONUS_PLACE, player)
         else:
             self.next_turn(w, player)
 
     def next_turn(self, w: Work, player: int) -> None:
         w.pending = None
-        w.current = (player + 1) % w.num_players
+        w.current = seat_after(player, w.num_players)
 
     # ------------------------------------------------------------------ draw, place
+    @handles(DRAW)
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move.player
         drawn = self.draw_cards(w, player, 1, events, "draw")
         if drawn:
-            w.pending = Pending("drawn", player, drawn[0])
+            w.pending = Pending(P.DRAWN, player, drawn[0])
         else:
             events.append(event("turn_ended", player=player, discarded=[]))
             self.next_turn(w, player)
 
+    @handles(PLACE)
     def on_place(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         if pend is None:
@@ -555,7 +590,7 @@ class Dos(Variant):
         hand = w.hands[player]
         w.hands[player] = tuple(c for c in hand if c != card)
         ext = w.ext
-        bonus = pend.type == "bonus_place"
+        bonus = pend.type is P.BONUS_PLACE
         left = ext.bonus - 1 if bonus else 0
         w.ext = DosExt(ext.row + (RowCard(card),), left)
         events.append(
@@ -569,7 +604,7 @@ class Dos(Variant):
         if not w.hands[player]:
             self.finish_round(w, player, events)
         elif left > 0:
-            w.pending = Pending("bonus_place", player)
+            w.pending = Pending(P.BONUS_PLACE, player)
         else:
             self.next_turn(w, player)
 
@@ -649,12 +684,12 @@ class Dos(Variant):
         matched = sum(1 for e in ext.row if e.matched)
         if pend is not None and pend.player != state.current:
             raise InvalidState("only the player whose turn it is decides", field="pending")
-        if pend is not None and (pend.data or (pend.card is None) != (ptype != "drawn")):
+        if pend is not None and (pend.data or (pend.card is None) != (ptype is not P.DRAWN)):
             raise InvalidState(
                 f"a {ptype} decision carries the drawn card only when it is 'drawn'",
                 field="pending",
             )
-        if ptype == "matching":
+        if ptype is P.MATCHING:
             if not matched or ext.bonus > matched:
                 raise InvalidState(
                     "while matching, at least one row card is matched and each match earns "
@@ -667,7 +702,7 @@ class Dos(Variant):
                 "matched center-row cards exist only while the player is matching",
                 field="ext.center_row",
             )
-        if ptype == "bonus_place":
+        if ptype is P.BONUS_PLACE:
             if not 1 <= ext.bonus <= len(state.hands[state.current]):
                 raise InvalidState(
                     "bonus placements due must be between 1 and the hand size", field="ext.bonus"
@@ -676,7 +711,7 @@ class Dos(Variant):
             raise InvalidState(
                 "bonuses are only due while matching or placing them", field="ext.bonus"
             )
-        if pend is not None and ptype == "drawn" and pend.card not in state.hands[pend.player]:
+        if pend is not None and ptype is P.DRAWN and pend.card not in state.hands[pend.player]:
             raise InvalidState(
                 "the drawn card awaiting a decision is not in the player's hand",
                 field="pending.card",

@@ -35,11 +35,24 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event, secret_event
 from ..moves import Move, MoveType
 from ..registry import register
-from ..state import Pending, Phase, State, Work, pending
-from ..uno import UnoRules
+from ..state import Pending, PendingType, Phase, State, Work, pending
+from ..uno import UnoPending, UnoRules
+from ..variant import handles, lists
 
 T = MoveType
 DRAFT = Phase.DRAFT
+
+
+class DuoPending(PendingType):
+    """UNO Duo's decisions beyond classic UNO's."""
+
+    DRAFT = "draft"
+    VOLLEY = "volley"
+    FORCED_RUN = "forced_run"
+
+
+P = DuoPending
+CHOOSE_COLOR = UnoPending.CHOOSE_COLOR
 
 
 class DuoExt(NamedTuple):
@@ -71,21 +84,27 @@ class Duo(UnoRules):
         T.DRAFT_KEEP,
         T.DRAFT_DISCARD,
     }
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
+    pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
         **UnoRules.pending_moves,
-        "draft": (frozenset({T.DRAFT_KEEP, T.DRAFT_DISCARD}), "must_draft"),
-        "volley": (frozenset({T.PLAY, T.DRAW}), "must_continue_or_draw"),
-        "forced_run": (frozenset({T.PLAY}), "must_play_run"),
+        P.DRAFT: (frozenset({T.DRAFT_KEEP, T.DRAFT_DISCARD}), "must_draft"),
+        P.VOLLEY: (frozenset({T.PLAY, T.DRAW}), "must_continue_or_draw"),
+        P.FORCED_RUN: (frozenset({T.PLAY}), "must_play_run"),
+    }
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {
+        "draft_drew",
+        "draft_kept",
+        "draft_burned",
+        "draft_discarded",
+        "draft_over",
+    }
+    bot_rank: ClassVar[dict[MoveType, int]] = {
+        **UnoRules.bot_rank,
+        T.DRAFT_KEEP: 0,
+        T.DRAFT_DISCARD: 0,
     }
     #: Every turned-up card stays (a turned Wild Draw Four acts, see ``first_card_effect``).
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
     draw_amounts: ClassVar[dict[Kind, int]] = {}
-    effects: ClassVar[dict[Kind, str]] = {
-        Kind.SKIP: "effect_skip",
-        Kind.REVERSE: "effect_pass",
-        Kind.DRAW_TWO: "effect_volley",
-        Kind.WILD_DRAW_FOUR: "effect_challengeable_draw",
-    }
 
     # ------------------------------------------------------------------ ext
     def initial_ext(self, players: int) -> DuoExt:
@@ -128,16 +147,18 @@ class Duo(UnoRules):
         """``seat`` draws the top card and looks at it (only they see it)."""
         card, w.draw_pile = w.draw_pile[0], w.draw_pile[1:]
         w.current = seat
-        w.pending = Pending("draft", seat, card)
+        w.pending = Pending(P.DRAFT, seat, card)
         events.append(
             secret_event(
                 "draft_drew", to=(seat,), secret={"card": self.private_ref(w, card)}, player=seat
             )
         )
 
+    @lists(P.DRAFT)
     def legal_draft(self, state: State, player: int) -> list[Move]:
         return [Move(T.DRAFT_KEEP, player), Move(T.DRAFT_DISCARD, player)]
 
+    @handles(T.DRAFT_KEEP)
     def on_draft_keep(self, w: Work, move: Move, events: list[Event]) -> None:
         """Keep: the card joins the hand; the next card is burned face up."""
         card = w.pending.card  # type: ignore[union-attr]
@@ -149,6 +170,7 @@ class Duo(UnoRules):
         events.append(event("draft_burned", player=seat, card=self.public_ref(w, burned)))
         self.next_drafter(w, seat, events)
 
+    @handles(T.DRAFT_DISCARD)
     def on_draft_discard(self, w: Work, move: Move, events: list[Event]) -> None:
         """Discard: the card goes face up on the draft pile; the next card must be kept."""
         card: int = w.pending.card  # type: ignore[union-attr,assignment]
@@ -162,7 +184,7 @@ class Duo(UnoRules):
 
     def next_drafter(self, w: Work, seat: int, events: list[Event]) -> None:
         w.pending = None
-        other = 1 - seat
+        other = w.next_seat(seat)
         if len(w.hands[other]) < self.hand_size:
             self.draft_draw(w, other, events)
         elif len(w.hands[seat]) < self.hand_size:
@@ -184,13 +206,13 @@ class Duo(UnoRules):
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
         """Player 2 plays first; the turned card acts as the rule book's list says."""
         p1 = w.dealer
-        p2 = 1 - p1
+        p2 = w.next_seat(p1)
         kind = self.kind(w, card)
         w.current = p2
         if kind is Kind.WILD:
-            w.pending = pending("choose_color", p1, then=p2)
+            w.pending = pending(CHOOSE_COLOR, p1, then=p2)
         elif kind is Kind.WILD_DRAW_FOUR:
-            w.pending = pending("choose_color", p1, then=p1, penalty=4)
+            w.pending = pending(CHOOSE_COLOR, p1, then=p1, penalty=4)
         elif kind is Kind.DRAW_TWO:
             self.draw_cards(w, p2, 2, events, "penalty")
             events.append(event("skipped", player=p2))
@@ -201,14 +223,14 @@ class Duo(UnoRules):
         elif kind is Kind.REVERSE:
             color = self.card_color(w, card)
             if self.run_cards(w.hands[p2], color):
-                w.pending = pending("forced_run", p2, color=color.value)  # type: ignore[union-attr]
+                w.pending = pending(P.FORCED_RUN, p2, color=color.value)  # type: ignore[union-attr]
 
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         super().on_choose_color(w, move, events)
         penalty = pend.get("penalty") if pend is not None else None
         if penalty:  # a turned-up Wild Draw Four: Player 2 draws 4, no challenge
-            victim = 1 - move.player
+            victim = w.next_seat(move.player)
             self.draw_cards(w, victim, penalty, events, "penalty")
             events.append(event("skipped", player=victim))
             w.current = move.player
@@ -271,6 +293,7 @@ class Duo(UnoRules):
             return [*self.reverse_moves(state, player, [card]), Move(T.PASS, player)]  # type: ignore[list-item]
         return super().legal_play_drawn(state, player)
 
+    @lists(P.VOLLEY)
     def legal_volley(self, state: State, player: int) -> list[Move]:
         kind = self.catalog.kind[0]
         moves: list[Move] = []
@@ -280,6 +303,7 @@ class Duo(UnoRules):
         moves.append(self._draw_moves[player])
         return moves
 
+    @lists(P.FORCED_RUN)
     def legal_forced_run(self, state: State, player: int) -> list[Move]:
         hand = state.hands[player]
         cards = self.run_cards(hand, Color(state.pending.get("color")))  # type: ignore[union-attr]
@@ -291,9 +315,9 @@ class Duo(UnoRules):
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         ptype = pend.type if pend is not None else None
-        if ptype == "volley":
+        if ptype is P.VOLLEY:
             run, color = self.check_volley_play(w, move)
-        elif ptype == "forced_run":
+        elif ptype is P.FORCED_RUN:
             run, color = self.check_forced_run(w, move, Color(pend.get("color")))  # type: ignore[union-attr]
         else:
             card, color = self.check_play(w, move)
@@ -389,23 +413,32 @@ class Duo(UnoRules):
             raise RulesError("only a wild card takes a colour", code="color_not_allowed")
 
     # ------------------------------------------------------------------ effects
-    def effect_pass(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_pass(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         """A Reverse (alone or last in a run) passes the turn."""
-        w.current = 1 - player
+        w.current = w.next_seat(player)
 
     def effect_volley(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Draw Two starts or continues a volley against the opponent."""
-        victim = 1 - player
+        victim = w.next_seat(player)
         stack = w.ext.draw_stack + 2
         w.ext = w.ext._replace(draw_stack=stack)
         w.current = victim
-        w.pending = pending("volley", victim, stack=stack)
+        w.pending = pending(P.VOLLEY, victim, stack=stack)
+
+    effects = {
+        Kind.SKIP: UnoRules.effect_skip,
+        Kind.REVERSE: effect_pass,
+        Kind.DRAW_TWO: effect_volley,
+        Kind.WILD_DRAW_FOUR: UnoRules.effect_challengeable_draw,
+    }
 
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
-        if pend is None or pend.type != "volley":
+        if pend is None or pend.type is not P.VOLLEY:
             super().on_draw(w, move, events)
             return
         player = move.player
@@ -413,11 +446,11 @@ class Duo(UnoRules):
         w.pending = None
         w.ext = w.ext._replace(draw_stack=0)
         self.draw_cards(w, player, stack, events, "volley")
-        w.current = 1 - player
+        w.current = w.next_seat(player)
 
     def last_card_effect(self, w: Work, player: int, card: int, events: list[Event]) -> None:
         kind = self.kind(w, card)
-        victim = 1 - player
+        victim = w.next_seat(player)
         if kind is Kind.DRAW_TWO:
             stack = w.ext.draw_stack + 2
             w.ext = w.ext._replace(draw_stack=0)
@@ -438,9 +471,9 @@ class Duo(UnoRules):
     # ------------------------------------------------------------------ views and checks
     def pending_view(self, state: State, pend: Pending, player: int | None) -> dict[str, Any]:
         out = super().pending_view(state, pend, player)
-        if pend.type == "volley":
+        if pend.type is P.VOLLEY:
             out["draw_stack"] = pend.get("stack")
-        elif pend.type == "forced_run":
+        elif pend.type is P.FORCED_RUN:
             out["color"] = pend.get("color")
         return out
 
@@ -453,7 +486,7 @@ class Duo(UnoRules):
         yield from super().piles(state)
         yield "ext.draft_discard", state.ext.draft_discard
         pend = state.pending
-        if pend is not None and pend.type == "draft" and pend.card is not None:
+        if pend is not None and pend.type is P.DRAFT and pend.card is not None:
             yield "pending.card", (pend.card,)
 
     def public_piles(self, state: State) -> Any:
@@ -466,7 +499,7 @@ class Duo(UnoRules):
         pend = state.pending
         ptype = pend.type if pend is not None else None
         if state.phase is DRAFT:
-            if ptype != "draft" or pend.card is None:  # type: ignore[union-attr]
+            if ptype is not P.DRAFT or pend.card is None:  # type: ignore[union-attr]
                 raise InvalidState("the draft waits for a draft decision", field="pending")
             if state.discard:
                 raise InvalidState("no discard pile during the draft", field="discard")
@@ -480,20 +513,20 @@ class Duo(UnoRules):
             if abs(len(state.hands[0]) - len(state.hands[1])) > 1:
                 raise InvalidState("drafters alternate: hands differ by at most one", field="hands")
         else:
-            if ptype == "draft":
+            if ptype is P.DRAFT:
                 raise InvalidState("a draft decision outside the draft", field="pending")
             if ext.draft_discard:
                 raise InvalidState(
                     "the draft discard pile is only on the table during the draft",
                     field="ext.draft_discard",
                 )
-        if (ext.draw_stack > 0) != (ptype == "volley") or (
-            ptype == "volley" and pend.get("stack") != ext.draw_stack  # type: ignore[union-attr]
+        if (ext.draw_stack > 0) != (ptype is P.VOLLEY) or (
+            ptype is P.VOLLEY and pend.get("stack") != ext.draw_stack  # type: ignore[union-attr]
         ):
             raise InvalidState(
                 "a draw stack exists exactly while a volley is pending", field="ext.draw_stack"
             )
-        if ptype == "forced_run":
+        if ptype is P.FORCED_RUN:
             color = pend.get("color")  # type: ignore[union-attr]
             if color not in self.colors_for(state):
                 raise InvalidState("a forced run names its colour", field="pending.data")

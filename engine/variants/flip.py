@@ -43,9 +43,10 @@ from ..events import Event, event
 from ..moves import Move
 from ..registry import register
 from ..state import Pending, Phase, State, Work, pending
-from ..uno import UnoRules
+from ..uno import UnoPending, UnoRules
 from ..variant import OptionSpec
 
+P = UnoPending
 SIDE_NAMES = ("light", "dark")
 GAME_OVER = Phase.GAME_OVER
 _new = tuple.__new__
@@ -90,6 +91,7 @@ class Flip(UnoRules):
         "player scores their own hand, and when a total reaches the target the lowest "
         "total wins (winner_rule 'lowest').",
     )
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"flipped"}
     #: A turned-up Wild Draw Two goes back into the draw pile (the round starts light).
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_TWO})
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_ONE: 1, Kind.DRAW_FIVE: 5}
@@ -98,16 +100,6 @@ class Flip(UnoRules):
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {
         Kind.WILD_DRAW_TWO: (2, 2, 4),
         Kind.WILD_DRAW_COLOR: (0, 0, 2),
-    }
-    effects: ClassVar[dict[Kind, str]] = {
-        Kind.SKIP: "effect_skip",
-        Kind.REVERSE: "effect_reverse",
-        Kind.DRAW_ONE: "effect_draw",
-        Kind.DRAW_FIVE: "effect_draw",
-        Kind.SKIP_EVERYONE: "effect_skip_everyone",
-        Kind.FLIP: "effect_flip",
-        Kind.WILD_DRAW_TWO: "effect_challengeable_draw",
-        Kind.WILD_DRAW_COLOR: "effect_challengeable_draw",
     }
 
     def extra_options(self) -> list[OptionSpec]:
@@ -243,10 +235,10 @@ class Flip(UnoRules):
             top = self.flip_table(w, None, events)
             w.current = first
             if self.catalog.wild[w.side][top]:
-                w.pending = pending("choose_color", w.dealer, then=first)
+                w.pending = pending(P.CHOOSE_COLOR, w.dealer, then=first)
         elif self.is_wild(w, card):
             w.current = first
-            w.pending = pending("choose_color", w.dealer, then=first)
+            w.pending = pending(P.CHOOSE_COLOR, w.dealer, then=first)
         else:
             super().first_card_effect(w, card, events)
 
@@ -265,20 +257,33 @@ class Flip(UnoRules):
         )
         return top
 
-    def effect_flip(self, w: Work, player: int, card: int, move: Move, events: list[Event]) -> None:
+    def effect_flip(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
         top = self.flip_table(w, player, events)
         nxt = w.next_seat(player)
         w.current = nxt
         if self.catalog.wild[w.side][top]:
-            w.pending = pending("choose_color", player, then=nxt)
+            w.pending = pending(P.CHOOSE_COLOR, player, then=nxt)
 
     # ------------------------------------------------------------------ other actions
     def effect_skip_everyone(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         others = [w.next_seat(player, k) for k in range(1, w.num_players)]
         events.append(event("skipped", players=others))
         w.current = player
+
+    effects = {
+        Kind.SKIP: UnoRules.effect_skip,
+        Kind.REVERSE: UnoRules.effect_reverse,
+        Kind.DRAW_ONE: UnoRules.effect_draw,
+        Kind.DRAW_FIVE: UnoRules.effect_draw,
+        Kind.SKIP_EVERYONE: effect_skip_everyone,
+        Kind.FLIP: effect_flip,
+        Kind.WILD_DRAW_TWO: UnoRules.effect_challengeable_draw,
+        Kind.WILD_DRAW_COLOR: UnoRules.effect_challengeable_draw,
+    }
 
     def challenge_draw(
         self, w: Work, seat: int, count: int, card: int, events: list[Event]
@@ -369,7 +374,7 @@ class Flip(UnoRules):
         pend = state.pending
         if state.phase is not Phase.PLAY:
             return
-        if color is None and (pend is None or pend.type != "choose_color"):
+        if color is None and (pend is None or pend.type is not P.CHOOSE_COLOR):
             raise InvalidState(
                 "no colour is in play and no colour choice is pending", field="active_color"
             )
@@ -385,9 +390,9 @@ class Flip(UnoRules):
             v = pend.get(key)
             return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n
 
-        if pend.type == "choose_color":
+        if pend.type is P.CHOOSE_COLOR:
             ok = keys == {"then"} and seat("then") and pend.card is None
-        elif pend.type == "challenge":
+        elif pend.type is P.CHALLENGE:
             top = state.discard[-1]
             hand = pend.get("hand", ())
             ok = (
@@ -404,5 +409,5 @@ class Flip(UnoRules):
             ok = not keys and pend.player == state.current
         if not ok:
             raise InvalidState(
-                f"the pending {pend.type!r} decision is malformed", field="pending.data"
+                f"the pending {pend.type.value!r} decision is malformed", field="pending.data"
             )

@@ -27,10 +27,20 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event, secret_event
 from ..moves import Move, MoveType
 from ..registry import register
-from ..state import State, Work, pending
+from ..state import PendingType, State, Work, pending
 from ..uno import UnoRules
+from ..variant import handles, lists
 
 T = MoveType
+
+
+class PizzaPending(PendingType):
+    """UNO Pocket Pizza Pizza's decision beyond classic UNO's."""
+
+    GIVE = "give"
+
+
+P = PizzaPending
 
 
 @register
@@ -49,20 +59,15 @@ class PocketPizza(UnoRules):
         "Scoring: numbers at face value, Skip / Draw One / Reverse 20, each wild 50.",
     )
     move_types: ClassVar[frozenset[MoveType]] = UnoRules.move_types | {T.GIVE}
-    pending_moves: ClassVar[dict[str, tuple[frozenset[MoveType], str]]] = {
+    pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
         **UnoRules.pending_moves,
-        "give": (frozenset({T.GIVE}), "must_give_card"),
+        P.GIVE: (frozenset({T.GIVE}), "must_give_card"),
     }
+    event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"gave"}
+    bot_rank: ClassVar[dict[MoveType, int]] = {**UnoRules.bot_rank, T.GIVE: 0}
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.WILD_DRAW_TWO, Kind.WILD_DIP})
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_ONE: 1}
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_TWO: (2, 2, 4)}
-    effects: ClassVar[dict[Kind, str]] = {
-        Kind.SKIP: "effect_skip",
-        Kind.REVERSE: "effect_reverse",
-        Kind.DRAW_ONE: "effect_draw",
-        Kind.WILD_DRAW_TWO: "effect_challengeable_draw",
-        Kind.WILD_DIP: "effect_wild_dip",
-    }
 
     # ------------------------------------------------------------------ turned-up card
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
@@ -75,9 +80,17 @@ class PocketPizza(UnoRules):
 
     # ------------------------------------------------------------------ Wild Dip
     def effect_wild_dip(
-        self, w: Work, player: int, card: int, move: Move, events: list[Event]
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         self.dip(w, player, events)
+
+    effects = {
+        Kind.SKIP: UnoRules.effect_skip,
+        Kind.REVERSE: UnoRules.effect_reverse,
+        Kind.DRAW_ONE: UnoRules.effect_draw,
+        Kind.WILD_DRAW_TWO: UnoRules.effect_challengeable_draw,
+        Kind.WILD_DIP: effect_wild_dip,
+    }
 
     def go_out(self, w: Work, player: int, card: int, events: list[Event]) -> None:
         """A last Wild Dip still draws and gives; the round ends after the give.
@@ -97,13 +110,15 @@ class PocketPizza(UnoRules):
             self.finish_round(w, player, events)
             return
         w.current = player
-        w.pending = pending("give", player, drawn[0] if drawn else None)
+        w.pending = pending(P.GIVE, player, drawn[0] if drawn else None)
 
+    @lists(P.GIVE)
     def legal_give(self, state: State, player: int) -> list[Move]:
         hand = state.hands[player]
         uno = (False, True) if len(hand) == 2 else (False,)
         return [Move(T.GIVE, player, c, uno=u) for c in hand for u in uno]
 
+    @handles(T.GIVE)
     def on_give(self, w: Work, move: Move, events: list[Event]) -> None:
         giver = move.player
         card = self.require_card_in_hand(w, move)
@@ -146,7 +161,7 @@ class PocketPizza(UnoRules):
     def check_state(self, state: State) -> None:
         super().check_state(state)
         pend = state.pending
-        if pend is not None and pend.type == "give":
+        if pend is not None and pend.type is P.GIVE:
             hand = state.hands[pend.player]
             if not hand or (pend.card is not None and pend.card not in hand):
                 raise InvalidState(
@@ -155,6 +170,6 @@ class PocketPizza(UnoRules):
 
     def pending_view(self, state: State, pend: Any, player: int | None) -> dict[str, Any]:
         out = super().pending_view(state, pend, player)
-        if pend.type == "give":
-            out["to"] = (pend.player + state.direction) % state.num_players
+        if pend.type is P.GIVE:
+            out["to"] = state.next_seat(pend.player)
         return out

@@ -2,29 +2,28 @@
 
 A bot never looks at anything but its own legal moves (so it needs no variant code):
 it says UNO when it owes it, catches a seat that did not, and otherwise prefers
-getting rid of cards (play, match, place, give) over drawing, passing or ending a turn,
-and a move that says UNO over one that does not. Ties are broken by a seeded
+getting rid of cards (play, match, place, give) over drawing, passing or ending a turn
+(each variant's ``bot_rank``, declared with its move types), and a move that says UNO
+over one that does not. Ties are broken by a seeded
 generator, so a session replays the same way.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import engine
 from engine import Event, Move, MoveType, Phase, State
 
 T = MoveType
-#: Lower is better.
-RANK = {T.DRAW: 3, T.PASS: 2, T.END_TURN: 2, T.ACCEPT: 1}
 SIDE = (T.UNO, T.CATCH)
 
 
-def choose(moves: list[Move], rnd: random.Random) -> Move:
-    """The bot's pick among ``moves`` (not empty)."""
-    best = min(RANK.get(m.type, 0) for m in moves)
-    pool = [m for m in moves if RANK.get(m.type, 0) == best]
+def choose(moves: list[Move], rnd: random.Random, rank: Mapping[MoveType, int]) -> Move:
+    """The bot's pick among ``moves`` (not empty); ``rank``: lower is better."""
+    best = min(rank[m.type] for m in moves)
+    pool = [m for m in moves if rank[m.type] == best]
     if any(m.uno for m in pool):
         pool = [m for m in pool if m.uno]
     return rnd.choice(pool)
@@ -44,7 +43,7 @@ def next_bot_move(state: State, bots: Collection[int], rnd: random.Random) -> Mo
     turn = [own for _, moves in legal if (own := [m for m in moves if m.type not in SIDE])]
     if not turn:
         return None
-    return choose(turn[0], rnd)
+    return choose(turn[0], rnd, engine.find_variant(state.variant).bot_rank)
 
 
 def play_bots(

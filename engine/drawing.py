@@ -1,0 +1,74 @@
+"""Dealing and drawing: the shuffled deck, the deal, draws with reshuffles."""
+
+from __future__ import annotations
+
+from . import rng as prng
+from .events import Event, event
+from .state import Work, seat_after
+from .views import Views
+
+
+class Drawing(Views):
+    """The deck in a round: shuffling, dealing, drawing, reshuffling the discard pile."""
+
+    def shuffled_deck(self, w: Work) -> list[int]:
+        pile = list(self.catalog.ids)
+        w.rng = prng.shuffle(w.rng, pile)
+        return pile
+
+    def deal(self, w: Work, pile: list[int], count: int) -> list[int]:
+        """Deal ``count`` cards to each seat, one at a time from the seat left of the
+        dealer clockwise; return the rest of the pile."""
+        n = w.num_players
+        hands: list[list[int]] = [[] for _ in range(n)]
+        position = 0
+        for _ in range(count):
+            for k in range(1, n + 1):
+                hands[seat_after(w.dealer, n, k)].append(pile[position])
+                position += 1
+        w.hands = [tuple(h) for h in hands]
+        return pile[position:]
+
+    def draw_cards(
+        self, w: Work, seat: int, count: int, events: list[Event], reason: str
+    ) -> list[int]:
+        """Move up to ``count`` cards from the draw pile to ``seat``'s hand, reshuffling
+        the discard pile when the draw pile runs out (README)."""
+        drawn: list[int] = []
+        pile = w.draw_pile
+        while len(drawn) < count:
+            if not pile:
+                w.draw_pile = pile
+                pile = self.reshuffle(w, events)
+                if not pile:
+                    break
+            take = count - len(drawn)
+            drawn.extend(pile[:take])
+            pile = pile[take:]
+        w.draw_pile = pile
+        if drawn:
+            w.hands[seat] = w.hands[seat] + tuple(drawn)
+        events.append(self.drew_event(w, seat, drawn, reason))
+        return drawn
+
+    def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
+        """Everybody sees who drew how many; only the drawer sees the cards."""
+        return {
+            "type": "drew",
+            "player": seat,
+            "count": len(cards),
+            "reason": reason,
+            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
+        }
+
+    def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:
+        """Keep the card in play, shuffle the rest of the discard pile into a new draw
+        pile; return it (empty when there is nothing to shuffle)."""
+        rest = list(w.discard[:-1])
+        if not rest:
+            return ()
+        w.discard = w.discard[-1:]
+        w.rng = prng.shuffle(w.rng, rest)
+        w.draw_pile = tuple(rest)
+        events.append(event("reshuffled", count=len(rest)))
+        return w.draw_pile
