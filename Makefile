@@ -24,13 +24,22 @@ DEV_STAMP := $(VENV)/.installed-dev-$(KEY)
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
+# redocly: no usage telemetry, no update check (nothing leaves the machine).
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 
-.PHONY: help install install-dev redis-server chromium run test lint bench
+# Node tools of the contract checks (openapi-typescript, typescript, @redocly/cli), pinned in
+# clients/typescript/package-lock.json; npm ci reruns only when the lock changes.
+NODE_DIR := clients/typescript
+NODE_KEY := $(shell sha256sum $(NODE_DIR)/package-lock.json 2>/dev/null | cut -c1-16)
+NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
+
+.PHONY: help install install-dev node-tools redis-server chromium run test lint bench
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
-	@echo "make test   install everything (Python packages, redis-server, chromium), then ruff and pytest"
-	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate"
+	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then ruff and pytest"
+	@echo "make lint   ruff, mypy, hadolint, yamllint, kustomize + kubernetes-validate, openapi-spec-validator, redocly"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 
 $(BIN)/python:
@@ -48,6 +57,12 @@ $(DEV_STAMP): | $(BIN)/python
 
 install: $(RUN_STAMP)
 install-dev: $(DEV_STAMP)
+
+$(NODE_STAMP): $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+node-tools: $(NODE_STAMP)
 
 # Tests start their own redis-server on a loopback port; install it only when missing.
 redis-server:
@@ -71,7 +86,7 @@ run: install
 	PORT=$(PORT) exec $(BIN)/python -m service
 
 # ruff and pytest both run; either failing fails the target.
-test: install-dev redis-server chromium
+test: install-dev node-tools redis-server chromium
 	@status=0; \
 	$(BIN)/ruff check . || status=1; \
 	$(BIN)/mypy engine || status=1; \
@@ -80,12 +95,14 @@ test: install-dev redis-server chromium
 	exit $$status
 
 # Every linter runs; any failing fails the target.
-lint: install-dev
+lint: install-dev node-tools
 	@status=0; \
 	for cmd in "ruff check ." "mypy engine service tests" "hadolint Dockerfile" \
-	           "yamllint --strict k8s .yamllint.yaml"; do \
+	           "yamllint --strict k8s .yamllint.yaml" "openapi-spec-validator openapi.yaml"; do \
 	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \
 	done; \
+	echo "redocly lint openapi.yaml (recommended rules)"; \
+	$(NODE_DIR)/node_modules/.bin/redocly lint openapi.yaml --format=stylish || status=1; \
 	for overlay in $(OVERLAYS); do \
 	  echo "kubectl kustomize k8s/overlays/$$overlay | kubernetes-validate --strict"; \
 	  $(BIN)/kubectl kustomize k8s/overlays/$$overlay \

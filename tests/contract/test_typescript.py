@@ -8,6 +8,7 @@ and installed by ``make test`` / ``make lint`` (``npm ci``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -22,7 +23,14 @@ def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
     exe = BIN / tool
     assert exe.exists(), f"{exe} is missing: run `make node-tools` (npm ci in {PKG})"
     return subprocess.run(
-        [str(exe), *args], cwd=PKG, capture_output=True, text=True, timeout=300, check=False
+        [str(exe), *args],
+        cwd=PKG,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        # redocly: no usage telemetry, no update check.
+        env={**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"},
     )
 
 
