@@ -92,7 +92,7 @@ def scan(root: Path = ROOT) -> tuple[list[Site], list[Opaque]]:
                         and _name(node.func.value) in CODE_TABLES
                         and len(node.args) == 2
                     ):
-                        sites.extend(Site(s.value, at) for s in _strings(node.args[1]))
+                        sites.extend(Site(str(s.value), at) for s in _strings(node.args[1]))
                 elif isinstance(node, ast.ClassDef):
                     for stmt in node.body:
                         target = value = None
@@ -107,13 +107,14 @@ def scan(root: Path = ROOT) -> tuple[list[Site], list[Opaque]]:
                             sites.append(Site(str(value.value), f"{rel}:{stmt.lineno}"))
                         elif name in CODE_TABLES:
                             sites.extend(
-                                Site(c.value, f"{rel}:{c.lineno}") for c in _table_codes(value)
+                                Site(str(c.value), f"{rel}:{c.lineno}") for c in _table_codes(value)
                             )
                 elif isinstance(node, ast.Assign | ast.AnnAssign):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     if node.value is not None and any(_name(t) in CODE_TABLES for t in targets):
                         sites.extend(
-                            Site(c.value, f"{rel}:{c.lineno}") for c in _table_codes(node.value)
+                            Site(str(c.value), f"{rel}:{c.lineno}")
+                            for c in _table_codes(node.value)
                         )
     return sites, opaque
 

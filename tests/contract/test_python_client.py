@@ -93,9 +93,8 @@ def test_the_generator_prints_no_warning(generated: Generated) -> None:
 
 
 def test_every_operation_has_a_typed_function(generated: Generated) -> None:
-    funcs = {p.stem for p in Path(generated.package.__file__).parent.glob("api/*/*.py")} - {
-        "__init__"
-    }
+    root = Path(str(generated.package.__file__)).parent
+    funcs = {p.stem for p in root.glob("api/*/*.py")} - {"__init__"}
     spec_ids = {
         re.sub(r"(?<!^)(?=[A-Z])", "_", op["operationId"]).lower()
         for item in _spec()["paths"].values()
@@ -255,9 +254,7 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
     assert view.phase is m.Phase.GAME_OVER
     # A stale version: 412 with the current one.
     draw = m.SessionMoveRequest(move=m.SessionMoveDraw(type_="draw"))
-    stale = api.op("sessions", "apply_session_move").sync(
-        sid, client=me, body=draw, if_match='"1"'
-    )
+    stale = api.op("sessions", "apply_session_move").sync(sid, client=me, body=draw, if_match='"1"')
     assert isinstance(stale, m.VersionProblem) and stale.code is m.ProblemCode.VERSION_MISMATCH
     assert stale.current_version == version
     state = api.op("sessions", "get_session").sync(sid, client=api.client)  # a spectator

@@ -108,6 +108,19 @@ export async function sendSessionMove(
   return answer;
 }
 
+// ---------------------------------------------------------------- the event stream
+export function parseFrame(text: string): Schemas["SseFrame"] | undefined {
+  const lines = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const at = line.indexOf(": ");
+    if (at > 0) lines.set(line.slice(0, at), line.slice(at + 2));
+  }
+  const id = lines.get("id"), event = lines.get("event"), data = lines.get("data");
+  if (id === undefined || event === undefined || data === undefined) return undefined;
+  const parsed = JSON.parse(data) as Event;
+  return { id: Number(id), event, data: parsed };
+}
+
 export const sessionDraw: Schemas["SessionMove"] = { type: "draw" };
 // @ts-expect-error If-Match is required on a session move
 export const noIfMatch: MoveHeaders = {};
