@@ -18,8 +18,10 @@ export function describeMove(move: Move): string {
     case "catch":
     case "choose_target":
       return `seat ${move.player} names seat ${move.target}`;
-    case "match":
-      return `seat ${move.player} matches ${move.cards?.length ?? 0} card(s) onto ${move.target?.card}`;
+    case "match": {
+      const onto = typeof move.target === "object" && move.target !== null ? move.target.card : "?";
+      return `seat ${move.player} matches ${move.cards?.length ?? 0} card(s) onto ${onto}`;
+    }
     case "give":
     case "place":
       return `seat ${move.player}: ${move.type} ${move.card}`;
