@@ -127,3 +127,28 @@ def test_every_event_type_the_engine_emits_is_a_member() -> None:
                 state, events = engine.apply(state, rng.choice(moves))
     rare = {"challenged", "caught", "swapped", "gave", "flipped", "matched"}
     assert rare <= seen, rare - seen
+
+
+def test_every_operation_has_an_example() -> None:
+    """A request or an answer example per operation (an error's counts for an operation
+    whose success has no body)."""
+    doc = spec_document()
+
+    def deref(node: Any) -> Any:
+        while isinstance(node, dict) and "$ref" in node:
+            target: Any = doc
+            for part in node["$ref"][2:].split("/"):
+                target = target[part]
+            node = target
+        return node
+
+    bare = []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            bodies = [deref(op["requestBody"])] if "requestBody" in op else []
+            bodies += [deref(r) for r in op["responses"].values()]
+            if not any(m.get("examples") for b in bodies for m in b.get("content", {}).values()):
+                bare.append(f"{method} {path}")
+    assert not bare, bare
