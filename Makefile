@@ -32,13 +32,22 @@ PIP_PROJECT := $(BIN)/pip install -q --no-deps --no-build-isolation -e .
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export DEBIAN_FRONTEND := noninteractive
+# redocly: no usage telemetry, no update check (nothing leaves the machine).
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 
-.PHONY: help install install-dev redis-server chromium run test lint bench lock sbom
+# Node tools of the contract checks (openapi-typescript, typescript, @redocly/cli), pinned in
+# clients/typescript/package-lock.json; npm ci reruns only when the lock changes.
+NODE_DIR := clients/typescript
+NODE_KEY := $(shell sha256sum $(NODE_DIR)/package-lock.json 2>/dev/null | cut -c1-16)
+NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
+
+.PHONY: help install install-dev node-tools redis-server chromium run test lint bench lock sbom
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
-	@echo "make test   install everything (Python packages, redis-server, chromium), then make lint and pytest"
-	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov"
+	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make lint and pytest"
+	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
 	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"
@@ -81,6 +90,12 @@ sbom: install-dev
 	@echo "wrote $(SBOM)"
 # --- end of install (issue 22) ---
 
+$(NODE_STAMP): $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+node-tools: $(NODE_STAMP)
+
 # Tests start their own redis-server on a loopback port; install it only when missing.
 redis-server:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -103,7 +118,7 @@ run: install
 	PORT=$(PORT) exec $(BIN)/python -m service
 
 # Every linter (make lint) and pytest run; any failing fails the target.
-test: install-dev redis-server chromium
+test: install-dev node-tools redis-server chromium
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
@@ -113,12 +128,15 @@ test: install-dev redis-server chromium
 # Every linter runs; any failing fails the target. security/scan.py: bandit on engine/ and
 # service/, checkov on the rendered overlays and the Dockerfile; exceptions are written
 # down in security/accepted.toml.
-lint: install-dev
+lint: install-dev node-tools
 	@status=0; \
 	for cmd in "ruff check ." "mypy engine service tests benchmarks" "hadolint Dockerfile" \
-	           "yamllint --strict k8s .yamllint.yaml" "python security/scan.py"; do \
+	           "yamllint --strict k8s .yamllint.yaml" "python security/scan.py" \
+	           "openapi-spec-validator openapi.yaml"; do \
 	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \
 	done; \
+	echo "redocly lint openapi.yaml (recommended rules)"; \
+	$(NODE_DIR)/node_modules/.bin/redocly lint openapi.yaml --format=stylish || status=1; \
 	for overlay in $(OVERLAYS); do \
 	  echo "kubectl kustomize k8s/overlays/$$overlay | kubernetes-validate --strict"; \
 	  $(BIN)/kubectl kustomize k8s/overlays/$$overlay \

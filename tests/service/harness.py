@@ -90,7 +90,12 @@ class ApiClient:
     def __init__(self, client: FlaskClient, spec: OpenAPI) -> None:
         self.c = client
         self.spec = spec
-        self._problem_schema = spec_document()["components"]["schemas"]["Problem"]
+        document = spec_document()
+        # The Problem schema with the document's components, for its $refs (ProblemCode).
+        self._problem_schema = {
+            "components": document["components"],
+            "$ref": "#/components/schemas/Problem",
+        }
         self.exchanges = 0
 
     def get(self, path: str, **kw: Any) -> TestResponse:

@@ -1,0 +1,128 @@
+// A small integrator's program over the types openapi-typescript generates from
+// openapi.yaml (generated/api.d.ts). `tsc --strict --noEmit` must accept it; every
+// `@ts-expect-error` line must be refused, or the compile fails (the types are too loose).
+import type { components, operations } from "../generated/api";
+
+type Schemas = components["schemas"];
+type Move = Schemas["Move"];
+type Event = Schemas["Event"];
+type Problem = Schemas["Problem"];
+
+// ---------------------------------------------------------------- moves narrow by type
+export function describeMove(move: Move): string {
+  switch (move.type) {
+    case "play":
+      return `seat ${move.player} plays ${move.card}` + (move.color ? ` as ${move.color}` : "");
+    case "choose_color":
+      return `seat ${move.player} names ${move.color}`;
+    case "catch":
+    case "choose_target":
+      return `seat ${move.player} names seat ${move.target}`;
+    case "match": {
+      const onto = typeof move.target === "object" && move.target !== null ? move.target.card : "?";
+      return `seat ${move.player} matches ${move.cards?.length ?? 0} card(s) onto ${onto}`;
+    }
+    case "give":
+    case "place":
+      return `seat ${move.player}: ${move.type} ${move.card}`;
+    default:
+      return `seat ${move.player}: ${move.type}`;
+  }
+}
+
+// @ts-expect-error a card is an id, not a code
+export const playByCode: Move = { type: "play", player: 0, card: "R7" };
+// @ts-expect-error a draw has no colour to name
+export const drawWithColor: Schemas["MoveDraw"] = { type: "draw", player: 0, color: "red" };
+
+// ---------------------------------------------------------------- events narrow by type
+export function describeEvent(event: Event): string {
+  switch (event.type) {
+    case "played":
+      return `${event.player} played ${event.card.code}`;
+    case "drew":
+      // `cards` only for the drawer: optional, so it must be checked.
+      return `${event.player} drew ${event.count}` + (event.cards ? `: ${event.cards.length}` : "");
+    case "round_over":
+      return `round to ${event.winner}, scores ${event.scores.join("/")}`;
+    case "game_over":
+      return `winners ${event.winners.join(", ")}`;
+    case "flipped":
+      return `flipped to ${event.side} by ${event.player ?? "the turned-up card"}`;
+    case "matched":
+      return `${event.match} match on ${event.target.card.code} (${event.number})`;
+    default:
+      return event.type;
+  }
+}
+
+// ---------------------------------------------------------------- Problem.code is a union
+type RuleCode = "not_your_turn" | "does_not_match" | "color_required" | "card_not_in_hand";
+const ruleCodes: readonly RuleCode[] = ["not_your_turn", "does_not_match", "color_required", "card_not_in_hand"];
+
+export function isRuleCode(code: Problem["code"]): code is RuleCode {
+  return (ruleCodes as readonly string[]).includes(code);
+}
+export const known: Problem["code"] = "version_mismatch";
+export const narrowed: RuleCode | undefined = isRuleCode(known) ? known : undefined;
+// @ts-expect-error not a code the service returns
+export const unknownCode: Problem["code"] = "no_such_code";
+
+// ---------------------------------------------------------------- typed options
+export const flip: Schemas["CreateGameRequest"] = {
+  variant: "uno_flip",
+  players: 3,
+  options: { target: 300, scoring: "alternative", challenge_rule: "any_playable" },
+};
+export const dosOptions: Schemas["DosOptions"] = { target: 100 };
+// @ts-expect-error DOS has no challenge rule
+export const dosWithChallenge: Schemas["DosOptions"] = { challenge_rule: "active_color" };
+// @ts-expect-error not a scoring choice
+export const badScoring: Schemas["UnoFlipOptions"] = { scoring: "golf" };
+
+// ---------------------------------------------------------------- a session move
+type MoveOp = operations["applySessionMove"];
+type MoveBody = MoveOp["requestBody"]["content"]["application/json"];
+type MoveHeaders = MoveOp["parameters"]["header"];
+type MoveAnswer = MoveOp["responses"][200]["content"]["application/json"];
+type MoveRefused = MoveOp["responses"][412]["content"]["application/problem+json"];
+
+export async function sendSessionMove(
+  base: string,
+  sessionId: string,
+  token: string,
+  version: number,
+  move: Schemas["SessionMove"],
+): Promise<MoveAnswer | MoveRefused> {
+  const headers: MoveHeaders = { "If-Match": `"${version}"` };
+  const body: MoveBody = { move };
+  const resp = await fetch(`${base}/v1/sessions/${sessionId}/moves`, {
+    method: "POST",
+    headers: { ...headers, authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (resp.status === 412) {
+    const problem = (await resp.json()) as MoveRefused;
+    return problem; // problem.current_version: the version to retry with
+  }
+  const answer = (await resp.json()) as MoveAnswer;
+  for (const event of answer.events) describeEvent(event);
+  return answer;
+}
+
+// ---------------------------------------------------------------- the event stream
+export function parseFrame(text: string): Schemas["SseFrame"] | undefined {
+  const lines = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const at = line.indexOf(": ");
+    if (at > 0) lines.set(line.slice(0, at), line.slice(at + 2));
+  }
+  const id = lines.get("id"), event = lines.get("event"), data = lines.get("data");
+  if (id === undefined || event === undefined || data === undefined) return undefined;
+  const parsed = JSON.parse(data) as Event;
+  return { id: Number(id), event, data: parsed };
+}
+
+export const sessionDraw: Schemas["SessionMove"] = { type: "draw" };
+// @ts-expect-error If-Match is required on a session move
+export const noIfMatch: MoveHeaders = {};

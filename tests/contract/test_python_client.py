@@ -1,0 +1,278 @@
+"""The Python client openapi-python-client 0.29.1 generates from ``openapi.yaml``, with
+no hand edits, plays every variant: stateless (the caller holds the state), sealed with
+a seat, and as a session with If-Match. Every answer is parsed into the client's
+models in strict mode (``raise_on_unexpected_status``), errors included."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import engine
+from service import create_app
+from tests.contract.clients import Generated, generate_python_client
+from tests.service.harness import close
+
+#: The number of moves after which a game is not going to end (a one-round game takes
+#: far fewer; the target is 1 point).
+MAX_MOVES = 2000
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    return generate_python_client(tmp_path_factory.mktemp("python-client"))
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[Any]:
+    app = create_app({"TESTING": True})
+    yield app
+    close(app)
+
+
+class Api:
+    """The generated client's modules, and clients talking to the app over WSGI."""
+
+    def __init__(self, generated: Generated, app: Any) -> None:
+        self.g = generated
+        self.models = generated.module("models")
+        self.app = app
+        pkg = generated.package
+        self.client = pkg.Client(base_url="http://localhost", raise_on_unexpected_status=True,
+                                 httpx_args={"transport": httpx.WSGITransport(app=app)})  # fmt: skip
+        self._pkg = pkg
+
+    def seat_client(self, token: str) -> Any:
+        return self._pkg.AuthenticatedClient(
+            base_url="http://localhost",
+            token=token,
+            raise_on_unexpected_status=True,
+            httpx_args={"transport": httpx.WSGITransport(app=self.app)},
+        )
+
+    def op(self, tag: str, name: str) -> Any:
+        return self.g.module(f"api.{tag}.{name}")
+
+    def options(self, variant: str) -> Any:
+        """The variant's typed options model (``UnoClassicOptions``, ``DosOptions``, ...)."""
+        return getattr(self.models, _camel(variant) + "Options")(target=1)
+
+
+@pytest.fixture(scope="module")
+def api(generated: Generated, app: Any) -> Api:
+    return Api(generated, app)
+
+
+def _camel(snake: str) -> str:
+    return "".join(part.capitalize() for part in snake.split("_"))
+
+
+def _waiting(view: Any, models: Any) -> int:
+    pending = view.pending
+    return int(pending.player) if pending is not None else int(view.current_player)
+
+
+def _players(variant: str) -> int:
+    v = engine.find_variant(variant)
+    return min(max(v.min_players, 3), v.max_players)
+
+
+VARIANTS = [v.id for v in engine.all_variants()]
+
+
+# ---------------------------------------------------------------- generation
+def test_the_generator_prints_no_warning(generated: Generated) -> None:
+    assert not re.search(r"(?i)warning|error|cannot|skipping", generated.output), generated.output
+    assert generated.output.strip() == f"Generating {generated.site.parent / 'client'}"
+
+
+def test_every_operation_has_a_typed_function(generated: Generated) -> None:
+    root = Path(str(generated.package.__file__)).parent
+    funcs = {p.stem for p in root.glob("api/*/*.py")} - {"__init__"}
+    spec_ids = {
+        re.sub(r"(?<!^)(?=[A-Z])", "_", op["operationId"]).lower()
+        for item in _spec()["paths"].values()
+        for method, op in item.items()
+        if method in {"get", "post", "delete", "put", "patch"}
+    }
+    assert funcs == spec_ids
+
+
+def _spec() -> dict[str, Any]:
+    from tests.service.harness import spec_document
+
+    return spec_document()
+
+
+# ---------------------------------------------------------------- variants and health
+def test_variants_and_health_parse(api: Api) -> None:
+    m = api.models
+    listed = api.op("variants", "list_variants").sync(client=api.client)
+    assert isinstance(listed, m.VariantList)
+    assert sorted(v.id.value for v in listed.variants) == sorted(VARIANTS)
+    for summary in listed.variants:
+        detail = api.op("variants", "get_variant").sync(summary.id.value, client=api.client)
+        assert isinstance(detail, m.VariantDetail)
+        assert len(detail.catalog) == detail.deck_size
+        kind = m.DoubleSidedCard if detail.double_sided else m.SingleSidedCard
+        assert all(isinstance(card, kind) for card in detail.catalog)
+    missing = api.op("variants", "get_variant").sync("chess", client=api.client)
+    assert isinstance(missing, m.Problem) and missing.code is m.ProblemCode.UNKNOWN_VARIANT
+    assert isinstance(api.op("health", "get_liveness").sync(client=api.client), m.Liveness)
+    ready = api.op("health", "get_readiness").sync(client=api.client)
+    assert isinstance(ready, m.Readiness) and ready.status.value == "ok"
+    assert "openapi: 3.1" in api.op("health", "get_open_api_document").sync(client=api.client)
+    assert isinstance(api.op("health", "get_metrics").sync(client=api.client), str)
+
+
+# ---------------------------------------------------------------- stateless
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_stateless_game_to_the_end(api: Api, variant: str) -> None:
+    m = api.models
+    rng = random.Random(variant)
+    body = m.CreateGameRequest(
+        variant=variant, players=_players(variant), seed=7, options=api.options(variant)
+    )
+    created = api.op("games", "create_game").sync(client=api.client, body=body)
+    assert isinstance(created, m.CreatedGame) and isinstance(created.state, m.State)
+    state, view = created.state, created.view
+    seen: set[str] = set()
+    for _ in range(MAX_MOVES):
+        if view.phase is m.Phase.GAME_OVER:
+            break
+        seat = _waiting(view, m)
+        moves = api.op("games", "list_legal_moves").sync(
+            client=api.client, body=m.LegalMovesRequest(state=state, player=seat)
+        )
+        assert isinstance(moves, m.SeatMoves) and moves.player == seat and moves.moves
+        move = rng.choice(moves.moves)
+        applied = api.op("games", "apply_move").sync(
+            client=api.client, body=m.MoveRequest(state=state, move=move)
+        )
+        assert isinstance(applied, m.Applied), applied
+        seen.update(type(e).__name__ for e in applied.events)
+        state, view = applied.state, applied.view
+    assert view.phase is m.Phase.GAME_OVER
+    assert {"EventRoundOver", "EventGameOver"} <= seen
+    score = api.op("games", "score_game").sync(client=api.client, body=m.StateRequest(state=state))
+    assert isinstance(score, m.Score) and score.game_over and score.winners
+    # Nobody moves after the game; every seat's list is empty.
+    by_seat = api.op("games", "list_legal_moves").sync(
+        client=api.client, body=m.LegalMovesRequest(state=state)
+    )
+    assert isinstance(by_seat, m.MovesBySeat) and all(not s.moves for s in by_seat.by_seat)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_an_illegal_move_parses_as_a_problem(api: Api, variant: str) -> None:
+    m = api.models
+    body = m.CreateGameRequest(variant=variant, players=_players(variant), seed=3)
+    created = api.op("games", "create_game").sync(client=api.client, body=body)
+    other = (_waiting(created.view, m) + 1) % _players(variant)
+    move = m.MoveDraw(type_="draw", player=other)
+    refused = api.op("games", "apply_move").sync(
+        client=api.client, body=m.MoveRequest(state=created.state, move=move)
+    )
+    assert isinstance(refused, m.Problem), refused
+    assert refused.status == 422 and refused.code is m.ProblemCode.NOT_YOUR_TURN
+    verdict = api.op("games", "validate_move").sync(
+        client=api.client, body=m.MoveRequest(state=created.state, move=move)
+    )
+    assert isinstance(verdict, m.Verdict)
+    assert verdict.legal is False and verdict.code is m.ProblemCode.NOT_YOUR_TURN
+
+
+# ---------------------------------------------------------------- sealed with a seat
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_sealed_seat_plays_its_turns_and_sees_only_its_seat(api: Api, variant: str) -> None:
+    m = api.models
+    rng = random.Random(variant)
+    plain = api.op("games", "create_game").sync(
+        client=api.client, body=m.CreateGameRequest(variant=variant, players=2, seed=11)
+    )
+    seat = _waiting(plain.view, m)
+    body = m.CreateGameRequest(variant=variant, players=2, seed=11, sealed=True, seat=seat)
+    created = api.op("games", "create_game").sync(client=api.client, body=body)
+    assert isinstance(created, m.CreatedGame) and isinstance(created.state_token, str)
+    token, view = created.state_token, created.view
+    assert view.player == seat
+    played = 0
+    while _waiting(view, m) == seat and view.phase is not m.Phase.GAME_OVER and played < 50:
+        moves = api.op("games", "list_legal_moves").sync(
+            client=api.client, body=m.LegalMovesRequest(state_token=token, player=seat)
+        )
+        assert isinstance(moves, m.SeatMoves)
+        applied = api.op("games", "apply_move").sync(
+            client=api.client, body=m.MoveRequest(state_token=token, move=rng.choice(moves.moves))
+        )
+        assert isinstance(applied, m.Applied) and isinstance(applied.state_token, str)
+        token, view = applied.state_token, applied.view
+        played += 1
+    assert played >= 1
+    seen = api.op("games", "view_game").sync(
+        client=api.client, body=m.ViewRequest(state_token=token, player=seat)
+    )
+    assert isinstance(seen, m.ViewAnswer) and seen.view.player == seat
+    other = api.op("games", "view_game").sync(
+        client=api.client, body=m.ViewRequest(state_token=token, player=1 - seat)
+    )
+    assert isinstance(other, m.Problem) and other.code is m.ProblemCode.SEAT_NOT_ALLOWED
+
+
+# ---------------------------------------------------------------- sessions
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
+    m = api.models
+    rng = random.Random(variant)
+    seats = [m.SessionSeatRequest(name="me")] + [
+        m.SessionSeatRequest(name=f"bot{i}", bot=True) for i in range(1, _players(variant))
+    ]
+    body = m.SessionCreate(variant=variant, players=seats, seed=5, options=api.options(variant))
+    created = api.op("sessions", "create_session").sync(client=api.client, body=body)
+    assert isinstance(created, m.SessionCreated), created
+    sid, version = created.session_id, created.version
+    me = api.seat_client(created.seats[0].token)
+    view = created.view
+    for _ in range(MAX_MOVES):
+        if view.phase is m.Phase.GAME_OVER:
+            break
+        legal = api.op("sessions", "list_session_legal_moves").sync(sid, client=me)
+        assert isinstance(legal, m.SessionLegalMoves) and legal.version == version
+        move = m.SessionMoveRequest.from_dict({"move": rng.choice(legal.moves).to_dict()})
+        answer = api.op("sessions", "apply_session_move").sync(
+            sid, client=me, body=move, if_match=f'"{version}"'
+        )
+        assert isinstance(answer, m.SessionMoveAnswer), answer
+        assert answer.version > version and all(isinstance(e.seq, int) for e in answer.events)
+        version, view = answer.version, answer.view
+    assert view.phase is m.Phase.GAME_OVER
+    # A stale version: 412 with the current one.
+    draw = m.SessionMoveRequest(move=m.SessionMoveDraw(type_="draw"))
+    stale = api.op("sessions", "apply_session_move").sync(sid, client=me, body=draw, if_match='"1"')
+    assert isinstance(stale, m.VersionProblem) and stale.code is m.ProblemCode.VERSION_MISMATCH
+    assert stale.current_version == version
+    state = api.op("sessions", "get_session").sync(sid, client=api.client)  # a spectator
+    assert isinstance(state, m.SessionState) and state.seat is None and state.legal_moves == []
+    log = api.op("sessions", "get_session_events").sync(sid, client=api.client, after=0, limit=5)
+    assert isinstance(log, m.SessionEvents) and [e.seq for e in log.events] == [1, 2, 3, 4, 5]
+    # The stream's frames carry Events as JSON (SseFrame).
+    stream = api.op("sessions", "stream_session_events").sync_detailed(
+        sid, client=api.client, max_events=3, timeout=1.0
+    )
+    assert stream.status_code == 200
+    frames = [f for f in stream.content.decode().split("\n\n") if "data: " in f]
+    assert len(frames) == 3
+    for frame in frames:
+        fields = dict(line.split(": ", 1) for line in frame.splitlines() if ": " in line)
+        model = getattr(m, "Event" + _camel(fields["event"]))
+        event = model.from_dict(__import__("json").loads(fields["data"]))
+        assert event.seq == int(fields["id"])
+    assert api.op("sessions", "delete_session").sync_detailed(sid, client=me).status_code == 204
+    gone = api.op("sessions", "get_session").sync(sid, client=api.client)
+    assert isinstance(gone, m.Problem) and gone.code is m.ProblemCode.SESSION_NOT_FOUND
