@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 import orjson
 from werkzeug.http import parse_etags
@@ -49,7 +49,7 @@ from .problems import (
     not_found,
     unavailable,
 )
-from .store import Idem, Loaded, SessionStore, StoreUnavailable
+from .store import Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
@@ -561,31 +561,44 @@ class SessionManager:
         c, _ = self._load(sid)
         seat = self._seat(c.meta, authorization, required=False)
         sub = self._store(lambda: self.store.subscribe(sid))
-        beat = self.config.heartbeat_seconds
+        return seat, self._follow(sid, seat, sub, after, until)
 
-        def gen() -> Iterator[tuple[int, Event] | None]:
-            last = after
-            try:
-                with sub:
-                    while True:
-                        rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
-                        for seq, ev in rows:
-                            last = seq
-                            yield seq, _row(seq, ev, seat)
-                        if len(rows) == MAX_EVENTS_PAGE:
-                            continue
-                        left = until - time.monotonic()
-                        if left <= 0:
-                            return
-                        if not sub.wait(min(beat, left)):
-                            if self.store.load(sid) is None:
-                                return
-                            yield None
-            except StoreUnavailable as e:
-                log.error("session store unavailable, ending the stream: %s", e)
-                return
+    def _follow(
+        self, sid: str, seat: int | None, sub: Subscription, after: int, until: float
+    ) -> Iterator[tuple[int, Event] | None]:
+        """``open_stream``'s iterator: the events above ``after`` page by page, a wait on
+        ``sub`` when the log is read to its end, ``None`` after each idle wait. ``sub`` is
+        closed when it ends."""
+        last = after
+        try:
+            with sub:
+                while True:
+                    rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
+                    for seq, ev in rows:
+                        last = seq
+                        yield seq, _row(seq, ev, seat)
+                    if len(rows) == MAX_EVENTS_PAGE:
+                        continue  # more are waiting
+                    woke = self._wait(sid, sub, until)
+                    if woke == "end":
+                        return
+                    if woke == "idle":
+                        yield None
+        except StoreUnavailable as e:
+            log.error("session store unavailable, ending the stream: %s", e)
+            return
 
-        return seat, gen()
+    def _wait(self, sid: str, sub: Subscription, until: float) -> Literal["changed", "idle", "end"]:
+        """Wait for a commit up to one heartbeat interval: ``changed``; ``idle`` when none
+        came (a heartbeat is due); ``end`` at ``until`` or when the session is gone."""
+        left = until - time.monotonic()
+        if left <= 0:
+            return "end"
+        if sub.wait(min(self.config.heartbeat_seconds, left)):
+            return "changed"
+        if self.store.load(sid) is None:
+            return "end"
+        return "idle"
 
     def ready(self) -> dict[str, Any]:
         try:
