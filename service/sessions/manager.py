@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
 
 import orjson
 from werkzeug.http import parse_etags
@@ -165,8 +165,7 @@ def _bad_if_match(detail: str) -> SessionProblem:
 Played = tuple[State, list[Event], int]
 
 
-@dataclass(frozen=True)
-class Ask:
+class Ask(NamedTuple):
     """A move request, checked: the seat, the version it answers (If-Match), the move,
     and the seat-scoped Idempotency-Key with the fingerprint of what it was sent with."""
 
