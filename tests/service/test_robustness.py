@@ -20,7 +20,6 @@ import engine
 import service.http
 from engine import Color, MoveType, Phase
 from tests.service.harness import ApiClient, new_game
-from tests.sessions.conftest import redis_server  # noqa: F401 (a fixture)
 
 #: SERVICE_FUZZ_EXAMPLES=5000 for a long hunt.
 EXAMPLES = int(os.environ.get("SERVICE_FUZZ_EXAMPLES", "60"))
