@@ -26,10 +26,10 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
 
 import orjson
 from werkzeug.http import parse_etags
@@ -49,13 +49,16 @@ from .problems import (
     not_found,
     unavailable,
 )
-from .store import Idem, Loaded, SessionStore, StoreUnavailable
+from .store import Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_EVENTS_PAGE = 1000
 
 log = logging.getLogger("service.sessions")
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,90 @@ def parse_if_match(header: str | None) -> int | None:
 
 def _bad_if_match(detail: str) -> SessionProblem:
     return invalid_request(detail, {"If-Match": ["invalid"]})
+
+
+#: What the bots' turn yields: the new state, the bots' events, how many moves they made.
+Played = tuple[State, list[Event], int]
+
+
+class Ask(NamedTuple):
+    """A move request, checked: the seat, the version it answers (If-Match), the move,
+    and the seat-scoped Idempotency-Key with the fingerprint of what it was sent with."""
+
+    seat: int
+    expected: int
+    move: Move
+    idem_key: str | None
+    fingerprint: bytes
+
+
+def _engine_call(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``fn(...)`` of the engine, its ``EngineError`` (a rules error) answered as 422."""
+    try:
+        return fn(*args, **kwargs)
+    except EngineError as e:
+        raise SessionProblem(422, e.code, e.detail) from None
+
+
+def _require_a_person(players: list[dict[str, Any]]) -> None:
+    if all(s.get("bot") for s in players):
+        raise invalid_request(
+            "at least one seat must be a person", {"players": ["every seat is a bot"]}
+        )
+
+
+def _new_meta(
+    variant: str, players: list[dict[str, Any]], toks: list[str | None], client_seeded: bool
+) -> Meta:
+    """The seats as requested (a default name, the hash of each person's token)."""
+    seats = tuple(
+        Seat(i, s.get("name") or f"Player {i + 1}", s["bot"], t and tokens.digest(t))
+        for i, (s, t) in enumerate(zip(players, toks, strict=True))
+    )
+    return Meta(variant, seats, time.time(), client_seeded)
+
+
+def _expected_version(current: int, if_match: str | None) -> int:
+    """The version a move answers: its ``If-Match`` (400 when malformed, 428 when
+    absent or ``*``, naming the ``current`` version)."""
+    expected = parse_if_match(if_match)
+    if expected is None:
+        raise SessionProblem(
+            428,
+            "if_match_required",
+            'a move needs If-Match: "<version>" (the ETag of the state it answers)',
+            current_version=current,
+            headers={"ETag": f'"{current}"'},
+        )
+    return expected
+
+
+def _seat_move(seat: int, wire: dict[str, Any]) -> Move:
+    """The move as sent (``player`` defaults to the token's seat; 403 when it names
+    another seat). An ``InvalidMove`` is the service's 400 with the engine's code."""
+    raw = dict(wire)
+    raw.setdefault("player", seat)
+    move = Move.from_dict(raw)
+    if move.player != seat:
+        raise SessionProblem(
+            403, "not_your_seat", f"your token is seat {seat}'s; the move names {move.player}"
+        )
+    return move
+
+
+def _idempotency(seat: int, expected: int, move: Move, key: str | None) -> tuple[str | None, bytes]:
+    """The Idempotency-Key scoped to the seat (400 when malformed) and the fingerprint
+    of the move and version it came with (a retry must match it); ``(None, b"")``
+    without a key."""
+    if key is None:
+        return None, b""
+    if not IDEM_KEY.match(key):
+        raise invalid_request(
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            {"Idempotency-Key": ["invalid"]},
+        )
+    scoped = f"{seat}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
+    return scoped, _fingerprint(seat, expected, move.to_dict())
 
 
 class SessionManager:
@@ -259,39 +346,27 @@ class SessionManager:
             "legal_moves": self._moves(c.state, seat),
         }
 
-    # ------------------------------------------------------------------ endpoints
+    # ------------------------------------------------------------------ shared steps
+    def _play_bots(self, sid: str, version: int, state: State, bots: frozenset[int]) -> Played:
+        """The bots' moves until a person must move (at most ``max_bot_moves``), for the
+        commit over ``version`` (0: the creation), their ties broken by a generator seeded
+        with the session and that version, so a session replays alike."""
+        if not bots:
+            return state, [], 0
+        rnd = random.Random(f"{sid}:{version}")
+        return play_bots(state, bots, rnd, self.config.max_bot_moves)
+
+    # ------------------------------------------------------------------ create
     def create(self, req: dict[str, Any]) -> Answer:
-        seats_spec: list[dict[str, Any]] = req["players"]
-        if all(s.get("bot") for s in seats_spec):
-            raise invalid_request(
-                "at least one seat must be a person", {"players": ["every seat is a bot"]}
-            )
-        seed = req.get("seed")
-        client_seeded = seed is not None
-        if client_seeded and not self.config.allow_client_seed:
-            raise client_seed_refused()
-        if seed is None:
-            seed = server_seed()
-        try:
-            state, setup = engine.start(
-                req["variant"], len(seats_spec), seed, req.get("dealer"), req.get("options")
-            )
-        except EngineError as e:
-            raise SessionProblem(422, e.code, e.detail) from None
+        players: list[dict[str, Any]] = req["players"]
+        _require_a_person(players)
+        seed, client_seeded = self._seed(req.get("seed"))
+        variant, dealer, options = req["variant"], req.get("dealer"), req.get("options")
+        state, setup = _engine_call(engine.start, variant, len(players), seed, dealer, options)
         sid = secrets.token_urlsafe(16)
-        toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in seats_spec]
-        meta = Meta(
-            state.variant,
-            tuple(
-                Seat(i, s.get("name") or f"Player {i + 1}", s["bot"], t and tokens.digest(t))
-                for i, (s, t) in enumerate(zip(seats_spec, toks, strict=True))
-            ),
-            time.time(),
-            client_seeded,
-        )
-        state, bot_events, _ = play_bots(
-            state, meta.bots, random.Random(f"{sid}:0"), self.config.max_bot_moves
-        )
+        toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
+        meta = _new_meta(state.variant, players, toks, client_seeded)
+        state, bot_events, _ = self._play_bots(sid, 0, state, meta.bots)
         events = setup + bot_events
         self._store(
             lambda: self.store.create(
@@ -300,15 +375,30 @@ class SessionManager:
         )
         entry = Cached(1, len(events), state, meta)
         self._remember(sid, entry)
-        first = next(s.seat for s in meta.seats if not s.bot)
+        return Answer(201, orjson.dumps(self._created_body(sid, entry, toks, events)), 1)
+
+    def _seed(self, seed: int | None) -> tuple[int, bool]:
+        """The game's seed and whether the creator chose it (refused unless allowed)."""
+        if seed is None:
+            return server_seed(), False
+        if not self.config.allow_client_seed:
+            raise client_seed_refused()
+        return seed, True
+
+    def _created_body(
+        self, sid: str, entry: Cached, toks: list[str | None], events: list[Event]
+    ) -> dict[str, Any]:
+        """The creator's answer: the first person's seat, with every seat's token."""
+        first = next(s.seat for s in entry.meta.seats if not s.bot)
         body = self._seat_body(sid, entry, first)
         body["seats"] = [
             {"seat": s.seat, "name": s.name, "bot": s.bot, "token": t}
-            for s, t in zip(meta.seats, toks, strict=True)
+            for s, t in zip(entry.meta.seats, toks, strict=True)
         ]
         body["events"] = self._redacted(events, 1, first)
-        return Answer(201, orjson.dumps(body), 1)
+        return body
 
+    # ------------------------------------------------------------------ reads
     def get(self, sid: str, authorization: str | None) -> Answer:
         c, _ = self._load(sid)
         seat = self._seat(c.meta, authorization, required=False)
@@ -323,6 +413,7 @@ class SessionManager:
         body["moves"] = self._moves(c.state, seat)
         return Answer(200, orjson.dumps(body), c.version)
 
+    # ------------------------------------------------------------------ moves
     def move(
         self,
         sid: str,
@@ -331,6 +422,22 @@ class SessionManager:
         idempotency_key: str | None,
         req: dict[str, Any],
     ) -> Answer:
+        """One seat's move, the bots' replies, one compare-and-set (see the module)."""
+        c, loaded, seat = self._load_seat(sid, authorization)
+        ask = self._ask(c, seat, if_match, idempotency_key, req)
+        at = self._at_version(sid, c, loaded, ask)
+        if isinstance(at, Answer):
+            return at
+        state, events = _engine_call(engine.apply, at.state, ask.move)
+        state, bot_events, made = self._play_bots(sid, ask.expected, state, at.meta.bots)
+        events += bot_events
+        new = Cached(ask.expected + 1, at.seq + len(events), state, at.meta)
+        out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)
+        return self._commit(sid, ask, new, events, out, 1 + made)
+
+    def _load_seat(self, sid: str, authorization: str | None) -> tuple[Cached, Loaded | None, int]:
+        """The session (this process's cached copy when it has one, else one read: then
+        ``Loaded`` too) and the seat the token authorises (401 without one)."""
         if not SID.match(sid):
             raise not_found(sid)
         c = self._cached(sid)
@@ -339,67 +446,65 @@ class SessionManager:
             c, loaded = self._load(sid)
         seat = self._seat(c.meta, authorization, required=True)
         assert seat is not None
-        expected = parse_if_match(if_match)
-        if expected is None:
-            raise SessionProblem(
-                428,
-                "if_match_required",
-                'a move needs If-Match: "<version>" (the ETag of the state it answers)',
-                current_version=c.version,
-                headers={"ETag": f'"{c.version}"'},
-            )
-        raw = dict(req["move"])
-        raw.setdefault("player", seat)
-        move = Move.from_dict(raw)  # InvalidMove: the service's 400 with the engine's code
-        if move.player != seat:
-            raise SessionProblem(
-                403, "not_your_seat", f"your token is seat {seat}'s; the move names {move.player}"
-            )
-        idem_key = None
-        fingerprint = b""
-        if idempotency_key is not None:
-            fingerprint = _fingerprint(seat, expected, move.to_dict())
-            if not IDEM_KEY.match(idempotency_key):
-                raise invalid_request(
-                    "Idempotency-Key must be 1 to 255 visible ASCII characters",
-                    {"Idempotency-Key": ["invalid"]},
-                )
-            idem_key = f"{seat}:{hashlib.sha256(idempotency_key.encode()).hexdigest()[:40]}"
-        if c.version != expected:
-            # The cache is behind (or the client is): read the session (and the answer
-            # of an earlier try with this Idempotency-Key) before judging the version.
-            if loaded is None or idem_key is not None:
-                c, loaded = self._load(sid, idem_key)
-            if loaded.idem is not None:
-                return self._replay(loaded.idem, fingerprint)
-            if c.version != expected:
-                raise self._stale(c.version)
-        try:
-            state, events = engine.apply(c.state, move)
-        except EngineError as e:
-            raise SessionProblem(422, e.code, e.detail) from None
-        bots = c.meta.bots
-        made = 0
-        if bots:
-            rnd = random.Random(f"{sid}:{expected}")
-            state, bot_events, made = play_bots(state, bots, rnd, self.config.max_bot_moves)
-            events += bot_events
-        new = Cached(expected + 1, c.seq + len(events), state, c.meta)
+        return c, loaded, seat
+
+    def _ask(
+        self,
+        c: Cached,
+        seat: int,
+        if_match: str | None,
+        idempotency_key: str | None,
+        req: dict[str, Any],
+    ) -> Ask:
+        """The request checked in the order the contract answers: If-Match (400, 428),
+        the move (400, 403), the Idempotency-Key (400)."""
+        expected = _expected_version(c.version, if_match)
+        move = _seat_move(seat, req["move"])
+        idem_key, fingerprint = _idempotency(seat, expected, move, idempotency_key)
+        return Ask(seat, expected, move, idem_key, fingerprint)
+
+    def _at_version(self, sid: str, c: Cached, loaded: Loaded | None, ask: Ask) -> Cached | Answer:
+        """The session at the version the move answers, or the stored answer of an
+        earlier try with the same Idempotency-Key (its replay), or 412.
+
+        When the cached copy is at that version nothing is read (the commit's
+        compare-and-set judges it, and finds a stored answer itself). Otherwise the cache
+        is behind (or the client is): the session, and the answer stored under the key,
+        are read before the version is judged."""
+        if c.version == ask.expected:
+            return c
+        if loaded is None or ask.idem_key is not None:
+            c, loaded = self._load(sid, ask.idem_key)
+        if loaded.idem is not None:
+            return self._replay(loaded.idem, ask.fingerprint)
+        if c.version != ask.expected:
+            raise self._stale(c.version)
+        return c
+
+    def _moved_body(
+        self, sid: str, new: Cached, seat: int, events: list[Event], first_seq: int
+    ) -> bytes:
+        """The mover's answer: the new state seen by its seat, and the move's events."""
         body = self._seat_body(sid, new, seat)
-        body["events"] = self._redacted(events, c.seq + 1, seat)
-        out = orjson.dumps(body)
-        idem = Idem(idem_key, fingerprint + b"\n" + out) if idem_key else None
-        res = self._store(
-            lambda: self.store.commit(
-                sid, expected, orjson.dumps(engine.to_dict(state)), _dump(events), idem
-            )
-        )
+        body["events"] = self._redacted(events, first_seq, seat)
+        return orjson.dumps(body)
+
+    def _commit(
+        self, sid: str, ask: Ask, new: Cached, events: list[Event], out: bytes, moves: int
+    ) -> Answer:
+        """Compare-and-set ``new`` over ``ask.expected``, storing ``out`` under the
+        Idempotency-Key. A stored answer (a retry that raced) is replayed; a conflict is
+        412 and a vanished session 404, both forgetting the cached copy."""
+        idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
+        state = orjson.dumps(engine.to_dict(new.state))
+        res = self._store(lambda: self.store.commit(sid, ask.expected, state, _dump(events), idem))
         if res.status == "ok":
             self._remember(sid, new)
-            count_moves(c.meta.variant, 1 + made)
+            count_moves(new.meta.variant, moves)
             return Answer(200, out, new.version)
         if res.status == "replayed":
-            return self._replay(res.answer, fingerprint)
+            assert res.answer is not None
+            return self._replay(res.answer, ask.fingerprint)
         self._forget(sid)
         if res.status == "missing":
             raise not_found(sid)
@@ -455,31 +560,44 @@ class SessionManager:
         c, _ = self._load(sid)
         seat = self._seat(c.meta, authorization, required=False)
         sub = self._store(lambda: self.store.subscribe(sid))
-        beat = self.config.heartbeat_seconds
+        return seat, self._follow(sid, seat, sub, after, until)
 
-        def gen() -> Iterator[tuple[int, Event] | None]:
-            last = after
-            try:
-                with sub:
-                    while True:
-                        rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
-                        for seq, ev in rows:
-                            last = seq
-                            yield seq, _row(seq, ev, seat)
-                        if len(rows) == MAX_EVENTS_PAGE:
-                            continue
-                        left = until - time.monotonic()
-                        if left <= 0:
-                            return
-                        if not sub.wait(min(beat, left)):
-                            if self.store.load(sid) is None:
-                                return
-                            yield None
-            except StoreUnavailable as e:
-                log.error("session store unavailable, ending the stream: %s", e)
-                return
+    def _follow(
+        self, sid: str, seat: int | None, sub: Subscription, after: int, until: float
+    ) -> Iterator[tuple[int, Event] | None]:
+        """``open_stream``'s iterator: the events above ``after`` page by page, a wait on
+        ``sub`` when the log is read to its end, ``None`` after each idle wait. ``sub`` is
+        closed when it ends."""
+        last = after
+        try:
+            with sub:
+                while True:
+                    rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
+                    for seq, ev in rows:
+                        last = seq
+                        yield seq, _row(seq, ev, seat)
+                    if len(rows) == MAX_EVENTS_PAGE:
+                        continue  # more are waiting
+                    woke = self._wait(sid, sub, until)
+                    if woke == "end":
+                        return
+                    if woke == "idle":
+                        yield None
+        except StoreUnavailable as e:
+            log.error("session store unavailable, ending the stream: %s", e)
+            return
 
-        return seat, gen()
+    def _wait(self, sid: str, sub: Subscription, until: float) -> Literal["changed", "idle", "end"]:
+        """Wait for a commit up to one heartbeat interval: ``changed``; ``idle`` when none
+        came (a heartbeat is due); ``end`` at ``until`` or when the session is gone."""
+        left = until - time.monotonic()
+        if left <= 0:
+            return "end"
+        if sub.wait(min(self.config.heartbeat_seconds, left)):
+            return "changed"
+        if self.store.load(sid) is None:
+            return "end"
+        return "idle"
 
     def ready(self) -> dict[str, Any]:
         try:

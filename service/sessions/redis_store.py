@@ -68,15 +68,16 @@ return {1, n}
 # KEYS: state, meta, events, idem, idemq, channel.
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
 # none), idem answer, idem bound, events... Its first write is XADD or HSET: refused
-# when Redis is out of memory, so a full Redis changes nothing.
+# when Redis is out of memory, so a full Redis changes nothing. The checks run in the
+# order of ``SessionStore.commit`` (and ``MemoryStore``): missing, replayed, conflict.
 COMMIT = """
+local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
+if not cur[1] then return {'missing'} end
 local field = ARGV[6]
 if field ~= '' then
   local answer = redis.call('HGET', KEYS[4], field)
-  if answer then return {'replayed', answer} end
+  if answer then return {'replayed', cur[1], cur[2], answer} end
 end
-local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
-if not cur[1] then return {'missing'} end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
 for i = 9, #ARGV do
@@ -282,7 +283,7 @@ class RedisStore(SessionStore):
         if status == "conflict":
             return Commit("conflict", int(res[1]), int(res[2] or 0))
         if status == "replayed":
-            return Commit("replayed", answer=res[1])
+            return Commit("replayed", int(res[1]), int(res[2] or 0), res[3])
         return Commit("missing")
 
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:

@@ -49,8 +49,12 @@ class Commit:
 
     ``ok``: applied, ``version``/``seq`` are the new ones. ``conflict``: the session is
     at ``version``, not the expected one; nothing written. ``replayed``: an answer is
-    already stored under the idempotency key (``answer``); nothing written.
-    ``missing``: no such session (deleted or expired)."""
+    already stored under the idempotency key (``answer``); nothing written. In both,
+    ``version``/``seq`` are the session's current ones. ``missing``: no such session
+    (deleted or expired); ``version``/``seq`` are 0.
+
+    Every store gives equal values for the same calls
+    (``tests/sessions/test_store_agreement.py``)."""
 
     status: Literal["ok", "conflict", "replayed", "missing"]
     version: int = 0
@@ -111,8 +115,9 @@ class SessionStore(ABC):
         events: list[bytes],
         idem: Idem | None = None,
     ) -> Commit:
-        """Atomically: if ``idem`` has a stored answer, return it (``replayed``); if the
-        session is not at ``expected_version``, ``conflict``; else write the state at
+        """Atomically: if there is no such session, ``missing``; if ``idem`` has a stored
+        answer, return it (``replayed``, whatever the version); if the session is not at
+        ``expected_version``, ``conflict``; else write the state at
         version + 1, append ``events``, store the idempotent answer (dropping the oldest
         past ``max_idem``), refresh the TTL and notify subscribers."""
 

@@ -1,0 +1,108 @@
+"""The two ``SessionStore`` implementations give the same answer to the same calls.
+
+One sequence of calls over the whole interface (create, load with and without an
+idempotency key, commit: ok, conflict, replayed, missing, the idempotency bound,
+events, delete, a re-create) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
+server, then the cluster); every answer, ``Commit`` and ``Loaded`` values included, must
+be equal. The log is never trimmed here (Redis trims approximately: ``MAXLEN ~``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from service.sessions.memory import MemoryStore
+from service.sessions.redis_store import RedisStore
+from service.sessions.store import Commit, Idem, Loaded, SessionStore
+from tests.sessions.conftest import store_url
+
+IDEM = 3
+
+
+def calls(s: SessionStore) -> list[tuple[str, Any]]:
+    """Every answer of ``s`` to one sequence of calls, each named by its call."""
+    out: list[tuple[str, Any]] = []
+
+    def note(name: str, value: Any) -> Any:
+        out.append((name, value))
+        return value
+
+    sid = "agree-1"
+    note("load before create", s.load(sid))
+    note("commit before create", s.commit(sid, 1, b"s", [b"x"]))
+    note("idem commit before create", s.commit(sid, 1, b"s", [b"x"], Idem("0:a", b"A")))
+    note("create", s.create(sid, b"meta", b"s1", [b"e1", b"e2"]))
+    note("load", s.load(sid))
+    note("load, unknown key", s.load(sid, "0:a"))
+    note("commit ahead", s.commit(sid, 2, b"sx", [b"x"]))
+    note("commit behind", s.commit(sid, 0, b"sx", [b"x"]))
+    note("idem commit", s.commit(sid, 1, b"s2", [b"e3"], Idem("0:a", b"A")))
+    note("retry, same version", s.commit(sid, 1, b"sy", [b"y"], Idem("0:a", b"B")))
+    note("retry, current version", s.commit(sid, 2, b"sy", [b"y"], Idem("0:a", b"B")))
+    note("retry, future version", s.commit(sid, 9, b"sy", [b"y"], Idem("0:a", b"B")))
+    note("another seat's key, stale", s.commit(sid, 1, b"sy", [b"y"], Idem("1:a", b"C")))
+    note("load, stored key", s.load(sid, "0:a"))
+    note("load, other seat's key", s.load(sid, "1:a"))
+    note("commit without events", s.commit(sid, 2, b"s3", []))
+    note("commit of three events", s.commit(sid, 3, b"s4", [b"e4", b"e5", b"e6"]))
+    note("events from 0", s.events(sid, 0, 100))
+    note("events, a page", s.events(sid, 1, 2))
+    note("events after the last", s.events(sid, 6, 10))
+    note("events far after", s.events(sid, 60, 10))
+    # The idempotency bound: the oldest answers go first, and a forgotten key commits.
+    version = 4
+    for i in range(IDEM + 1):
+        res = note(f"idem commit k{i}", s.commit(sid, version, b"s", [], Idem(f"0:k{i}", b"K")))
+        version = res.version
+    for key in ["0:a", *(f"0:k{i}" for i in range(IDEM + 1))]:
+        note(f"load {key}", s.load(sid, key))
+    note("forgotten key commits", s.commit(sid, version, b"s", [b"e7"], Idem("0:k0", b"N")))
+    note("kept key replays", s.commit(sid, version, b"s", [b"e8"], Idem("0:k3", b"M")))
+    # A second session does not see the first's answers; a re-create starts afresh.
+    other = "agree-2"
+    note("create, no events", s.create(other, b"meta2", b"t1", []))
+    note("other session, same key", s.commit(other, 1, b"t2", [], Idem("0:k3", b"O")))
+    note("events of an empty log", s.events(other, 0, 10))
+    note("re-create", s.create(sid, b"meta3", b"u1", [b"f1"]))
+    note("load after re-create", s.load(sid, "0:k3"))
+    note("events after re-create", s.events(sid, 0, 100))
+    note("delete", s.delete(sid))
+    note("delete again", s.delete(sid))
+    note("load deleted", s.load(sid, "0:k3"))
+    note("events deleted", s.events(sid, 0, 10))
+    note("commit deleted", s.commit(sid, 1, b"s", [b"x"]))
+    note("idem commit deleted", s.commit(sid, 1, b"s", [b"x"], Idem("0:k3", b"X")))
+    note("the other session is intact", s.load(other, "0:k3"))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+def test_memory_and_redis_answer_alike(kind: str, request: pytest.FixtureRequest) -> None:
+    memory = MemoryStore(60, max_events=1000, max_idem=IDEM)
+    url = store_url(kind, request)
+    assert url is not None
+    redis = RedisStore(
+        url, ttl=60, max_events=1000, prefix=f"a{uuid.uuid4().hex[:6]}:", max_idem=IDEM
+    )
+    try:
+        expected, got = calls(memory), calls(redis)
+    finally:
+        redis.close()
+    assert [name for name, _ in got] == [name for name, _ in expected]
+    for (name, want), (_, have) in zip(expected, got, strict=True):
+        assert have == want, name
+
+
+def test_the_sequence_exercises_every_commit_answer() -> None:
+    """The sequence above reaches each ``Commit`` status and an idempotent answer in
+    ``Loaded`` (so the comparison covers them), and a replay names the session's
+    current version and last event, as a conflict does."""
+    answers = dict(calls(MemoryStore(60, max_events=1000, max_idem=IDEM)))
+    statuses = {v.status for v in answers.values() if isinstance(v, Commit)}
+    assert statuses == {"ok", "conflict", "replayed", "missing"}
+    assert any(isinstance(v, Loaded) and v.idem is not None for v in answers.values())
+    assert answers["retry, future version"] == Commit("replayed", 2, 3, b"A")
+    assert answers["commit ahead"] == Commit("conflict", 1, 2)
