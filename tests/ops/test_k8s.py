@@ -150,8 +150,13 @@ def test_api_pod_probes_shutdown_and_environment(target: str) -> None:
     (source,) = api["envFrom"]
     config = one(target, "ConfigMap", "uno-rules-config")
     assert source["configMapRef"]["name"] == config["metadata"]["name"]
-    for key in ("LOG_LEVEL", "SESSION_TTL_SECONDS", "KEY_PREFIX", "RATE_LIMIT_PER_MINUTE"):
+    for key in ("LOG_LEVEL", "SESSION_TTL_SECONDS", "SESSION_KEY_PREFIX", "RATE_LIMIT"):
         assert key in config["data"], key
+    # Every setting the ConfigMap gives is one the service reads (by its quoted name in
+    # service/): a misspelt or retired key would do nothing and say otherwise.
+    sources = "".join(p.read_text() for p in (ROOT / "service").rglob("*.py"))
+    unread = [key for key in config["data"] if f'"{key}"' not in sources]
+    assert not unread, unread
 
 
 @pytest.mark.parametrize("target", OVERLAYS)
