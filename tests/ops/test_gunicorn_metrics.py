@@ -20,12 +20,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.ops.support import ROOT
-from tests.ops.test_gunicorn_serves import (
-    free_port,
-    image_command,
-    require_app_factory,
-    wait_for_healthz,
-)
+from tests.ops.test_gunicorn_serves import require_app_factory, server, wait_for_healthz
 
 ROUTE = "/v1/variants"
 SERIES = {"method": "GET", "route": ROUTE, "status": "200"}
@@ -80,44 +75,11 @@ def two_workers(
     metrics_dir: Path | None, extra: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """gunicorn as the image runs it, with two sync workers."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")
-        and not key.startswith(("GUNICORN_", "WEB_"))
-    }
-    env |= {
-        "PORT": str(free_port()),
-        "BIND_HOST": "127.0.0.1",
-        "WEB_CONCURRENCY": "2",
-        "GUNICORN_WORKER_CLASS": "sync",
-        "GUNICORN_ACCESSLOG": "off",
-        "LOG_LEVEL": "warning",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        **(extra or {}),
-    }
+    settings = {"GUNICORN_ACCESSLOG": "off", "LOG_LEVEL": "warning", **(extra or {})}
     if metrics_dir is not None:
-        env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
-    proc = subprocess.Popen(
-        image_command("CMD"),
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
+        settings["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
+    with server("sync", 2, settings, stdout=subprocess.DEVNULL) as (env, proc):
         yield f"http://127.0.0.1:{env['PORT']}", proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(5)
 
 
 def wait_until(check: Callable[[], bool], what: str, seconds: float = 20) -> None:

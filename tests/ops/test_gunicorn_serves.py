@@ -50,26 +50,36 @@ def image_command(instruction: str) -> list[str]:
 
 
 @contextmanager
-def server(worker_class: str) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+def server(
+    worker_class: str,
+    workers: int = 1,
+    extra: dict[str, str] | None = None,
+    stdout: int = subprocess.PIPE,
+) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+    """gunicorn as the image runs it, on a free loopback port, with ``workers`` workers
+    and ``extra`` settings over a clean environment (none of the caller's gunicorn,
+    Redis or metrics settings)."""
     env = {
         key: value
         for key, value in os.environ.items()
-        if key != "REDIS_URL" and not key.startswith(("GUNICORN_", "WEB_"))
+        if key not in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR")
+        and not key.startswith(("GUNICORN_", "WEB_"))
     }
     env |= {
         "PORT": str(free_port()),
         "BIND_HOST": "127.0.0.1",
-        "WEB_CONCURRENCY": "1",
+        "WEB_CONCURRENCY": str(workers),
         "GUNICORN_WORKER_CLASS": worker_class,
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
+        **(extra or {}),
     }
     proc = subprocess.Popen(
         image_command("CMD"),
         cwd=ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
