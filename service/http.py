@@ -189,19 +189,12 @@ def read_json() -> Any:
 
 
 def json_body(schema: Schema) -> dict[str, Any]:
-    """The request's JSON object, loaded with ``schema`` (400/415 problems otherwise).
-    A schema with a ``fast_load`` (the ``WithState`` bodies) answers the common
-    well-formed body itself; whatever it does not vouch for goes to ``schema.load``."""
+    """The request's JSON object, loaded with ``schema`` (400/415 problems otherwise)."""
     data = read_json()
     if not isinstance(data, dict):
         raise ApiProblem(
             400, "invalid_json", f"the request body must be a JSON object, not {_kind(data)}"
         )
-    fast = getattr(schema, "fast_load", None)
-    if fast is not None:
-        loaded = fast(data)
-        if loaded is not None:
-            return loaded  # type: ignore[no-any-return]
     return schema.load(data)  # type: ignore[no-any-return]
 
 
