@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -16,11 +15,9 @@ from typing import Any
 
 import redis
 
+from benchmarks.servers import free_port
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["LocalCluster", "RedisServer", "free_port", "need_redis_server"]
 
 
 def need_redis_server() -> None:

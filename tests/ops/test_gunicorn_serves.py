@@ -6,7 +6,6 @@ import importlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.servers import free_port
 from tests.ops.support import ROOT
 from tests.ops.test_dockerfile import final_stage
 
@@ -33,12 +33,6 @@ def require_app_factory() -> None:
         pytest.skip("the service package does not exist yet")
     if not hasattr(service, "create_app"):
         pytest.skip("service.create_app does not exist yet")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def image_command(instruction: str) -> list[str]:
