@@ -232,7 +232,7 @@ def play_bound_game(api: ApiClient, app: Flask, variant: engine.Variant, game: i
     players = min(variant.max_players, 2 + game % 2)
     seat = game % players
     created = sealed_game(
-        api, variant=variant.id, players=players, seat=seat, seed=None, options={"target": 30}
+        api, variant=variant.id, players=players, seat=seat, seed=1000 + game, options={"target": 30}
     )
     assert "seed" not in created
     token = created["state_token"]
