@@ -1,0 +1,98 @@
+"""The hard level's search: flat determinized Monte Carlo.
+
+For each of ``budget // candidates`` samples (full states consistent with the seat's
+view), every candidate move (normal's best ``CANDIDATES``) is applied to the same
+sample and played out with a fast policy (each seat takes its best-ranked move type,
+says UNO, plays before drawing; ties at random) for at most ``DEPTH`` moves. A playout
+scores 1 when the seat wins the round, 0 when another seat does, and by the hand
+sizes when the depth runs out. The candidate with the best mean wins; ties go to
+normal's order. Every playout counts against ``budget``, so a move's cost is bounded
+by ``budget * DEPTH`` engine moves whatever the wall clock does.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..errors import EngineError
+from ..moves import Move, MoveType
+from .. import legal_moves
+from ..registry import find_variant
+from ..state import Phase, State
+from .knowledge import BotKnowledge, Ctx
+
+#: Playouts per hard move (see the README's "Bots" for the measured cost).
+DEFAULT_BUDGET = 48
+#: How many of normal's best moves hard compares.
+CANDIDATES = 4
+#: The longest playout, in moves.
+DEPTH = 40
+
+PLAY = Phase.PLAY
+UNO = MoveType.UNO
+#: The mean a candidate must beat normal's first choice by to be preferred.
+PRIOR = 0.03
+
+
+def search(
+    know: BotKnowledge, ctx: Ctx, ranked: list[Move], rnd: random.Random, budget: int
+) -> Move:
+    candidates = ranked[:CANDIDATES]
+    samples = max(1, budget // len(candidates))
+    totals = [0.0] * len(candidates)
+    counts = [0] * len(candidates)
+    variant = find_variant(ctx.variant.id)
+    for _ in range(samples):
+        state = know.sample(ctx, rnd)
+        for i, move in enumerate(candidates):
+            try:
+                after, _ = variant.apply(state, move)
+            except EngineError:
+                continue  # a sample the move does not fit (should not happen): skip it
+            totals[i] += playout(after, ctx.seat, rnd)
+            counts[i] += 1
+    best = max(
+        range(len(candidates)),
+        key=lambda i: ((totals[i] / counts[i] if counts[i] else -1.0) + (PRIOR if i == 0 else 0.0), -i),
+    )
+    return candidates[best]
+
+
+def playout(state: State, seat: int, rnd: random.Random) -> float:
+    """Play ``state`` on with the fast policy; the seat's result in [0, 1]."""
+    variant = find_variant(state.variant)
+    rank = variant.bot_rank
+    legal = variant.legal_moves  # catalog ids; the chosen move is encoded to be applied
+    encode = variant.encode_move
+    apply = variant.apply
+    wild = variant.catalog.wild
+    for _ in range(DEPTH):
+        if state.phase is not PLAY:
+            break
+        if state.exposed:
+            says = [m for s in state.exposed for m in legal(state, s) if m.type is UNO]
+            if says:
+                state, _ = apply(state, says[0])
+                continue
+        pend = state.pending
+        actor = pend.player if pend is not None else state.current
+        moves = legal(state, actor)
+        if not moves:
+            break
+        best = min(rank[m.type] for m in moves)
+        pool = [m for m in moves if rank[m.type] == best]
+        if len(pool) > 1:
+            unos = [m for m in pool if m.uno]
+            if unos:
+                pool = unos
+            plain = [m for m in pool if m.card is None or not wild[state.side][m.card]]
+            if plain:
+                pool = plain  # keep Wilds for later
+        move = pool[rnd.randrange(len(pool))]
+        state, _ = apply(state, encode(state, move))
+    if state.phase is not PLAY:
+        return 1.0 if state.round_winner == seat else 0.0
+    sizes = [len(h) for h in state.hands]
+    own = sizes[seat]
+    best_other = min(s for i, s in enumerate(sizes) if i != seat)
+    return min(1.0, max(0.0, 0.5 + 0.1 * (best_other - own)))
