@@ -28,11 +28,11 @@ from ..moves import Move, MoveType
 from ..registry import find_variant
 from . import variants as _variants  # noqa: F401  (registers the per-variant knowledge)
 from .knowledge import KNOWLEDGE, BotKnowledge, Ctx, knowledge_for
-from .search import DEFAULT_BUDGET, search
+from .montecarlo import DEFAULT_BUDGET, search
 
 __all__ = [
     "DEFAULT_BUDGET", "KNOWLEDGE", "LEVELS", "BotKnowledge", "Ctx", "choose",
-    "knowledge_for", "sample_state",
+    "knowledge_for", "rank", "sample_state", "searchable",
 ]  # fmt: skip
 
 #: The bot levels, weakest first.
@@ -75,7 +75,12 @@ def choose(
 
 def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:
     """The legal moves, best first by the normal heuristic (ties in random order)."""
-    keyed = [(know.score(ctx, m), rnd.random(), i) for i, m in enumerate(ctx.legal)]
+    offered = set(ctx.legal)
+    keyed = [
+        (know.score(ctx, m), rnd.random(), i)
+        for i, m in enumerate(ctx.legal)
+        if m.uno or m._replace(uno=True) not in offered  # saying UNO with it beats not
+    ]
     keyed.sort(reverse=True)
     return [ctx.legal[i] for _, _, i in keyed]
 

@@ -110,7 +110,10 @@ class BotKnowledge:
     def _by_code(self) -> tuple[dict[str, int], ...]:
         """Per side: a face code -> one catalog id with that face."""
         cat = self.variant.catalog
-        return tuple({code: i for i, code in reversed(list(enumerate(cat.code[s])))} for s in range(cat.sides))
+        return tuple(
+            {code: i for i, code in reversed(list(enumerate(cat.code[s])))}
+            for s in range(cat.sides)
+        )
 
     def card_id(self, ref: dict[str, Any], side: int) -> int:
         """The catalog id of a card as a view shows it (its id, where ids are catalog ids)."""
@@ -250,7 +253,7 @@ class BotKnowledge:
         offender = ctx.next_seat(pend.get("player", ctx.seat), -1)
         p = self.guilty_odds(ctx, offender)
         challenge_cost = (1 - p) * (innocent + extra) - p * 0.5 * (guilty + extra)
-        return float((draw + extra) - challenge_cost)
+        return float((draw + extra) - challenge_cost) - 0.5  # a tie: accept
 
     def score_target(self, ctx: Ctx, move: Move) -> float:
         target = move.target if isinstance(move.target, int) else ctx.seat
@@ -370,7 +373,9 @@ class BotKnowledge:
             ext=self.ext(ctx, rnd, hands, draw) if ext is None else ext,
         )
 
-    def ext(self, ctx: Ctx, rnd: random.Random, hands: list[tuple[int, ...]], draw: tuple[int, ...]) -> Any:
+    def ext(
+        self, ctx: Ctx, rnd: random.Random, hands: list[tuple[int, ...]], draw: tuple[int, ...]
+    ) -> Any:
         return None
 
 
@@ -387,7 +392,9 @@ def knowledge_for(variant_id: str) -> BotKnowledge:
     try:
         return KNOWLEDGE[variant_id]
     except KeyError:
-        raise LookupError(f"no bot knowledge for variant {variant_id!r} (engine/bots/variants.py)") from None
+        raise LookupError(
+            f"no bot knowledge for variant {variant_id!r} (engine/bots/variants.py)"
+        ) from None
 
 
 knows(BotKnowledge)

@@ -26,7 +26,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
@@ -65,7 +65,8 @@ R = TypeVar("R")
 class Seat:
     seat: int
     name: str
-    bot: bool
+    #: False: a person; True: the simple bot; "easy", "normal" or "hard": a bot level.
+    bot: bool | str
     token_sha256: str | None
 
 
@@ -80,6 +81,11 @@ class Meta:
     @cached_property
     def bots(self) -> frozenset[int]:
         return frozenset(s.seat for s in self.seats if s.bot)
+
+    @cached_property
+    def bot_levels(self) -> dict[int, bool | str]:
+        """Bot seat -> its level (``True``: the simple bot)."""
+        return {s.seat: s.bot for s in self.seats if s.bot}
 
     @cached_property
     def hashes(self) -> list[str | None]:
@@ -347,7 +353,9 @@ class SessionManager:
         }
 
     # ------------------------------------------------------------------ shared steps
-    def _play_bots(self, sid: str, version: int, state: State, bots: frozenset[int]) -> Played:
+    def _play_bots(
+        self, sid: str, version: int, state: State, bots: Mapping[int, bool | str]
+    ) -> Played:
         """The bots' moves until a person must move (at most ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
         with the session and that version, so a session replays alike."""
@@ -366,7 +374,7 @@ class SessionManager:
         sid = secrets.token_urlsafe(16)
         toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
         meta = _new_meta(state.variant, players, toks, client_seeded)
-        state, bot_events, _ = self._play_bots(sid, 0, state, meta.bots)
+        state, bot_events, _ = self._play_bots(sid, 0, state, meta.bot_levels)
         events = setup + bot_events
         self._store(
             lambda: self.store.create(
@@ -429,7 +437,7 @@ class SessionManager:
         if isinstance(at, Answer):
             return at
         state, events = _engine_call(engine.apply, at.state, ask.move)
-        state, bot_events, made = self._play_bots(sid, ask.expected, state, at.meta.bots)
+        state, bot_events, made = self._play_bots(sid, ask.expected, state, at.meta.bot_levels)
         events += bot_events
         new = Cached(ask.expected + 1, at.seq + len(events), state, at.meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)

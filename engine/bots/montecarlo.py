@@ -16,10 +16,9 @@ import random
 
 from ..errors import EngineError
 from ..moves import Move, MoveType
-from .. import legal_moves
 from ..registry import find_variant
 from ..state import Phase, State
-from .knowledge import BotKnowledge, Ctx
+from .knowledge import ATTACKS, BotKnowledge, Ctx
 
 #: Playouts per hard move (see the README's "Bots" for the measured cost).
 DEFAULT_BUDGET = 48
@@ -30,6 +29,7 @@ DEPTH = 40
 
 PLAY = Phase.PLAY
 UNO = MoveType.UNO
+PLAY_MOVE = MoveType.PLAY
 #: The mean a candidate must beat normal's first choice by to be preferred.
 PRIOR = 0.03
 
@@ -53,9 +53,55 @@ def search(
             counts[i] += 1
     best = max(
         range(len(candidates)),
-        key=lambda i: ((totals[i] / counts[i] if counts[i] else -1.0) + (PRIOR if i == 0 else 0.0), -i),
+        key=lambda i: (
+            (totals[i] / counts[i] if counts[i] else -1.0) + (PRIOR if i == 0 else 0.0),
+            -i,
+        ),
     )
     return candidates[best]
+
+
+def policy(
+    state: State, actor: int, moves: list[Move], rank: dict[MoveType, int], rnd: random.Random
+) -> Move:
+    """The fast playout policy, on the state itself (a playout's state is the bot's own
+    sample): the best-ranked move type; a move that says UNO; a play in a colour the
+    hand holds most, Wilds kept for last, an attack on a seat about to go out; the most
+    cards matched (DOS). Ties at random."""
+    if len(moves) == 1:
+        return moves[0]
+    cat = find_variant(state.variant).catalog
+    side = state.side
+    colour, wild, kind = cat.color[side], cat.wild[side], cat.kind[side]
+    hand = state.hands[actor]
+    counts: dict[object, int] = {}
+    for c in hand:
+        if not wild[c]:
+            counts[colour[c]] = counts.get(colour[c], 0) + 1
+    threat = min(len(h) for i, h in enumerate(state.hands) if i != actor) <= 2
+    best: Move = moves[0]
+    best_value = -1e9
+    for m in moves:
+        value = -10.0 * rank[m.type] + rnd.random()
+        if m.uno:
+            value += 100.0
+        card = m.card
+        if card is not None and m.type is PLAY_MOVE:
+            if wild[card]:
+                value += (counts.get(m.color, 0) if m.color is not None else 0) - (
+                    6.0 if len(hand) > 2 else 0.0
+                )
+            else:
+                value += counts.get(colour[card], 0) - 1
+            if threat and kind[card] in ATTACKS:
+                value += 4.0
+            if m.chain:
+                value += 3.0 * len(m.chain)
+        elif m.cards:
+            value += 10.0 * len(m.cards)
+        if value > best_value:
+            best, best_value = m, value
+    return best
 
 
 def playout(state: State, seat: int, rnd: random.Random) -> float:
@@ -65,7 +111,6 @@ def playout(state: State, seat: int, rnd: random.Random) -> float:
     legal = variant.legal_moves  # catalog ids; the chosen move is encoded to be applied
     encode = variant.encode_move
     apply = variant.apply
-    wild = variant.catalog.wild
     for _ in range(DEPTH):
         if state.phase is not PLAY:
             break
@@ -79,16 +124,7 @@ def playout(state: State, seat: int, rnd: random.Random) -> float:
         moves = legal(state, actor)
         if not moves:
             break
-        best = min(rank[m.type] for m in moves)
-        pool = [m for m in moves if rank[m.type] == best]
-        if len(pool) > 1:
-            unos = [m for m in pool if m.uno]
-            if unos:
-                pool = unos
-            plain = [m for m in pool if m.card is None or not wild[state.side][m.card]]
-            if plain:
-                pool = plain  # keep Wilds for later
-        move = pool[rnd.randrange(len(pool))]
+        move = policy(state, actor, moves, rank, rnd)
         state, _ = apply(state, encode(state, move))
     if state.phase is not PLAY:
         return 1.0 if state.round_winner == seat else 0.0
