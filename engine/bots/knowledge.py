@@ -321,16 +321,56 @@ class BotKnowledge:
         seen |= set(under)
         pool = [c for c in self.variant.catalog.ids if c not in seen]
         rnd.shuffle(pool)
+        voids = self.voids(ctx)
         hands: list[tuple[int, ...]] = []
         for seat, size in enumerate(view["hand_sizes"]):
             if seat == ctx.seat:
                 hands.append(tuple(own))
+                continue
+            void = voids.get(seat)
+            if void:  # deal what the seat's last draw says it lacked only if need be
+                fits = [c for c in pool if self.color(c, side) not in void][:size]
+                if len(fits) < size:
+                    fits += [c for c in pool if c not in set(fits)][: size - len(fits)]
+                taken = set(fits)
+                pool = [c for c in pool if c not in taken]
+                hands.append(tuple(fits))
             else:
                 hands.append(tuple(pool[:size]))
                 pool = pool[size:]
         draw = tuple(pool[: view["draw_pile_size"]])
         rest = pool[view["draw_pile_size"] :]
         return self.build(ctx, rnd, hands, draw, self.discard_of(ctx, rest, under), None)
+
+    def voids(self, ctx: Ctx) -> dict[int, set[Color | None]]:
+        """Seat -> the colours it most likely lacks: a seat that drew of its own accord
+        held no card of the colour in play (nor a Wild: ``None``), as far as the
+        history shows, until it next takes cards."""
+        if "voids" in ctx.memo:
+            return ctx.memo["voids"]  # type: ignore[no-any-return]
+        out: dict[int, set[Color | None]] = {}
+        ctx.memo["voids"] = out
+        active: Color | None = None
+        side = ctx.side
+        for ev in ctx.history:
+            kind = ev.get("type")
+            if kind in ("played", "turned_up") and isinstance(ev.get("card"), dict):
+                chosen = ev.get("color")
+                face = self._by_code[side].get(ev["card"].get("code", ""))
+                active = Color(chosen) if chosen else (self.color(face, side) if face is not None else None)
+            elif kind == "color_chosen" and ev.get("color"):
+                active = Color(ev["color"])
+            elif kind == "flipped" or kind == "round_started":
+                out.clear()
+                active = None
+            elif kind == "drew" and isinstance(ev.get("player"), int):
+                seat = ev["player"]
+                if ev.get("reason") == "draw" and active is not None:
+                    out[seat] = {active, None}
+                else:
+                    out.pop(seat, None)
+        out.pop(ctx.seat, None)
+        return out
 
     def discard_of(self, ctx: Ctx, rest: list[int], under: list[int]) -> tuple[int, ...]:
         top = self.public_cards(ctx)[:1]

@@ -21,17 +21,17 @@ from ..state import Phase, State
 from .knowledge import ATTACKS, BotKnowledge, Ctx
 
 #: Playouts per hard move (see the README's "Bots" for the measured cost).
-DEFAULT_BUDGET = 48
+DEFAULT_BUDGET = 24
 #: How many of normal's best moves hard compares.
-CANDIDATES = 4
+CANDIDATES = 3
 #: The longest playout, in moves.
-DEPTH = 40
+DEPTH = 12
 
 PLAY = Phase.PLAY
 UNO = MoveType.UNO
 PLAY_MOVE = MoveType.PLAY
 #: The mean a candidate must beat normal's first choice by to be preferred.
-PRIOR = 0.03
+PRIOR = 0.05
 
 
 def search(
