@@ -8,7 +8,8 @@ getting rid of cards (play, match, place, give) over drawing, passing or ending 
 over one that does not.
 
 A levelled bot is given what its seat may know and nothing else: the seat's view
-(``engine.view``), the events of this request redacted for the seat
+(``engine.view``), the events of this request (the person's move, the bots' moves
+before) redacted for the seat
 (``engine.redact_all``) and the seat's legal moves (``engine.bots.choose``).
 
 Ties are broken by a seeded generator, so a session replays the same way.
@@ -77,19 +78,23 @@ def play_bots(
     bots: Collection[int] | Mapping[int, bool | str],
     rnd: random.Random,
     limit: int,
+    history: Sequence[Event] = (),
 ) -> tuple[State, list[Event], int]:
-    """Let the bots move until a human must (at most ``limit`` moves).
+    """Let the bots move until a human must (at most ``limit`` moves). ``history``: the
+    events before (unredacted; each levelled bot sees them redacted for its seat).
 
     Returns the new state, the events of the bots' moves and how many they made."""
     events: list[Event] = []
     if not bots:
         return state, events, 0
     made = 0
+    seen = list(history)
     while made < limit:
-        move = next_bot_move(state, bots, rnd, events)
+        move = next_bot_move(state, bots, rnd, seen)
         if move is None:
             break
         state, evs = engine.apply(state, move)
         events.extend(evs)
+        seen.extend(evs)
         made += 1
     return state, events, made

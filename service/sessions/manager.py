@@ -354,15 +354,21 @@ class SessionManager:
 
     # ------------------------------------------------------------------ shared steps
     def _play_bots(
-        self, sid: str, version: int, state: State, bots: Mapping[int, bool | str]
+        self,
+        sid: str,
+        version: int,
+        state: State,
+        bots: Mapping[int, bool | str],
+        history: list[Event],
     ) -> Played:
         """The bots' moves until a person must move (at most ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
-        with the session and that version, so a session replays alike."""
+        with the session and that version, so a session replays alike. ``history``: this
+        request's events so far (each bot sees them redacted for its seat)."""
         if not bots:
             return state, [], 0
         rnd = random.Random(f"{sid}:{version}")
-        return play_bots(state, bots, rnd, self.config.max_bot_moves)
+        return play_bots(state, bots, rnd, self.config.max_bot_moves, history)
 
     # ------------------------------------------------------------------ create
     def create(self, req: dict[str, Any]) -> Answer:
@@ -374,7 +380,7 @@ class SessionManager:
         sid = secrets.token_urlsafe(16)
         toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
         meta = _new_meta(state.variant, players, toks, client_seeded)
-        state, bot_events, _ = self._play_bots(sid, 0, state, meta.bot_levels)
+        state, bot_events, _ = self._play_bots(sid, 0, state, meta.bot_levels, setup)
         events = setup + bot_events
         self._store(
             lambda: self.store.create(
@@ -437,7 +443,9 @@ class SessionManager:
         if isinstance(at, Answer):
             return at
         state, events = _engine_call(engine.apply, at.state, ask.move)
-        state, bot_events, made = self._play_bots(sid, ask.expected, state, at.meta.bot_levels)
+        state, bot_events, made = self._play_bots(
+            sid, ask.expected, state, at.meta.bot_levels, events
+        )
         events += bot_events
         new = Cached(ask.expected + 1, at.seq + len(events), state, at.meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)

@@ -87,3 +87,28 @@ def test_the_spec_lists_the_engine_bot_levels() -> None:
 
     spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
     assert tuple(spec["components"]["schemas"]["BotLevel"]["enum"]) == engine.bots.LEVELS
+
+
+def test_a_session_bot_gets_its_seats_view_and_redacted_history_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[dict[str, Any], list[Any]]] = []
+    real = engine.bots.choose
+
+    def spy(level: str, view: dict[str, Any], history: Any, legal: Any, rnd: Any) -> Any:
+        seen.append((view, list(history)))
+        return real(level, view, history, legal, rnd)
+
+    monkeypatch.setattr(engine.bots, "choose", spy)
+    state, setup = engine.start("uno_classic", 3, 8)
+    first = state.pending.player if state.pending is not None else state.current
+    levels: dict[int, bool | str] = {first: "hard", (first + 1) % 3: "easy"}
+    after, events, made = play_bots(state, levels, random.Random(2), 6, setup)
+    assert made and seen
+    for view, history in seen:
+        seat = view["player"]
+        assert seat in levels and view["hand_sizes"][seat] == len(view["hand"])
+        assert all("secret" not in e for e in history)
+        drawn = [e for e in history if e["type"] == "drew" and e["player"] != seat]
+        assert all("cards" not in e for e in drawn)
+        assert history[: len(setup)] == engine.redact_all(setup, seat)
