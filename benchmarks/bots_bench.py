@@ -12,9 +12,10 @@ other game; with 4 players one stronger bot against three of the weaker level (1
 game is seeded (the deal by the game number, the bots by the game number and level),
 so a run replays exactly.
 
-The hard level's cost: the median and p99 wall time of a hard move on its own turn
+The hard level's cost: the median and p99 CPU time of a hard move on its own turn
 (the moves it searches), measured in the hard-against-normal games, with the playout
-budget used.
+budget used. CPU time, not wall time: on a shared machine the wall clock measures the
+other work too.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ def seats_for(game: int, players: int, strong: str, weak: str) -> list[str]:
 def play_round(
     variant: str, levels: list[str], seed: int, budget: int
 ) -> tuple[int | None, list[float]]:
-    """One round between bots; the winning seat (None: stopped) and the wall times of
-    the hard moves that searched (seconds)."""
+    """One round between bots; the winning seat (None: stopped) and the CPU times of
+    the hard moves that searched (seconds: process time, which other work on the
+    machine does not inflate as it does wall time)."""
     state, events = engine.start(variant, len(levels), seed)
     rnd = random.Random(f"bench:{variant}:{len(levels)}:{seed}")
     seen: list[list[Any]] = [engine.redact_all(events, s) for s in range(len(levels))]
@@ -83,10 +85,10 @@ def play_round(
             searching = levels[actor] == "hard" and bots.searchable(
                 bots.Ctx(actor, view, [], legal, engine.find_variant(variant))
             )
-            start = time.perf_counter()
+            start = time.process_time()
             move = bots.choose(levels[actor], view, seen[actor], legal, rnd, budget)
             if searching and len(legal) > 1:
-                times.append(time.perf_counter() - start)
+                times.append(time.process_time() - start)
         state, events = engine.apply(state, move)
         for s in range(len(levels)):
             seen[s].extend(engine.redact_all(events, s))
@@ -153,7 +155,7 @@ def print_row(row: dict[str, Any]) -> None:
     cost = ""
     if "hard_move_ms" in row:
         h = row["hard_move_ms"]
-        cost = f"   hard move {h['median']:.1f} / {h['p99']:.1f} ms (median/p99)"
+        cost = f"   hard move {h['median']:.1f} / {h['p99']:.1f} ms CPU (median/p99)"
     print(
         f"  {row['variant']:17} {row['players']}p  {row['seats']:22} "
         f"{row['win_rate'] * 100:5.1f}%  [{lo * 100:4.1f}, {hi * 100:4.1f}]  "
