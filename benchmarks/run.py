@@ -73,11 +73,19 @@ def sessions_section(quick: bool) -> dict[str, Any]:
     return sessions_bench.run(quick)  # type: ignore[no-any-return]
 
 
+def bots_section(quick: bool) -> dict[str, Any]:
+    from benchmarks import bots_bench
+
+    print("\nBots: win rates (one-round games, 95% Wilson intervals) and hard move cost")
+    return bots_bench.run(50 if quick else 1000)
+
+
 SECTIONS = {
     "engine": engine_section,
     "instructions": instructions_section,
     "http": http_section,
     "sessions": sessions_section,
+    "bots": bots_section,
 }
 
 

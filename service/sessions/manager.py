@@ -32,7 +32,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
@@ -71,7 +71,8 @@ R = TypeVar("R")
 class Seat:
     seat: int
     name: str
-    bot: bool
+    #: False: a person; True: the simple bot; "easy", "normal" or "hard": a bot level.
+    bot: bool | str
     token_sha256: str | None
 
 
@@ -86,6 +87,11 @@ class Meta:
     @cached_property
     def bots(self) -> frozenset[int]:
         return frozenset(s.seat for s in self.seats if s.bot)
+
+    @cached_property
+    def bot_levels(self) -> dict[int, bool | str]:
+        """Bot seat -> its level (``True``: the simple bot)."""
+        return {s.seat: s.bot for s in self.seats if s.bot}
 
     @cached_property
     def hashes(self) -> list[str | None]:
@@ -366,15 +372,23 @@ class SessionManager:
         }
 
     # ------------------------------------------------------------------ shared steps
-    def _play_bots(self, sid: str, version: int, state: State, bots: frozenset[int]) -> Played:
+    def _play_bots(
+        self,
+        sid: str,
+        version: int,
+        state: State,
+        bots: Mapping[int, bool | str],
+        history: list[Event],
+    ) -> Played:
         """The bots' moves until a person must move (at most ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
-        with the session and that version, so a session replays alike."""
+        with the session and that version, so a session replays alike. ``history``: this
+        request's events so far (each bot sees them redacted for its seat)."""
         limit = min(self.config.max_bot_moves, self.config.max_moves - state.move_count)
         if not bots or limit <= 0:
             return state, [], []
         rnd = random.Random(f"{sid}:{version}")
-        return play_bots(state, bots, rnd, limit)
+        return play_bots(state, bots, rnd, limit, history)
 
     # ------------------------------------------------------------------ create
     def create(self, req: dict[str, Any]) -> Answer:
@@ -387,7 +401,7 @@ class SessionManager:
         toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
         now = self.clock()
         meta = _new_meta(state.variant, players, toks, client_seeded, now)
-        state, bot_events, made = self._play_bots(sid, 0, state, meta.bots)
+        state, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
         events = setup + bot_events
         moves = logged(made, "bot", now)
         self._store(
@@ -457,7 +471,9 @@ class SessionManager:
                 f"this session has made {at.state.move_count} moves, its limit; start a new one",
             )
         state, events = _engine_call(engine.apply, at.state, ask.move)
-        state, bot_events, made = self._play_bots(sid, ask.expected, state, at.meta.bots)
+        state, bot_events, made = self._play_bots(
+            sid, ask.expected, state, at.meta.bot_levels, events
+        )
         events += bot_events
         now = self.clock()
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)

@@ -6,8 +6,23 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+import engine.bots
+
 MAX_SEED = (1 << 64) - 1
 MAX_SEATS = 10
+#: The bot levels a seat may ask for (``true``: the simple bot of before the levels).
+BOT_LEVELS: tuple[str, ...] = engine.bots.LEVELS
+
+
+class BotField(fields.Field):
+    """A seat's ``bot``: ``false`` (a person), ``true`` (the simple bot) or a level."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool | str:
+        if isinstance(value, bool) or (isinstance(value, str) and value in BOT_LEVELS):
+            return value
+        raise ValidationError(
+            "must be true, false or a bot level (" + ", ".join(map(repr, BOT_LEVELS)) + ")"
+        )
 
 
 class SeatSpec(Schema):
@@ -15,7 +30,7 @@ class SeatSpec(Schema):
         unknown = RAISE
 
     name = fields.String(validate=validate.Length(min=1, max=40))
-    bot = fields.Boolean(load_default=False)
+    bot = BotField(load_default=False)
 
 
 class Players(fields.Field):

@@ -51,3 +51,19 @@ def test_a_session_game_fits_the_spec(api: ApiClient) -> None:
     problem(api.get(f"/v1/sessions/{sid}", headers=auth("nope")), 401, "invalid_token")
     problem(api.get("/v1/sessions/nosuchsession1"), 404, "session_not_found")
     assert api.request("DELETE", f"/v1/sessions/{sid}", headers=auth(token)).status_code == 204
+
+
+def test_bot_levels_fit_the_spec(api: ApiClient) -> None:
+    seats = [{"name": "ann"}, {"bot": "hard"}, {"bot": "normal"}, {"bot": "easy"}, {"bot": True}]
+    resp = api.post("/v1/sessions", json={"variant": "uno_flip", "players": seats, "seed": 4})
+    assert resp.status_code == 201, resp.get_data(as_text=True)
+    created: dict[str, Any] = resp.get_json()
+    assert [s["bot"] for s in created["seats"]] == [False, "hard", "normal", "easy", True]
+    token = created["seats"][0]["token"]
+    got = api.get(f"/v1/sessions/{created['session_id']}", headers=auth(token))
+    assert got.status_code == 200 and turn_seat(got.get_json()["view"]) == 0
+    problem(
+        api.post("/v1/sessions", json={"variant": "uno_flip", "players": [{"bot": "best"}]}),
+        400,
+        "invalid_request",
+    )

@@ -1,0 +1,189 @@
+"""Bot strength and cost: ``python benchmarks/bots_bench.py [--games N] [--variants a,b]``.
+
+For each variant, with 2 and 4 players (where the variant allows 4), it plays
+``--games`` one-round games per pairing (normal against easy, hard against normal) and
+prints the stronger level's win rate with its 95% Wilson interval. A game here is one
+round: its winner is the seat that goes out (a full game to the target score is many
+rounds, too long to play thousands of times).
+
+Seats: with 2 players one bot of each level, the stronger one seated first in every
+other game; with 4 players one stronger bot against three of the weaker level (1 vs
+3), its seat rotating with the game number, so the no-skill baseline is 25%. Every
+game is seeded (the deal by the game number, the bots by the game number and level),
+so a run replays exactly.
+
+The hard level's cost: the median and p99 CPU time of a hard move on its own turn
+(the moves it searches), measured in the hard-against-normal games, with the playout
+budget used. CPU time, not wall time: on a shared machine the wall clock measures the
+other work too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine  # noqa: E402
+from engine import Phase, bots  # noqa: E402
+
+PAIRINGS = (("normal", "easy"), ("hard", "normal"))
+SIDE = ("uno", "catch")
+#: A round longer than this many moves is stopped and counted as nobody's win.
+MAX_MOVES = 3000
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion ``wins / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def seats_for(game: int, players: int, strong: str, weak: str) -> list[str]:
+    """The level of each seat: one ``strong`` bot, its seat rotating with the game."""
+    levels = [weak] * players
+    levels[game % players] = strong
+    return levels
+
+
+def play_round(
+    variant: str, levels: list[str], seed: int, budget: int
+) -> tuple[int | None, list[float]]:
+    """One round between bots; the winning seat (None: stopped) and the CPU times of
+    the hard moves that searched (seconds: process time, which other work on the
+    machine does not inflate as it does wall time)."""
+    state, events = engine.start(variant, len(levels), seed)
+    rnd = random.Random(f"bench:{variant}:{len(levels)}:{seed}")
+    seen: list[list[Any]] = [engine.redact_all(events, s) for s in range(len(levels))]
+    times: list[float] = []
+    for _ in range(MAX_MOVES):
+        if state.phase not in (Phase.PLAY, Phase.DRAFT):
+            break
+        move = None
+        for seat in range(len(levels)):  # every level says UNO and catches first
+            side = [m for m in engine.legal_moves(state, seat) if m.type.value in SIDE]
+            if side:
+                move = side[0]
+                break
+        if move is None:
+            actor = state.pending.player if state.pending is not None else state.current
+            view = engine.view(state, actor)
+            legal = engine.legal_moves(state, actor)
+            searching = levels[actor] == "hard" and bots.searchable(
+                bots.Ctx(actor, view, [], legal, engine.find_variant(variant))
+            )
+            start = time.process_time()
+            move = bots.choose(levels[actor], view, seen[actor], legal, rnd, budget)
+            if searching and len(legal) > 1:
+                times.append(time.process_time() - start)
+        state, events = engine.apply(state, move)
+        for s in range(len(levels)):
+            seen[s].extend(engine.redact_all(events, s))
+    return state.round_winner, times
+
+
+def _job(args: tuple[str, int, str, str, int, int]) -> tuple[bool, bool, list[float]]:
+    variant, players, strong, weak, game, budget = args
+    levels = seats_for(game, players, strong, weak)
+    winner, times = play_round(variant, levels, game, budget)
+    return winner is not None and levels[winner] == strong, winner is None, times
+
+
+def run(
+    games: int = 1000,
+    variants: list[str] | None = None,
+    player_counts: tuple[int, ...] = (2, 4),
+    pairings: tuple[tuple[str, str], ...] = PAIRINGS,
+    budget: int = bots.DEFAULT_BUDGET,
+    processes: int = 2,
+) -> dict[str, Any]:
+    ids = variants or [v.id for v in engine.all_variants()]
+    rows: list[dict[str, Any]] = []
+    with multiprocessing.Pool(processes) as pool:
+        for vid in ids:
+            variant = engine.find_variant(vid)
+            for players in player_counts:
+                if not variant.min_players <= players <= variant.max_players:
+                    continue
+                for strong, weak in pairings:
+                    jobs = [(vid, players, strong, weak, g, budget) for g in range(games)]
+                    t0 = time.perf_counter()
+                    results = pool.map(_job, jobs, chunksize=max(1, games // 20))
+                    wins = sum(r[0] for r in results)
+                    stopped = sum(r[1] for r in results)
+                    times = sorted(t for r in results for t in r[2])
+                    lo, hi = wilson(wins, games)
+                    row = {
+                        "variant": vid,
+                        "players": players,
+                        "seats": f"1 {strong} vs {players - 1} {weak}",
+                        "baseline": 1 / players,
+                        "games": games,
+                        "wins": wins,
+                        "stopped": stopped,
+                        "win_rate": wins / games,
+                        "wilson95": [lo, hi],
+                        "seconds": time.perf_counter() - t0,
+                    }
+                    if strong == "hard" and times:
+                        row["hard_move_ms"] = {
+                            "moves": len(times),
+                            "median": statistics.median(times) * 1000,
+                            "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
+                            "budget": budget,
+                        }
+                    rows.append(row)
+                    print_row(row)
+    return {"games_per_pairing": games, "budget": budget, "rows": rows}
+
+
+def print_row(row: dict[str, Any]) -> None:
+    lo, hi = row["wilson95"]
+    cost = ""
+    if "hard_move_ms" in row:
+        h = row["hard_move_ms"]
+        cost = f"   hard move {h['median']:.1f} / {h['p99']:.1f} ms CPU (median/p99)"
+    print(
+        f"  {row['variant']:17} {row['players']}p  {row['seats']:22} "
+        f"{row['win_rate'] * 100:5.1f}%  [{lo * 100:4.1f}, {hi * 100:4.1f}]  "
+        f"(baseline {row['baseline'] * 100:.0f}%, n={row['games']}){cost}",
+        flush=True,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1000, help="games per pairing (default 1000)")
+    parser.add_argument("--variants", default="", help="comma-separated variant ids (default: all)")
+    parser.add_argument("--players", default="2,4", help="player counts (default 2,4)")
+    parser.add_argument("--pairings", default="normal-easy,hard-normal")
+    parser.add_argument("--budget", type=int, default=bots.DEFAULT_BUDGET, help="hard playouts")
+    parser.add_argument("--processes", type=int, default=2)
+    args = parser.parse_args()
+    pairings = tuple(tuple(p.split("-")) for p in args.pairings.split(","))
+    run(
+        args.games,
+        [v for v in args.variants.split(",") if v] or None,
+        tuple(int(p) for p in args.players.split(",")),
+        pairings,  # type: ignore[arg-type]
+        args.budget,
+        args.processes,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Bots at three levels, for every variant. Pure rules code: no web code.
+
+A bot's whole input is what its seat may know: the seat's view (``engine.view(state,
+seat)``), the public history redacted for that seat (``engine.redact``) and the seat's
+legal moves (what the API offers that seat). It never receives a ``State``, so it
+cannot read another hand, the draw pile order or the seed.
+
+- ``easy``: a random legal move (it still says UNO and catches, as every level does);
+- ``normal``: the best move by a heuristic per variant (``engine.bots.knowledge`` and
+  ``engine.bots.variants``): colour choice from its hand, Wilds and draw cards kept for
+  later, challenges by the odds, DOS matches that shed most, Flip side awareness, ...;
+- ``hard``: determinized Monte Carlo on its own turn: it samples full states
+  consistent with the view (``BotKnowledge.sample``), plays each of normal's best
+  candidates out in each sample with a fast policy, and picks the best average; other
+  decisions as normal. Its budget is a number of playouts, not time.
+
+Every level is deterministic given its ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from ..events import Event
+from ..moves import Move, MoveType
+from ..registry import find_variant
+from . import variants as _variants  # noqa: F401  (registers the per-variant knowledge)
+from .knowledge import KNOWLEDGE, BotKnowledge, Ctx, knowledge_for
+from .montecarlo import DEFAULT_BUDGET, search
+
+__all__ = [
+    "DEFAULT_BUDGET", "KNOWLEDGE", "LEVELS", "BotKnowledge", "Ctx", "choose",
+    "knowledge_for", "rank", "sample_state", "searchable",
+]  # fmt: skip
+
+#: The bot levels, weakest first.
+LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
+
+SIDE = (MoveType.UNO, MoveType.CATCH)
+
+
+def choose(
+    level: str,
+    view: dict[str, Any],
+    history: Sequence[Event],
+    legal: Sequence[Move],
+    rnd: random.Random,
+    budget: int = DEFAULT_BUDGET,
+) -> Move:
+    """The move a bot of ``level`` makes for the seat whose ``view`` it is.
+
+    ``history``: the events so far, redacted for the seat (may be empty); ``legal``: the
+    seat's legal moves (not empty); ``budget``: the hard level's playouts per move."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; expected one of {', '.join(LEVELS)}")
+    if not legal:
+        raise ValueError("a bot needs at least one legal move")
+    moves = list(legal)
+    for kind in SIDE:  # every level says UNO and catches
+        side = [m for m in moves if m.type is kind]
+        if side:
+            return side[0]
+    if level == "easy":
+        return rnd.choice(moves)
+    variant = find_variant(view["variant"])
+    ctx = Ctx(int(view["player"]), view, list(history), moves, variant)
+    know = knowledge_for(variant.id)
+    ranked = rank(know, ctx, rnd)
+    if level == "hard" and searchable(ctx) and len(ranked) > 1:
+        return search(know, ctx, ranked, rnd, budget)
+    return ranked[0]
+
+
+def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:
+    """The legal moves, best first by the normal heuristic (ties in random order)."""
+    offered = set(ctx.legal)
+    keyed = [
+        (know.score(ctx, m), rnd.random(), i)
+        for i, m in enumerate(ctx.legal)
+        if m.uno or m._replace(uno=True) not in offered  # saying UNO with it beats not
+    ]
+    keyed.sort(reverse=True)
+    return [ctx.legal[i] for _, _, i in keyed]
+
+
+def searchable(ctx: Ctx) -> bool:
+    """Hard searches its own turn with no decision pending (the state of such a turn
+    is rebuilt from the view alone)."""
+    view = ctx.view
+    return (
+        view["phase"] == "play"
+        and view.get("pending") is None
+        and view["current_player"] == ctx.seat
+    )
+
+
+def sample_state(view: dict[str, Any], history: Sequence[Event], rnd: random.Random) -> Any:
+    """One determinization: a full ``State`` consistent with ``view`` and ``history``."""
+    variant = find_variant(view["variant"])
+    ctx = Ctx(int(view["player"]), view, list(history), [], variant)
+    return knowledge_for(variant.id).sample(ctx, rnd)

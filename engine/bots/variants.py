@@ -1,0 +1,204 @@
+"""The per-variant bot knowledge: what each game adds to classic UNO's
+(``engine.bots.knowledge.BotKnowledge``). A new variant gets its entry here
+(docs/ADDING-A-VARIANT.md); tests/test_bots.py fails when one is missing."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..cards import COLORLESS_WILDS, Color, Kind
+from ..moves import MatchPart, Move
+from ..state import State
+from ..variants.dos import DosExt, RowCard
+from ..variants.duo import DuoExt
+from .knowledge import ATTACKS, BotKnowledge, Ctx, knows
+
+
+@knows
+class DuoKnowledge(BotKnowledge):
+    """UNO Duo: the draft (keep what fits the hand), volleys (pass the Draw Two on),
+    Reverse runs (shed the whole colour)."""
+
+    variant_id = "uno_duo"
+
+    def ext(self, ctx: Ctx, rnd: random.Random, hands: Any, draw: Any) -> Any:
+        return DuoExt((), int(ctx.view.get("draw_stack") or 0))
+
+
+@knows
+class PizzaKnowledge(BotKnowledge):
+    """UNO Pocket Pizza Pizza: the base's give (a low card the hand needs least)."""
+
+    variant_id = "uno_pocket_pizza"
+
+
+@knows
+class AllWildKnowledge(BotKnowledge):
+    """UNO All Wild: no colours; hold the action cards for a seat about to go out,
+    swap hands only with a smaller hand."""
+
+    variant_id = "uno_all_wild"
+
+    def target_value(self, ctx: Ctx, kind: Kind, target: int) -> float:
+        if kind is Kind.WILD_FORCED_SWAP:
+            left = len(ctx.view["hand"]) - 1
+            return 3.0 * (left - ctx.sizes[target]) - 1.0
+        return -float(ctx.sizes[target])
+
+    def play_extra(self, ctx: Ctx, card: int, kind: Kind, move: Move) -> float:
+        if kind is Kind.WILD:
+            return 1.0  # a plain Wild does nothing: shed it first
+        return 0.0
+
+
+@knows
+class FlipKnowledge(BotKnowledge):
+    """UNO Flip: cards are named by secret round labels, and a seat sees its own
+    hand's active faces and the other hands' inactive faces. A Flip is played when the
+    other hands' backs (what they would hold after it) are weak."""
+
+    variant_id = "uno_flip"
+
+    def card_id(self, ref: dict[str, Any], side: int) -> int:
+        return self.face_id(ref, side)  # a label is no catalog id
+
+    def play_extra(self, ctx: Ctx, card: int, kind: Kind, move: Move) -> float:
+        if kind is not Kind.FLIP:
+            return 0.0
+        other = 1 - ctx.side
+        strong = total = 0
+        for seat, backs in enumerate(ctx.view.get("backs") or []):
+            if seat == ctx.seat:
+                continue
+            for code in backs:
+                face = self._by_code[other].get(code)
+                if face is None:
+                    continue
+                total += 1
+                k = self.kind(face, other)
+                strong += k in ATTACKS or k in COLORLESS_WILDS
+        if not total:
+            return 0.0
+        return 6.0 * (0.3 - strong / total)
+
+    def played_since_shuffle(self, ctx: Ctx) -> list[int]:
+        return []  # labels do not name catalog cards
+
+    def sample(self, ctx: Ctx, rnd: random.Random) -> State:
+        view = ctx.view
+        side = ctx.side
+        back = 1 - side
+        cat = self.variant.catalog
+        ids = list(cat.ids)
+        rnd.shuffle(ids)
+        free: dict[tuple[int, str], list[int]] = {}
+        for c in ids:
+            for s in (0, 1):
+                free.setdefault((s, cat.code[s][c]), []).append(c)
+        used: set[int] = set()
+
+        def take(s: int, code: str | None) -> int:
+            for c in free.get((s, code), []) if code is not None else []:
+                if c not in used:
+                    used.add(c)
+                    return c
+            for c in ids:  # no card left with that face: any card (keeps the state whole)
+                if c not in used:
+                    used.add(c)
+                    return c
+            raise LookupError("no card left")
+
+        labels: dict[int, int] = {}
+        own = []
+        for ref in view["hand"]:
+            c = take(side, ref["code"])
+            labels[c] = int(ref["id"])
+            own.append(c)
+        top_ref = view.get("discard_top")
+        top = None
+        if top_ref is not None:
+            top = take(side, top_ref["code"])
+            labels[top] = int(top_ref["id"])
+        backs = view.get("backs") or []
+        hands: list[tuple[int, ...]] = []
+        for seat, size in enumerate(view["hand_sizes"]):
+            if seat == ctx.seat:
+                hands.append(tuple(own))
+                continue
+            seen = backs[seat] if seat < len(backs) else []
+            hands.append(tuple(take(back, seen[i] if i < len(seen) else None) for i in range(size)))
+        draw: list[int] = []
+        if view["draw_pile_size"]:
+            draw.append(take(back, view.get("draw_top_back")))
+        rest = [c for c in ids if c not in used]
+        draw += rest[: view["draw_pile_size"] - len(draw)]
+        under = rest[len(draw) - (1 if view["draw_pile_size"] else 0) :]
+        discard = (*under, top) if top is not None else tuple(under)
+        spare = [lab for lab in range(cat.size) if lab not in set(labels.values())]
+        rnd.shuffle(spare)
+        for c in cat.ids:
+            if c not in labels:
+                labels[c] = spare.pop()
+        ext = self.variant._ext([labels[c] for c in cat.ids])  # type: ignore[attr-defined]
+        return self.build(ctx, rnd, hands, tuple(draw), discard, ext)
+
+
+@knows
+class DosKnowledge(BotKnowledge):
+    """DOS: matches that shed the most cards and earn colour bonuses, Wilds kept for
+    the matches only they make; the highest card placed into the row."""
+
+    variant_id = "dos"
+
+    def part_colour(self, part: MatchPart) -> Color | None:
+        return part.color if part.color is not None else self.color(part.card, 0)
+
+    def score_match(self, ctx: Ctx, move: Move) -> float:
+        parts = move.cards or ()
+        target = move.target if isinstance(move.target, MatchPart) else None
+        if target is None:
+            return 0.0
+        row_colour = target.color if target.color is not None else self.color(target.card, 0)
+        for entry in ctx.view.get("center_row") or []:
+            if entry["card"]["id"] == target.card and entry.get("color"):
+                row_colour = Color(entry["color"])
+        bonus = bool(parts) and all(self.part_colour(p) is row_colour for p in parts)
+        wilds = sum(self.kind(p.card, 0) in (Kind.WILD_DOS, Kind.WILD_NUMBER) for p in parts)
+        value = 10.0 * len(parts) + sum(self.points(p.card, 0) for p in parts) / 20
+        if bonus:
+            value += 6.0 + (6.0 if len(parts) == 2 else 0.0)
+        return value - 4.0 * wilds
+
+    def score_place(self, ctx: Ctx, move: Move) -> float:
+        if move.card is None:
+            return 0.0
+        kind = self.kind(move.card, 0)
+        if kind in (Kind.WILD_DOS, Kind.WILD_NUMBER):
+            return -10.0
+        return self.points(move.card, 0) / 5
+
+    def public_cards(self, ctx: Ctx) -> list[int]:
+        out = super().public_cards(ctx)
+        for entry in ctx.view.get("center_row") or []:
+            out.append(int(entry["card"]["id"]))
+            out.extend(int(m["id"]) for m in entry.get("matched") or [])
+        return out
+
+    def discard_of(self, ctx: Ctx, rest: list[int], under: list[int]) -> tuple[int, ...]:
+        top = ctx.view.get("discard_top")
+        return (*rest, *under, *([int(top["id"])] if top is not None else []))
+
+    def ext(self, ctx: Ctx, rnd: random.Random, hands: Any, draw: Any) -> Any:
+        row = []
+        for entry in ctx.view.get("center_row") or []:
+            colour = entry.get("color")
+            row.append(
+                RowCard(
+                    int(entry["card"]["id"]),
+                    tuple(int(m["id"]) for m in entry.get("matched") or []),
+                    Color(colour) if colour else None,
+                    entry.get("number"),
+                )
+            )
+        return DosExt(tuple(row), int(ctx.view.get("bonus_pending") or 0))
