@@ -64,6 +64,7 @@ from ..variant import Variant, handles, lists
 T = MoveType
 MATCH, PLACE, DRAW, END_TURN = T.MATCH, T.PLACE, T.DRAW, T.END_TURN
 PLAY = Phase.PLAY
+_new = tuple.__new__
 
 
 class DosPending(PendingType):
@@ -165,6 +166,15 @@ class Dos(Variant):
             else:
                 out.append({cat.value[0][c] or 0: ((MatchPart(c), color),)})
         return tuple(out)
+
+    @cached_property
+    def _match_parts(self) -> tuple[tuple[tuple[int, tuple[MatchPart, ...]], ...], ...]:
+        """``_options`` without the colours, as (number, parts) pairs: what the legal
+        moves list (a move carries the parts as sent)."""
+        return tuple(
+            tuple((n, tuple(p for p, _ in parts)) for n, parts in opts.items())
+            for opts in self._options
+        )
 
     @cached_property
     def _end_turn_moves(self) -> tuple[Move, ...]:
@@ -321,42 +331,61 @@ class Dos(Variant):
     def match_moves(self, state: State, player: int, only: int | None) -> list[Move]:
         """Every single and double match on the center-row cards not matched this turn,
         each declaration choice listed (``only``: the match must use this card). The
-        cards of a double come in hand order."""
-        opts = self._options
-        hand = state.hands[player]
+        cards of a double come in hand order.
+
+        Order: row entries left to right; per reading of the center card (number) its
+        singles in hand order, then its doubles by the smaller number, then hand order.
+        Every turn lists these: the hand is grouped by number once, only numbers the
+        hand holds are tried, and moves are built as plain tuples."""
+        parts_of = self._match_parts
         # number -> the hand cards that can stand for it: (hand index, card, parts)
-        byn: dict[int, list[tuple[int, int, tuple[tuple[MatchPart, Color], ...]]]] = {}
-        for i, c in enumerate(hand):
-            for n, parts in opts[c].items():
-                byn.setdefault(n, []).append((i, c, parts))
+        byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
+        for i, c in enumerate(state.hands[player]):
+            for n, parts in parts_of[c]:
+                got = byn.get(n)
+                if got is None:
+                    byn[n] = [(i, c, parts)]
+                else:
+                    got.append((i, c, parts))
         out: list[Move] = []
+        if not byn:
+            return out
+        numbers = sorted(byn)
+        smallest_pair = 2 * numbers[0]
         append = out.append
+        get = byn.get
         for entry in state.ext.row:
             if entry.matched:
                 continue
-            for total, tparts in opts[entry.card].items():
-                for _, c, parts in byn.get(total, ()):
-                    if only is None or c == only:
-                        for tp, _ in tparts:
-                            for hp, _ in parts:
-                                append(Move(MATCH, player, target=tp, cards=(hp,)))
-                for n1 in range(1, total // 2 + 1):
-                    b1 = byn.get(n1)
-                    b2 = byn.get(total - n1)
-                    if not b1 or not b2:
+            for total, tparts in parts_of[entry.card]:
+                singles = get(total)
+                if singles is not None:
+                    for _, c, parts in singles:
+                        if only is None or c == only:
+                            for tp in tparts:
+                                for hp in parts:
+                                    append(_new(Move, (MATCH, player, None, None, tp, None, False, (hp,))))  # fmt: skip
+                if total < smallest_pair:
+                    continue
+                for n1 in numbers:
+                    n2 = total - n1
+                    if n2 < n1:
+                        break
+                    b2 = get(n2)
+                    if b2 is None:
                         continue
-                    same = n1 * 2 == total
-                    for i, c1, p1 in b1:
+                    same = n1 == n2
+                    for i, c1, p1 in byn[n1]:
                         for j, c2, p2 in b2:
                             if i == j or (same and j < i):
                                 continue
                             if only is not None and only != c1 and only != c2:
                                 continue
                             first, second = (p1, p2) if i < j else (p2, p1)
-                            for tp, _ in tparts:
-                                for a, _ in first:
-                                    for b, _ in second:
-                                        append(Move(MATCH, player, target=tp, cards=(a, b)))
+                            for tp in tparts:
+                                for a in first:
+                                    for b in second:
+                                        append(_new(Move, (MATCH, player, None, None, tp, None, False, (a, b))))  # fmt: skip
         return out
 
     # ------------------------------------------------------------------ match
