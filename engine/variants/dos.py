@@ -389,8 +389,24 @@ class Dos(Variant):
         return out
 
     # ------------------------------------------------------------------ match
+    @cached_property
+    def _readings(self) -> dict[MatchPart, tuple[int, Color]]:
+        """Every well-declared match part (from ``_options``) -> its number and colour."""
+        return {
+            part: (n, color)
+            for opts in self._options
+            for n, parts in opts.items()
+            for part, color in parts
+        }
+
     def reading(self, part: MatchPart, where: str) -> tuple[int, Color]:
         """The number and colour a match part stands for; raise on a bad declaration."""
+        try:
+            known = self._readings.get(part)
+        except TypeError:  # an unhashable declaration: refused below
+            known = None
+        if known is not None:
+            return known
         cat = self.catalog
         card = part.card
         kind = cat.kind[0][card]
@@ -462,11 +478,12 @@ class Dos(Variant):
                 code="too_many_cards",
             )
         row = w.ext.row
-        index = next((i for i, e in enumerate(row) if e.card == target.card), -1)
-        if index < 0:
-            raise RulesError(
-                f"card {target.card} is not in the center row", code="not_in_center_row"
-            )
+        tcard = target.card
+        for index, e in enumerate(row):  # noqa: B007 - the index found is used below
+            if e.card == tcard:
+                break
+        else:
+            raise RulesError(f"card {tcard} is not in the center row", code="not_in_center_row")
         if row[index].matched:
             raise RulesError(
                 f"center-row card {target.card} has already been matched this turn",
@@ -488,9 +505,10 @@ class Dos(Variant):
                 "otherwise place a card",
                 code="must_match_drawn_card",
             )
-        center = self.reading(target, "center-row card")
-        readings = [(p.card, *self.reading(p, "card")) for p in parts]
-        total = sum(r[1] for r in readings)
+        reading = self.reading
+        center = reading(target, "center-row card")
+        readings = [(p.card, *reading(p, "card")) for p in parts]
+        total = readings[0][1] if len(readings) == 1 else readings[0][1] + readings[1][1]
         if total != center[0]:
             if len(readings) == 1:
                 raise RulesError(
@@ -509,23 +527,32 @@ class Dos(Variant):
         index, (number, color), readings = self.check_match(w, move)
         player = move.player
         target: MatchPart = move.target  # type: ignore[assignment]
-        used = {r[0] for r in readings}
-        w.hands[player] = tuple(c for c in w.hands[player] if c not in used)
+        hand = w.hands[player]
+        for used, _, _ in readings:
+            i = hand.index(used)
+            hand = hand[:i] + hand[i + 1 :]
+        w.hands[player] = hand
         row = w.ext.row
-        entry = RowCard(target.card, tuple(r[0] for r in readings), target.color, target.number)
-        bonus = all(r[2] is color for r in readings)
         double = len(readings) == 2
-        w.ext = DosExt(row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + int(bonus))
+        if double:
+            matched: tuple[int, ...] = (readings[0][0], readings[1][0])
+            bonus = readings[0][2] is color and readings[1][2] is color
+        else:
+            matched = (readings[0][0],)
+            bonus = readings[0][2] is color
+        entry = RowCard(target.card, matched, target.color, target.number)
+        w.ext = DosExt(row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + bonus)
+        part_view = self.part_view
         events.append(
-            event(
-                "matched",
-                player=player,
-                match="double" if double else "single",
-                target=self.part_view(w, target),
-                cards=[self.part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
-                number=number,
-                color_bonus=bonus,
-            )
+            {
+                "type": "matched",
+                "player": player,
+                "match": "double" if double else "single",
+                "target": part_view(w, target),
+                "cards": [part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
+                "number": number,
+                "color_bonus": bonus,
+            }
         )
         if bonus and double:
             n = w.num_players
@@ -555,22 +582,18 @@ class Dos(Variant):
     def end_of_turn(self, w: Work, player: int, events: list[Event]) -> None:
         """1. matched cards to the discard pile; 2. refill the row to two; 3. one
         placement per colour bonus (as many as the hand allows), else the next turn."""
-        discard = list(w.discard)
-        kept = []
+        gone: list[int] = []
+        kept: list[RowCard] = []
         for e in w.ext.row:
             if e.matched:
-                discard.append(e.card)
-                discard.extend(e.matched)
-            else:
-                kept.append(RowCard(e.card))
-        gone = discard[len(w.discard) :]
-        w.discard = tuple(discard)
+                gone.append(e.card)
+                gone.extend(e.matched)
+            else:  # an unmatched card carries no declaration (``check_state``)
+                kept.append(e)
+        w.discard = w.discard + tuple(gone)
+        ref = self.public_ref
         events.append(
-            event(
-                "turn_ended",
-                player=player,
-                discarded=[self.public_ref(w, c) for c in gone],
-            )
+            {"type": "turn_ended", "player": player, "discarded": [ref(w, c) for c in gone]}
         )
         added = []
         while len(kept) < 2:
@@ -580,9 +603,7 @@ class Dos(Variant):
             kept.append(RowCard(card))
             added.append(card)
         if added:
-            events.append(
-                event("center_row_refilled", cards=[self.public_ref(w, c) for c in added])
-            )
+            events.append({"type": "center_row_refilled", "cards": [ref(w, c) for c in added]})
         due = min(w.ext.bonus, len(w.hands[player]))
         w.ext = DosExt(tuple(kept), due)
         if due:
@@ -617,18 +638,19 @@ class Dos(Variant):
         card = self.require_card_in_hand(w, move)
         player = move.player
         hand = w.hands[player]
-        w.hands[player] = tuple(c for c in hand if c != card)
+        i = hand.index(card)
+        w.hands[player] = hand[:i] + hand[i + 1 :]
         ext = w.ext
         bonus = pend.type is P.BONUS_PLACE
         left = ext.bonus - 1 if bonus else 0
         w.ext = DosExt(ext.row + (RowCard(card),), left)
         events.append(
-            event(
-                "placed",
-                player=player,
-                card=self.public_ref(w, card),
-                reason="bonus" if bonus else "draw",
-            )
+            {
+                "type": "placed",
+                "player": player,
+                "card": self.public_ref(w, card),
+                "reason": "bonus" if bonus else "draw",
+            }
         )
         if not w.hands[player]:
             self.finish_round(w, player, events)
