@@ -181,6 +181,12 @@ class Dos(Variant):
         return tuple(Move(END_TURN, p) for p in range(self.max_players))
 
     @cached_property
+    def _place_moves(self) -> tuple[tuple[Move, ...], ...]:
+        """[seat][card] -> the move placing that card (moves are immutable)."""
+        ids = self.catalog.ids
+        return tuple(tuple(Move(PLACE, p, c) for c in ids) for p in range(self.max_players))
+
+    @cached_property
     def _draw_moves(self) -> tuple[Move, ...]:
         return tuple(Move(DRAW, p) for p in range(self.max_players))
 
@@ -321,12 +327,14 @@ class Dos(Variant):
     @lists(P.DRAWN)
     def legal_drawn(self, state: State, player: int) -> list[Move]:
         moves = self.match_moves(state, player, state.pending.card)  # type: ignore[union-attr]
-        moves.extend(Move(PLACE, player, c) for c in state.hands[player])
+        place = self._place_moves[player]
+        moves.extend([place[c] for c in state.hands[player]])
         return moves
 
     @lists(P.BONUS_PLACE)
     def legal_bonus_place(self, state: State, player: int) -> list[Move]:
-        return [Move(PLACE, player, c) for c in state.hands[player]]
+        place = self._place_moves[player]
+        return [place[c] for c in state.hands[player]]
 
     def match_moves(self, state: State, player: int, only: int | None) -> list[Move]:
         """Every single and double match on the center-row cards not matched this turn,
