@@ -345,6 +345,10 @@ class Dos(Variant):
         singles in hand order, then its doubles by the smaller number, then hand order.
         Every turn lists these: the hand is grouped by number once, only numbers the
         hand holds are tried, and moves are built as plain tuples."""
+        out: list[Move] = []
+        open_cards = [e.card for e in state.ext.row if not e.matched]
+        if not open_cards:
+            return out
         parts_of = self._match_parts
         # number -> the hand cards that can stand for it: (hand index, card, parts)
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
@@ -355,17 +359,14 @@ class Dos(Variant):
                     byn[n] = [(i, c, parts)]
                 else:
                     got.append((i, c, parts))
-        out: list[Move] = []
         if not byn:
             return out
         numbers = sorted(byn)
         smallest_pair = 2 * numbers[0]
         append = out.append
         get = byn.get
-        for entry in state.ext.row:
-            if entry.matched:
-                continue
-            for total, tparts in parts_of[entry.card]:
+        for center in open_cards:
+            for total, tparts in parts_of[center]:
                 singles = get(total)
                 if singles is not None:
                     for _, c, parts in singles:
