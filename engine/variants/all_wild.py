@@ -54,6 +54,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
+from .. import rng as prng
 from ..cards import Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
@@ -166,6 +167,27 @@ class AllWild(UnoRules):
                 code="uno_not_applicable",
             )
 
+    # ------------------------------------------------------------------ cut for dealer
+    @cached_property
+    def _cut_always_ties(self) -> bool:
+        """No card has a value in the cut (no card has a number)."""
+        return not any(self.cut_value(c) for c in self.catalog.ids)
+
+    def cut_for_dealer(self, w: Work, events: list[Event]) -> int:
+        """The base cut (``Variant.cut_for_dealer``), worked out at once: every card
+        cuts zero, so every round of the cut ties and no seat drops out; the seats draw
+        in turn until the deck cannot serve them all again, then the generator picks."""
+        if not self._cut_always_ties:
+            return super().cut_for_dealer(w, events)
+        pile = list(self.catalog.ids)
+        w.rng = prng.shuffle(w.rng, pile)
+        n = w.num_players
+        refs = self.catalog.card_refs(pile[: len(pile) // n * n], w.side)
+        drawn = [{"player": k % n, "card": ref} for k, ref in enumerate(refs)]
+        dealer, w.rng = prng.below(w.rng, n)
+        events.append(event("dealer_cut", cards=drawn, winner=dealer))
+        return dealer
+
     # ------------------------------------------------------------------ turned-up card
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
         """The turned-up card acts as if the dealer had played it (rule book "Deal")."""
@@ -217,46 +239,70 @@ class AllWild(UnoRules):
     def _opponents(self, s: State | Work, player: int) -> tuple[int, ...]:
         return self._opponent_table[s.num_players][player]
 
-    @cached_property
-    def _moves_cache(self) -> dict[Any, tuple[Move, ...]]:
-        return {}
-
     def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
         """The complete plays of one card: one per opponent for a targeted card, with
         and without ``uno`` where the play leaves the mover one card."""
         hand_size = len(s.hands[player])
-        kind = self._kinds[card]
-        if kind is WX and hand_size > 1:
-            # The mover ends with the target's hand: UNO fits when that is one card.
-            hands = s.hands
-            return tuple(
-                Move(PLAY_T, player, card, target=t, uno=u)
-                for t in self._opponents(s, player)
-                for u in ((False, True) if len(hands[t]) == 1 else (False,))
-            )
-        two = hand_size == 2
-        key = (player, card, two, s.num_players)
-        moves = self._moves_cache.get(key)
-        if moves is None:
-            unos = (False, True) if two else (False,)
-            if kind in TARGETED:
-                moves = tuple(
-                    Move(PLAY_T, player, card, target=t, uno=u)
-                    for t in self._opponents(s, player)
-                    for u in unos
+        if hand_size > 1 and self._kinds[card] is WX:
+            return self.swap_moves(s, player, card)
+        return self._play_table(s.num_players, player, hand_size)[card]  # type: ignore[return-value]
+
+    def swap_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
+        """The plays of a Wild Forced Swap from a hand of two or more: the mover ends
+        with the target's hand, so UNO fits when that is one card."""
+        hands = s.hands
+        return tuple(
+            Move(PLAY_T, player, card, target=t, uno=u)
+            for t in self._opponents(s, player)
+            for u in ((False, True) if len(hands[t]) == 1 else (False,))
+        )
+
+    def _play_table(
+        self, players: int, player: int, hand_size: int
+    ) -> tuple[tuple[Move, ...] | None, ...]:
+        """Card id -> its plays by ``player`` from a hand of ``hand_size`` (only 1, 2
+        and more differ) at a table of ``players``; ``None`` for a Wild Forced Swap
+        from a hand of two or more (its plays depend on the other hands: ``swap_moves``).
+        Moves are immutable, so every table is built once."""
+        size = 3 if hand_size > 2 else hand_size
+        key = (players, player, size)
+        table = self._play_tables.get(key)
+        if table is None:
+            table = self._play_tables[key] = self._build_play_table(players, player, size)
+        return table
+
+    def _build_play_table(
+        self, players: int, player: int, size: int
+    ) -> tuple[tuple[Move, ...] | None, ...]:
+        unos = (False, True) if size == 2 else (False,)
+        opponents = self._opponent_table[players][player]
+        out: list[tuple[Move, ...] | None] = []
+        for card, kind in enumerate(self._kinds):
+            if kind is WX and size > 1:
+                out.append(None)
+            elif kind in TARGETED:
+                out.append(
+                    tuple(
+                        Move(PLAY_T, player, card, target=t, uno=u) for t in opponents for u in unos
+                    )
                 )
             else:
-                moves = tuple(Move(PLAY_T, player, card, uno=u) for u in unos)
-            self._moves_cache[key] = moves
-        return moves
+                out.append(tuple(Move(PLAY_T, player, card, uno=u) for u in unos))
+        return tuple(out)
+
+    @cached_property
+    def _play_tables(self) -> dict[tuple[int, int, int], tuple[tuple[Move, ...] | None, ...]]:
+        return {}
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """Every card of the hand (all are playable), and the draw where the exception
         allows it."""
-        play_moves = self.play_moves
+        hand = state.hands[player]
+        table = self._play_table(state.num_players, player, len(hand))
         moves: list[Move] = []
-        for card in state.hands[player]:
-            moves.extend(play_moves(state, player, card))
+        for card in hand:
+            plays = table[card]
+            moves.extend(plays if plays is not None else self.swap_moves(state, player, card))
         if self.may_draw(state, player):
             moves.append(self._draw_moves[player])
         return moves
@@ -411,7 +457,17 @@ class AllWild(UnoRules):
         """The base rule (a hand that fell to one card), plus a swap party who held one
         card before and is left with a new one-card hand by the swap."""
         super().update_exposed(before, w, move, events)
-        if w.phase is not Phase.PLAY or move.type not in (PLAY_T, T.CHOOSE_TARGET):
+        if w.phase is not Phase.PLAY:
+            return
+        # Only a Wild Forced Swap swaps: played, or turned up and its target chosen.
+        mtype = move.type
+        if mtype is PLAY_T:
+            card = move.card
+        elif mtype is T.CHOOSE_TARGET and before.pending is not None:
+            card = before.pending.card
+        else:
+            return
+        if card is None or self._kinds[card] is not WX:
             return
         swapped = next((e for e in events if e["type"] == "swapped"), None)
         if swapped is None:

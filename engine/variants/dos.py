@@ -64,6 +64,7 @@ from ..variant import Variant, handles, lists
 T = MoveType
 MATCH, PLACE, DRAW, END_TURN = T.MATCH, T.PLACE, T.DRAW, T.END_TURN
 PLAY = Phase.PLAY
+_new = tuple.__new__
 
 
 class DosPending(PendingType):
@@ -167,8 +168,23 @@ class Dos(Variant):
         return tuple(out)
 
     @cached_property
+    def _match_parts(self) -> tuple[tuple[tuple[int, tuple[MatchPart, ...]], ...], ...]:
+        """``_options`` without the colours, as (number, parts) pairs: what the legal
+        moves list (a move carries the parts as sent)."""
+        return tuple(
+            tuple((n, tuple(p for p, _ in parts)) for n, parts in opts.items())
+            for opts in self._options
+        )
+
+    @cached_property
     def _end_turn_moves(self) -> tuple[Move, ...]:
         return tuple(Move(END_TURN, p) for p in range(self.max_players))
+
+    @cached_property
+    def _place_moves(self) -> tuple[tuple[Move, ...], ...]:
+        """[seat][card] -> the move placing that card (moves are immutable)."""
+        ids = self.catalog.ids
+        return tuple(tuple(Move(PLACE, p, c) for c in ids) for p in range(self.max_players))
 
     @cached_property
     def _draw_moves(self) -> tuple[Move, ...]:
@@ -311,57 +327,95 @@ class Dos(Variant):
     @lists(P.DRAWN)
     def legal_drawn(self, state: State, player: int) -> list[Move]:
         moves = self.match_moves(state, player, state.pending.card)  # type: ignore[union-attr]
-        moves.extend(Move(PLACE, player, c) for c in state.hands[player])
+        place = self._place_moves[player]
+        moves.extend([place[c] for c in state.hands[player]])
         return moves
 
     @lists(P.BONUS_PLACE)
     def legal_bonus_place(self, state: State, player: int) -> list[Move]:
-        return [Move(PLACE, player, c) for c in state.hands[player]]
+        place = self._place_moves[player]
+        return [place[c] for c in state.hands[player]]
 
     def match_moves(self, state: State, player: int, only: int | None) -> list[Move]:
         """Every single and double match on the center-row cards not matched this turn,
         each declaration choice listed (``only``: the match must use this card). The
-        cards of a double come in hand order."""
-        opts = self._options
-        hand = state.hands[player]
-        # number -> the hand cards that can stand for it: (hand index, card, parts)
-        byn: dict[int, list[tuple[int, int, tuple[tuple[MatchPart, Color], ...]]]] = {}
-        for i, c in enumerate(hand):
-            for n, parts in opts[c].items():
-                byn.setdefault(n, []).append((i, c, parts))
+        cards of a double come in hand order.
+
+        Order: row entries left to right; per reading of the center card (number) its
+        singles in hand order, then its doubles by the smaller number, then hand order.
+        Every turn lists these: the hand is grouped by number once, only numbers the
+        hand holds are tried, and moves are built as plain tuples."""
         out: list[Move] = []
+        open_cards = [e.card for e in state.ext.row if not e.matched]
+        if not open_cards:
+            return out
+        parts_of = self._match_parts
+        # number -> the hand cards that can stand for it: (hand index, card, parts)
+        byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
+        for i, c in enumerate(state.hands[player]):
+            for n, parts in parts_of[c]:
+                got = byn.get(n)
+                if got is None:
+                    byn[n] = [(i, c, parts)]
+                else:
+                    got.append((i, c, parts))
+        if not byn:
+            return out
+        numbers = sorted(byn)
+        smallest_pair = 2 * numbers[0]
         append = out.append
-        for entry in state.ext.row:
-            if entry.matched:
-                continue
-            for total, tparts in opts[entry.card].items():
-                for _, c, parts in byn.get(total, ()):
-                    if only is None or c == only:
-                        for tp, _ in tparts:
-                            for hp, _ in parts:
-                                append(Move(MATCH, player, target=tp, cards=(hp,)))
-                for n1 in range(1, total // 2 + 1):
-                    b1 = byn.get(n1)
-                    b2 = byn.get(total - n1)
-                    if not b1 or not b2:
+        get = byn.get
+        for center in open_cards:
+            for total, tparts in parts_of[center]:
+                singles = get(total)
+                if singles is not None:
+                    for _, c, parts in singles:
+                        if only is None or c == only:
+                            for tp in tparts:
+                                for hp in parts:
+                                    append(_new(Move, (MATCH, player, None, None, tp, None, False, (hp,))))  # fmt: skip
+                if total < smallest_pair:
+                    continue
+                for n1 in numbers:
+                    n2 = total - n1
+                    if n2 < n1:
+                        break
+                    b2 = get(n2)
+                    if b2 is None:
                         continue
-                    same = n1 * 2 == total
-                    for i, c1, p1 in b1:
+                    same = n1 == n2
+                    for i, c1, p1 in byn[n1]:
                         for j, c2, p2 in b2:
                             if i == j or (same and j < i):
                                 continue
                             if only is not None and only != c1 and only != c2:
                                 continue
                             first, second = (p1, p2) if i < j else (p2, p1)
-                            for tp, _ in tparts:
-                                for a, _ in first:
-                                    for b, _ in second:
-                                        append(Move(MATCH, player, target=tp, cards=(a, b)))
+                            for tp in tparts:
+                                for a in first:
+                                    for b in second:
+                                        append(_new(Move, (MATCH, player, None, None, tp, None, False, (a, b))))  # fmt: skip
         return out
 
     # ------------------------------------------------------------------ match
+    @cached_property
+    def _readings(self) -> dict[MatchPart, tuple[int, Color]]:
+        """Every well-declared match part (from ``_options``) -> its number and colour."""
+        return {
+            part: (n, color)
+            for opts in self._options
+            for n, parts in opts.items()
+            for part, color in parts
+        }
+
     def reading(self, part: MatchPart, where: str) -> tuple[int, Color]:
         """The number and colour a match part stands for; raise on a bad declaration."""
+        try:
+            known = self._readings.get(part)
+        except TypeError:  # an unhashable declaration: refused below
+            known = None
+        if known is not None:
+            return known
         cat = self.catalog
         card = part.card
         kind = cat.kind[0][card]
@@ -433,11 +487,12 @@ class Dos(Variant):
                 code="too_many_cards",
             )
         row = w.ext.row
-        index = next((i for i, e in enumerate(row) if e.card == target.card), -1)
-        if index < 0:
-            raise RulesError(
-                f"card {target.card} is not in the center row", code="not_in_center_row"
-            )
+        tcard = target.card
+        for index, e in enumerate(row):  # noqa: B007 - the index found is used below
+            if e.card == tcard:
+                break
+        else:
+            raise RulesError(f"card {tcard} is not in the center row", code="not_in_center_row")
         if row[index].matched:
             raise RulesError(
                 f"center-row card {target.card} has already been matched this turn",
@@ -459,9 +514,10 @@ class Dos(Variant):
                 "otherwise place a card",
                 code="must_match_drawn_card",
             )
-        center = self.reading(target, "center-row card")
-        readings = [(p.card, *self.reading(p, "card")) for p in parts]
-        total = sum(r[1] for r in readings)
+        reading = self.reading
+        center = reading(target, "center-row card")
+        readings = [(p.card, *reading(p, "card")) for p in parts]
+        total = readings[0][1] if len(readings) == 1 else readings[0][1] + readings[1][1]
         if total != center[0]:
             if len(readings) == 1:
                 raise RulesError(
@@ -480,23 +536,32 @@ class Dos(Variant):
         index, (number, color), readings = self.check_match(w, move)
         player = move.player
         target: MatchPart = move.target  # type: ignore[assignment]
-        used = {r[0] for r in readings}
-        w.hands[player] = tuple(c for c in w.hands[player] if c not in used)
+        hand = w.hands[player]
+        for used, _, _ in readings:
+            i = hand.index(used)
+            hand = hand[:i] + hand[i + 1 :]
+        w.hands[player] = hand
         row = w.ext.row
-        entry = RowCard(target.card, tuple(r[0] for r in readings), target.color, target.number)
-        bonus = all(r[2] is color for r in readings)
         double = len(readings) == 2
-        w.ext = DosExt(row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + int(bonus))
+        if double:
+            matched: tuple[int, ...] = (readings[0][0], readings[1][0])
+            bonus = readings[0][2] is color and readings[1][2] is color
+        else:
+            matched = (readings[0][0],)
+            bonus = readings[0][2] is color
+        entry = RowCard(target.card, matched, target.color, target.number)
+        w.ext = DosExt(row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + bonus)
+        part_view = self.part_view
         events.append(
-            event(
-                "matched",
-                player=player,
-                match="double" if double else "single",
-                target=self.part_view(w, target),
-                cards=[self.part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
-                number=number,
-                color_bonus=bonus,
-            )
+            {
+                "type": "matched",
+                "player": player,
+                "match": "double" if double else "single",
+                "target": part_view(w, target),
+                "cards": [part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
+                "number": number,
+                "color_bonus": bonus,
+            }
         )
         if bonus and double:
             n = w.num_players
@@ -526,22 +591,18 @@ class Dos(Variant):
     def end_of_turn(self, w: Work, player: int, events: list[Event]) -> None:
         """1. matched cards to the discard pile; 2. refill the row to two; 3. one
         placement per colour bonus (as many as the hand allows), else the next turn."""
-        discard = list(w.discard)
-        kept = []
+        gone: list[int] = []
+        kept: list[RowCard] = []
         for e in w.ext.row:
             if e.matched:
-                discard.append(e.card)
-                discard.extend(e.matched)
-            else:
-                kept.append(RowCard(e.card))
-        gone = discard[len(w.discard) :]
-        w.discard = tuple(discard)
+                gone.append(e.card)
+                gone.extend(e.matched)
+            else:  # an unmatched card carries no declaration (``check_state``)
+                kept.append(e)
+        w.discard = w.discard + tuple(gone)
+        ref = self.public_ref
         events.append(
-            event(
-                "turn_ended",
-                player=player,
-                discarded=[self.public_ref(w, c) for c in gone],
-            )
+            {"type": "turn_ended", "player": player, "discarded": [ref(w, c) for c in gone]}
         )
         added = []
         while len(kept) < 2:
@@ -551,9 +612,7 @@ class Dos(Variant):
             kept.append(RowCard(card))
             added.append(card)
         if added:
-            events.append(
-                event("center_row_refilled", cards=[self.public_ref(w, c) for c in added])
-            )
+            events.append({"type": "center_row_refilled", "cards": [ref(w, c) for c in added]})
         due = min(w.ext.bonus, len(w.hands[player]))
         w.ext = DosExt(tuple(kept), due)
         if due:
@@ -588,18 +647,19 @@ class Dos(Variant):
         card = self.require_card_in_hand(w, move)
         player = move.player
         hand = w.hands[player]
-        w.hands[player] = tuple(c for c in hand if c != card)
+        i = hand.index(card)
+        w.hands[player] = hand[:i] + hand[i + 1 :]
         ext = w.ext
         bonus = pend.type is P.BONUS_PLACE
         left = ext.bonus - 1 if bonus else 0
         w.ext = DosExt(ext.row + (RowCard(card),), left)
         events.append(
-            event(
-                "placed",
-                player=player,
-                card=self.public_ref(w, card),
-                reason="bonus" if bonus else "draw",
-            )
+            {
+                "type": "placed",
+                "player": player,
+                "card": self.public_ref(w, card),
+                "reason": "bonus" if bonus else "draw",
+            }
         )
         if not w.hands[player]:
             self.finish_round(w, player, events)

@@ -28,6 +28,7 @@ Choices where the rule book is silent (documented for integrators):
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
 from ..cards import Color, Kind
@@ -278,8 +279,15 @@ class Duo(UnoRules):
         return out
 
     # ------------------------------------------------------------------ legal moves
+    @cached_property
+    def _reverse_ids(self) -> frozenset[int]:
+        kind = self.catalog.kind[0]
+        return frozenset(c for c in self.catalog.ids if kind[c] is Kind.REVERSE)
+
     def legal_turn(self, state: State, player: int) -> list[Move]:
         moves = super().legal_turn(state, player)
+        if self._reverse_ids.isdisjoint(state.hands[player]):
+            return moves  # the common case: no Reverse, no run
         kind = self.catalog.kind[0]
         reverses = [m.card for m in moves if m.card is not None and kind[m.card] is Kind.REVERSE]
         if not reverses:
