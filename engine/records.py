@@ -51,7 +51,7 @@ FIELDS = (
     "record", "variant", "options", "players", "dealer", "seed", "deck", "seed_commitment",
     "moves", "rounds", "result",
 )  # fmt: skip
-_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+_TIME = re.compile(r"^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,6})?([Zz]|[+-]\d\d:\d\d)$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _DIGITS = re.compile(r"^(0|[1-9][0-9]{0,19})$")
 
@@ -76,15 +76,17 @@ def timestamp(epoch_ms: int) -> str:
 
 
 def _check_time(value: Any, field: str) -> None:
+    """``value``: an RFC 3339 date-time (records write UTC with milliseconds; any offset
+    and fraction are read) or null."""
     if value is None:
         return
     if not isinstance(value, str) or not _TIME.match(value):
         raise InvalidRecord(
-            f"{field} must be RFC 3339 UTC with milliseconds (2026-12-03T10:46:24.123Z) or null",
+            f"{field} must be an RFC 3339 date-time (2026-12-03T10:46:24.123Z) or null",
             field=field,
         )
     try:
-        datetime.strptime(value[:-1], "%Y-%m-%dT%H:%M:%S.%f")
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError:
         raise InvalidRecord(f"{field} is not a real time", field=field) from None
 
@@ -267,22 +269,15 @@ def build(
 
 def dumps(rec: Mapping[str, Any]) -> str:
     """``rec`` as pretty JSON for a person: one move and one round per line."""
-    head = {k: v for k, v in rec.items() if k not in ("moves", "rounds")}
-    lines = ["{"]
-    for k, v in head.items():
-        lines.append(f"  {orjson.dumps(k).decode()}: {orjson.dumps(v).decode()},")
-    for key in ("moves", "rounds"):
-        items = rec.get(key) or []
-        if not items:
-            lines.append(f'  "{key}": [],')
-            continue
-        lines.append(f'  "{key}": [')
-        rows = [f"    {orjson.dumps(x).decode()}" for x in items]
-        lines.append(",\n".join(rows))
-        lines.append("  ],")
-    lines[-1] = lines[-1].rstrip(",")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    lines = []
+    for k, v in rec.items():
+        key = orjson.dumps(k).decode()
+        if k in ("moves", "rounds") and isinstance(v, list) and v:
+            rows = ",\n".join(f"    {orjson.dumps(x).decode()}" for x in v)
+            lines.append(f"  {key}: [\n{rows}\n  ]")
+        else:
+            lines.append(f"  {key}: {orjson.dumps(v).decode()}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 # ---------------------------------------------------------------------------- checking

@@ -466,7 +466,7 @@ class SessionManager:
         if final != c.state:
             log.error("session %s: its move log does not replay to its state", sid)
             raise RuntimeError(f"session {sid}: the move log does not replay to the state")
-        return Answer(200, orjson.dumps(rec), c.version)
+        return Answer(200, engine.records.dumps(rec).encode(), c.version)
 
     # ------------------------------------------------------------------ moves
     def move(
