@@ -41,8 +41,9 @@ BOT_LEVELS = ("easy", "normal", "hard")
 #: Move fields that name a card some seats may not see (the rest of every move is
 #: public). Each is shown to the mover and to the seats the move's events show it to.
 SECRET_FIELDS: dict[MoveType, tuple[str, ...]] = {MoveType.GIVE: ("card",)}
-#: The most moves a record holds (a session's ``SESSION_MAX_MOVES`` is at most this).
-MAX_RECORD_MOVES = 100_000
+#: The most moves ``replay`` plays by default: a session's (``SESSION_MAX_MOVES``). A
+#: replay costs what applying its moves costs (a 20,000-move game: seconds of CPU).
+MAX_RECORD_MOVES = 20_000
 MAX_NAME = 40
 MAX_SEATS = 10
 MAX_DECK = 200
@@ -322,8 +323,9 @@ class Parsed:
     moves: list[tuple[Move, str, str | None]]
 
 
-def check(raw: Any) -> Parsed:
-    """``raw`` checked for shape (``InvalidRecord`` naming the first bad field)."""
+def check(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Parsed:
+    """``raw`` checked for shape (``InvalidRecord`` naming the first bad field), with at
+    most ``max_moves`` moves."""
     _closed(raw, FIELDS, ("record", "variant", "players", "seed", "moves"), "")
     if raw["record"] != RECORD_VERSION or not _is_int(raw["record"]):
         raise InvalidRecord(
@@ -371,8 +373,8 @@ def check(raw: Any) -> Parsed:
     moves = raw["moves"]
     if not isinstance(moves, list):
         raise InvalidRecord("moves must be a list", field="moves")
-    if len(moves) > MAX_RECORD_MOVES:
-        raise InvalidRecord(f"moves holds more than {MAX_RECORD_MOVES} moves", field="moves")
+    if len(moves) > max_moves:
+        raise InvalidRecord(f"moves holds more than {max_moves} moves", field="moves")
     parsed = []
     for i, m in enumerate(moves):
         f = f"moves.{i}"
@@ -424,11 +426,11 @@ def _differs(index: int, what: str, stated: Any, replayed: Any) -> RecordError:
     )
 
 
-def replay(raw: Any) -> Replayed:
+def replay(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Replayed:
     """Check ``raw`` and play it: ``Replayed``, or ``InvalidRecord`` (malformed),
     ``SetupError`` (a setup the variant refuses), ``RecordError`` (``record_seed_missing``,
     ``seed_commitment_mismatch``, ``record_move_illegal``, ``record_result_differs``)."""
-    rec = check(raw)
+    rec = check(raw, max_moves)
     if rec.seed is None:
         raise RecordError(
             "the record has no seed (a running game's copy): it replays once the game is over",

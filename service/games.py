@@ -196,12 +196,13 @@ def score() -> Response:
 
 @bp.post("/replay")
 def replay() -> Response:
-    """Verify a game record (``engine.replay``): the final state, its score and every
-    event; 400 for a malformed record, 422 for one that does not verify."""
+    """Verify a game record (``engine.replay``, at most ``SESSION_MAX_MOVES`` moves): the
+    final state, its score and every event; 400 for a malformed record, 422 for one that
+    does not verify."""
     request.max_content_length = current_app.config["REPLAY_MAX_CONTENT_LENGTH"]
     data = read_json()
     try:
-        done = engine.replay(data)
+        done = engine.replay(data, current_app.extensions["sessions"].config.max_moves)
     except engine.InvalidRecord as e:
         field = str(e.context.get("field", "record"))
         raise ApiProblem(
