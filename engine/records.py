@@ -18,13 +18,12 @@ round's result and the final result. docs/records.md describes it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-
-import orjson
 
 from .commitment import commitment
 from .errors import EngineError, InvalidMove
@@ -54,6 +53,13 @@ FIELDS = (
 )  # fmt: skip
 _TIME = re.compile(r"^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,6})?([Zz]|[+-]\d\d:\d\d)$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _json(value: Any) -> str:
+    """Compact JSON (the engine has no dependencies: the standard library's ``json``)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 _DIGITS = re.compile(r"^(0|[1-9][0-9]{0,19})$")
 
 
@@ -272,12 +278,12 @@ def dumps(rec: Mapping[str, Any]) -> str:
     """``rec`` as pretty JSON for a person: one move and one round per line."""
     lines = []
     for k, v in rec.items():
-        key = orjson.dumps(k).decode()
+        key = _json(k)
         if k in ("moves", "rounds") and isinstance(v, list) and v:
-            rows = ",\n".join(f"    {orjson.dumps(x).decode()}" for x in v)
+            rows = ",\n".join(f"    {_json(x)}" for x in v)
             lines.append(f"  {key}: [\n{rows}\n  ]")
         else:
-            lines.append(f"  {key}: {orjson.dumps(v).decode()}")
+            lines.append(f"  {key}: {_json(v)}")
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
@@ -417,8 +423,7 @@ class Replayed:
 
 def _differs(index: int, what: str, stated: Any, replayed: Any) -> RecordError:
     return RecordError(
-        f"the record states {what} {orjson.dumps(stated).decode()}, the replay gives "
-        f"{orjson.dumps(replayed).decode()}",
+        f"the record states {what} {_json(stated)}, the replay gives {_json(replayed)}",
         code="record_result_differs",
         index=index,
         stated=stated,

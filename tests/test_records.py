@@ -108,7 +108,8 @@ def test_a_record_with_one_altered_move_is_refused_at_that_move(game: Any) -> No
             replay(bad)
         assert err.value.code == "record_move_illegal"
         assert err.value.context["index"] == k
-        assert err.value.context["reason"]["code"] == expected
+        reason = err.value.context["reason"]
+        assert isinstance(reason, dict) and reason["code"] == expected
 
 
 def test_a_record_whose_stated_result_differs_is_refused_at_the_move_that_ended_it(
@@ -269,3 +270,18 @@ def test_the_cli_refuses_with_exit_1_and_a_bad_usage_is_2(
         main(["replay", str(tmp_path / "missing.json")])
     assert exit_.value.code == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_spec_states_the_record_format_as_the_engine_does() -> None:
+    from engine.records import BOT_LEVELS, FIELDS, MOVERS, RECORD_VERSION
+    from tests.service.harness import spec_document
+
+    schemas = spec_document()["components"]["schemas"]
+    assert list(schemas["GameRecord"]["properties"]) == list(FIELDS)
+    assert schemas["GameRecord"]["properties"]["record"]["const"] == RECORD_VERSION
+    assert schemas["RecordMove"]["properties"]["by"]["enum"] == list(MOVERS)
+    bot = schemas["RecordPlayer"]["properties"]["bot"]["oneOf"]
+    assert [b.get("enum") for b in bot] == [None, list(BOT_LEVELS)]
+    assert set(schemas["RecordMove"]["properties"]) == {"by", "at", "move", "hidden"}
+    record_fields = set(record("uno_classic", 2, 1, []))
+    assert record_fields == set(FIELDS)
