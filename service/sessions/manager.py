@@ -61,6 +61,8 @@ from .store import Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_EVENTS_PAGE = 1000
+#: Finished games' records each process keeps (``SessionManager.record``).
+RECORD_CACHE = 32
 
 log = logging.getLogger("service.sessions")
 
@@ -279,6 +281,8 @@ class SessionManager:
         self.clock: Callable[[], float] = time.time
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._lock = threading.Lock()
+        #: Finished games' records by session (a replay of the whole log builds one).
+        self._records: OrderedDict[str, bytes] = OrderedDict()
 
     # ------------------------------------------------------------------ the cache
     def _cached(self, sid: str) -> Cached | None:
@@ -445,10 +449,17 @@ class SessionManager:
     def record(self, sid: str, authorization: str | None) -> Answer:
         """The game's record (``engine.record`` over the move log): the whole record for
         anyone once the game is over; while it runs only for a seat (401 otherwise),
-        without the seed and the move fields that seat may not see."""
+        without the seed and the move fields that seat may not see. A finished game's
+        record never changes: each process keeps the last ``RECORD_CACHE`` of them."""
         c, _ = self._load(sid)
         over = c.state.phase is Phase.GAME_OVER
         seat = self._seat(c.meta, authorization, required=not over)
+        if over:
+            with self._lock:
+                kept = self._records.get(sid)
+                if kept is not None:
+                    self._records.move_to_end(sid)
+                    return Answer(200, kept, c.version)
         rows = self._store(lambda: self.store.moves(sid))
         # A commit after the load appends moves the loaded state has not made yet.
         entries = [orjson.loads(raw) for raw in rows[: c.state.move_count]]
@@ -466,7 +477,13 @@ class SessionManager:
         if final != c.state:
             log.error("session %s: its move log does not replay to its state", sid)
             raise RuntimeError(f"session {sid}: the move log does not replay to the state")
-        return Answer(200, engine.records.dumps(rec).encode(), c.version)
+        body = engine.records.dumps(rec).encode()
+        if over:
+            with self._lock:
+                self._records[sid] = body
+                while len(self._records) > RECORD_CACHE:
+                    self._records.popitem(last=False)
+        return Answer(200, body, c.version)
 
     # ------------------------------------------------------------------ moves
     def move(

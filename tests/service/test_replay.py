@@ -40,8 +40,10 @@ def play_session(api: ApiClient, variant: str, players: list[dict[str, Any]], mo
     return sid, tokens
 
 
-def test_a_finished_sessions_record_replays(api: ApiClient) -> None:
-    sid, _ = play_session(api, "uno_classic", [{"name": "Ann"}, {"bot": True}], 2000)
+@pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
+def test_a_finished_sessions_record_replays(api: ApiClient, variant: str) -> None:
+    """The record and the replay's answer (every event with its secrets) fit the spec."""
+    sid, _ = play_session(api, variant, [{"name": "Ann"}, {"bot": True}], 2000)
     r = api.get(f"/v1/sessions/{sid}/record")
     assert r.status_code == 200 and r.headers["ETag"]
     text = r.get_data(as_text=True)
@@ -50,6 +52,7 @@ def test_a_finished_sessions_record_replays(api: ApiClient) -> None:
     done = api.post("/v1/games/replay", json=rec)
     assert done.status_code == 200, done.get_data(as_text=True)
     final = api.get(f"/v1/sessions/{sid}").get_json()
+    assert final["view"]["phase"] == "game_over"
     assert done.get_json()["score"]["scores"] == final["view"]["scores"]
     assert done.get_json()["state"]["move_count"] == len(rec["moves"])
 

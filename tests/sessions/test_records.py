@@ -56,3 +56,19 @@ def test_a_running_games_record_is_for_its_seats_only(api: Api) -> None:
     assert rec["seed"] is None and rec["result"] is None
     assert rec["seed_commitment"]["sha256"] == body["seed_commitment"]["sha256"]
     problem(api.c.post("/v1/games/replay", json=rec), 422, "record_seed_missing")
+
+
+def test_a_finished_record_is_built_once_per_process(api: Api, app: Flask) -> None:
+    body = api.create("uno_all_wild", [{"name": "Ann"}, {"bot": True}], seed=SEED).get_json()
+    sid, token = body["session_id"], body["seats"][0]["token"]
+    play_out(api, sid, token, 0)
+    first = record_of(api, sid).get_data()
+    store = app.extensions["sessions"].store
+
+    def no_read(sid: str) -> list[bytes]:
+        raise AssertionError("the move log was read again")
+
+    store.moves = no_read
+    assert record_of(api, sid, token).get_data() == first
+    assert api.delete(sid, token).status_code == 204
+    problem(record_of(api, sid), 404, "session_not_found")
