@@ -46,12 +46,12 @@ MAX_RECORD_MOVES = 20_000
 MAX_NAME = 40
 MAX_SEATS = 10
 MAX_DECK = 200
-MAX_SEED = 2**64 - 1
 FIELDS = (
     "record", "variant", "options", "players", "dealer", "seed", "deck", "seed_commitment",
     "moves", "rounds", "result",
 )  # fmt: skip
-_TIME = re.compile(r"^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,6})?([Zz]|[+-]\d\d:\d\d)$")
+ROUND_FIELDS = ("round", "winner", "points", "scores")
+_TIME = re.compile(r"^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -92,8 +92,12 @@ def _check_time(value: Any, field: str) -> None:
             f"{field} must be an RFC 3339 date-time (2026-12-03T10:46:24.123Z) or null",
             field=field,
         )
+    head, dot, rest = value.upper().replace("Z", "+00:00").partition(".")
+    if dot:  # fromisoformat reads at most 6 fraction digits
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        head += "." + rest[: min(digits, 6)].ljust(3, "0") + rest[digits:]
     try:
-        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        datetime.fromisoformat(head)
     except ValueError:
         raise InvalidRecord(f"{field} is not a real time", field=field) from None
 
@@ -361,8 +365,6 @@ def check(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Parsed:
     if seed_raw is not None and not (isinstance(seed_raw, str) and _DIGITS.match(seed_raw)):
         raise InvalidRecord("seed must be a decimal string (or null when hidden)", field="seed")
     seed = int(seed_raw) if seed_raw is not None else None
-    if seed is not None and seed > MAX_SEED:
-        raise InvalidRecord(f"seed must be at most {MAX_SEED}", field="seed")
     _int_list(raw.get("deck"), "deck", nullable=True, limit=MAX_DECK)
     sc = raw.get("seed_commitment")
     if sc is not None:
@@ -388,23 +390,37 @@ def check(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Parsed:
         if m["by"] not in MOVERS:
             raise InvalidRecord(f"{f}.by must be one of {', '.join(MOVERS)}", field=f"{f}.by")
         _check_time(m.get("at"), f"{f}.at")
-        if m.get("hidden"):
-            raise InvalidRecord(
-                f"{f} leaves out {m['hidden']}: a seat's copy of a running game does not replay",
-                field=f"{f}.hidden",
-            )
+        hidden = m.get("hidden")
+        if hidden is not None and not (
+            isinstance(hidden, list) and all(isinstance(h, str) for h in hidden)
+        ):
+            raise InvalidRecord(f"{f}.hidden must be a list of move fields", field=f"{f}.hidden")
         try:
             move = Move.from_dict(m["move"])
         except InvalidMove as e:
             sub = e.context.get("field")
             raise InvalidRecord(e.detail, field=f"{f}.move" + (f".{sub}" if sub else "")) from None
         parsed.append((move, m["by"], m.get("at")))
-    for name in ("rounds", "result"):
-        value = raw.get(name)
-        if name == "rounds" and value is not None and not isinstance(value, list):
+    rounds = raw.get("rounds")
+    if rounds is not None:
+        if not isinstance(rounds, list):
             raise InvalidRecord("rounds must be a list", field="rounds")
-        if name == "result" and value is not None and not isinstance(value, dict):
-            raise InvalidRecord("result must be an object or null", field="result")
+        for i, r in enumerate(rounds):
+            f = f"rounds.{i}"
+            _closed(r, ROUND_FIELDS, ROUND_FIELDS, f)
+            if not (_is_int(r["round"]) and r["round"] >= 1):
+                raise InvalidRecord(f"{f}.round must be a round number", field=f"{f}.round")
+            if r["winner"] is not None and not (_is_int(r["winner"]) and r["winner"] >= 0):
+                raise InvalidRecord(f"{f}.winner must be a seat or null", field=f"{f}.winner")
+            _int_list(r["points"], f"{f}.points", nullable=True)
+            _int_list(r["scores"], f"{f}.scores")
+    result = raw.get("result")
+    if result is not None:
+        _closed(result, ("winners", "scores"), ("winners", "scores"), "result")
+        _int_list(result["winners"], "result.winners")
+        if any(w < 0 for w in result["winners"]):
+            raise InvalidRecord("result.winners must be seats", field="result.winners")
+        _int_list(result["scores"], "result.scores")
     return Parsed(raw, seed, parsed)
 
 
