@@ -41,7 +41,8 @@ import orjson
 from werkzeug.http import parse_etags
 
 import engine
-from engine import EngineError, Event, Move, State
+import engine.records
+from engine import EngineError, Event, Move, Phase, State
 from service.fairness import seed_commitment
 from service.observability import count_moves
 
@@ -60,6 +61,8 @@ from .store import Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_EVENTS_PAGE = 1000
+#: Finished games' records each process keeps (``SessionManager.record``).
+RECORD_CACHE = 32
 
 log = logging.getLogger("service.sessions")
 
@@ -83,6 +86,8 @@ class Meta:
     created: float
     #: The creator chose the seed: every seat's answer says so (``client_seeded``).
     client_seeded: bool = False
+    #: The dealer as requested at create (``None``: the cut chose): the game's record.
+    dealer: int | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -104,6 +109,7 @@ class Meta:
                 "created": self.created,
                 "seats": [s.__dict__ for s in self.seats],
                 "client_seeded": self.client_seeded,
+                "dealer": self.dealer,
             }
         )
 
@@ -111,7 +117,9 @@ class Meta:
     def from_json(cls, raw: bytes) -> Meta:
         d = orjson.loads(raw)
         seats = tuple(Seat(**s) for s in d["seats"])
-        return cls(d["variant"], seats, d["created"], bool(d.get("client_seeded", False)))
+        return cls(
+            d["variant"], seats, d["created"], bool(d.get("client_seeded", False)), d.get("dealer")
+        )
 
 
 @dataclass(frozen=True)
@@ -216,13 +224,14 @@ def _new_meta(
     toks: list[str | None],
     client_seeded: bool,
     created: float,
+    dealer: int | None = None,
 ) -> Meta:
     """The seats as requested (a default name, the hash of each person's token)."""
     seats = tuple(
         Seat(i, s.get("name") or f"Player {i + 1}", s["bot"], t and tokens.digest(t))
         for i, (s, t) in enumerate(zip(players, toks, strict=True))
     )
-    return Meta(variant, seats, created, client_seeded)
+    return Meta(variant, seats, created, client_seeded, dealer)
 
 
 def _expected_version(current: int, if_match: str | None) -> int:
@@ -278,6 +287,8 @@ class SessionManager:
         self.clock: Callable[[], float] = time.time
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._lock = threading.Lock()
+        #: Finished games' records by session (a replay of the whole log builds one).
+        self._records: OrderedDict[str, bytes] = OrderedDict()
 
     # ------------------------------------------------------------------ the cache
     def _cached(self, sid: str) -> Cached | None:
@@ -400,7 +411,7 @@ class SessionManager:
         sid = secrets.token_urlsafe(16)
         toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
         now = self.clock()
-        meta = _new_meta(state.variant, players, toks, client_seeded, now)
+        meta = _new_meta(state.variant, players, toks, client_seeded, now, dealer)
         state, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
         events = setup + bot_events
         moves = logged(made, "bot", now)
@@ -448,6 +459,45 @@ class SessionManager:
         body = {"session_id": sid, "version": c.version, "seat": seat}
         body["moves"] = self._moves(c.state, seat)
         return Answer(200, orjson.dumps(body), c.version)
+
+    def record(self, sid: str, authorization: str | None) -> Answer:
+        """The game's record (``engine.record`` over the move log): the whole record for
+        anyone once the game is over; while it runs only for a seat (401 otherwise),
+        without the seed and the move fields that seat may not see. A finished game's
+        record never changes: each process keeps the last ``RECORD_CACHE`` of them."""
+        c, _ = self._load(sid)
+        over = c.state.phase is Phase.GAME_OVER
+        seat = self._seat(c.meta, authorization, required=not over)
+        if over:
+            with self._lock:
+                kept = self._records.get(sid)
+                if kept is not None:
+                    self._records.move_to_end(sid)
+                    return Answer(200, kept, c.version)
+        rows = self._store(lambda: self.store.moves(sid))
+        # A commit after the load appends moves the loaded state has not made yet.
+        entries = [orjson.loads(raw) for raw in rows[: c.state.move_count]]
+        players = [{"name": s.name, "bot": s.bot} for s in c.meta.seats]
+        rec, final = engine.records.build(
+            c.meta.variant,
+            players,
+            c.state.seed,
+            entries,
+            c.meta.dealer,
+            dict(c.state.options),
+            game_id=sid,
+            seat=seat,
+        )
+        if final != c.state:
+            log.error("session %s: its move log does not replay to its state", sid)
+            raise RuntimeError(f"session {sid}: the move log does not replay to the state")
+        body = engine.records.dumps(rec).encode()
+        if over:
+            with self._lock:
+                self._records[sid] = body
+                while len(self._records) > RECORD_CACHE:
+                    self._records.popitem(last=False)
+        return Answer(200, body, c.version)
 
     # ------------------------------------------------------------------ moves
     def move(

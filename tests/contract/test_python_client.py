@@ -273,6 +273,20 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
         model = getattr(m, "Event" + _camel(fields["event"]))
         event = model.from_dict(__import__("json").loads(fields["data"]))
         assert event.seq == int(fields["id"])
+    # The finished game's record (a spectator may read it) replays to the game's end.
+    rec = api.op("sessions", "get_session_record").sync(sid, client=api.client)
+    assert isinstance(rec, m.GameRecord), rec
+    assert rec.seed is not None and rec.result is not None and rec.moves
+    done = api.op("games", "replay_game").sync(client=api.client, body=rec)
+    assert isinstance(done, m.Replayed), done
+    assert done.score.game_over and done.score.winners == rec.result.winners
+    altered = rec.to_dict()
+    altered["moves"][0]["move"] = {"type": "next_round", "player": 0}  # the round is not over
+    refused = api.op("games", "replay_game").sync(
+        client=api.client, body=m.GameRecord.from_dict(altered)
+    )
+    assert isinstance(refused, m.RecordProblem), refused
+    assert refused.code is m.ProblemCode.RECORD_MOVE_ILLEGAL and refused.index == 0
     assert api.op("sessions", "delete_session").sync_detailed(sid, client=me).status_code == 204
     gone = api.op("sessions", "get_session").sync(sid, client=api.client)
     assert isinstance(gone, m.Problem) and gone.code is m.ProblemCode.SESSION_NOT_FOUND

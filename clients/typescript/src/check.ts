@@ -110,6 +110,38 @@ export async function sendSessionMove(
   return answer;
 }
 
+// ---------------------------------------------------------------- game records
+type GameRecord = Schemas["GameRecord"];
+type RecordAnswer = operations["getSessionRecord"]["responses"][200]["content"]["application/json"];
+type ReplayBody = operations["replayGame"]["requestBody"]["content"]["application/json"];
+type ReplayAnswer = operations["replayGame"]["responses"][200]["content"]["application/json"];
+type ReplayRefused = operations["replayGame"]["responses"][422]["content"]["application/problem+json"];
+
+export async function downloadAndVerify(
+  base: string,
+  sessionId: string,
+): Promise<ReplayAnswer | ReplayRefused> {
+  const got = await fetch(`${base}/v1/sessions/${sessionId}/record`);
+  const record = (await got.json()) as RecordAnswer;
+  for (const entry of record.moves) describeMove(entry.move);
+  const body: ReplayBody = record;
+  const resp = await fetch(`${base}/v1/games/replay`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (resp.status === 422) {
+    const problem = (await resp.json()) as ReplayRefused;
+    return problem; // problem.index: the first bad move
+  }
+  const answer = (await resp.json()) as ReplayAnswer;
+  for (const event of answer.events) describeEvent(event);
+  return answer;
+}
+export const moveBy: GameRecord["moves"][number]["by"] = "clock";
+// @ts-expect-error a record's seed is a decimal string, not a number
+export const numericSeed: GameRecord["seed"] = 42;
+
 // ---------------------------------------------------------------- the event stream
 export function parseFrame(text: string): Schemas["SseFrame"] | undefined {
   const lines = new Map<string, string>();
