@@ -209,10 +209,14 @@ function appendLog(events, ctx) {
 
 /** Show an answer of the session API (SessionState, SessionCreated or SessionMoveAnswer). */
 function show(answer, events = answer.events || []) {
+  // An answer about a version already shown changes nothing (the stream's re-reads).
+  if (game.version !== null && answer.version <= game.version && !events.some((e) => e.seq > game.lastSeq)) return;
   if (game.version !== null && answer.version < game.version) return; // an older answer
   game.version = answer.version;
   game.view = answer.view;
   game.legal = answer.legal_moves;
+  document.body.dataset.version = String(answer.version);
+  document.body.dataset.phase = answer.view.phase;
   const ctx = context();
   appendLog(events, ctx);
   renderTurn(game.view, ctx);
@@ -272,6 +276,7 @@ async function sendMove(move) {
     });
     game.busy = false;
     show(data);
+    renderMoves(context()); // enabled again, even when a re-read already showed this version
   } catch (err) {
     game.busy = false;
     showError(err);

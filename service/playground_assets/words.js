@@ -2,7 +2,7 @@
 // (GET /v1/variants/{variant}); the tables below have one entry per move type, pending
 // decision and event type of the API (a test compares them with openapi.yaml).
 
-const title = (s) => s.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join(' ');
+const title = (s) => s.split('_').map((w) => (w === 'dos' ? 'DOS' : w[0].toUpperCase() + w.slice(1))).join(' ');
 
 /** A face of the catalog in words: "red 7", "blue Skip", "Wild Draw Four". */
 export function faceName(face) {
