@@ -71,7 +71,8 @@ def _serve(name: str) -> Response:
     resp.headers["Content-Security-Policy"] = CSP
     resp.headers["X-Content-Type-Options"] = "nosniff"
     resp.headers["Referrer-Policy"] = "no-referrer"
-    return resp.make_conditional(request)
+    resp.make_conditional(request)  # 304 when If-None-Match names this ETag
+    return resp
 
 
 @bp.get("/play")
