@@ -9,6 +9,8 @@ Verbs (all pure; states are immutable values):
 - ``apply(state, move) -> (State, events)`` (always validates)
 - ``view(state, player) -> dict``; ``score(state) -> dict``
 - ``to_dict(state)`` / ``from_dict(raw)`` (``"schema": 1``)
+- ``record(variant, players, seed, moves, ...) -> dict`` (a game record, ``"record": 1``)
+  and ``replay(record) -> Replayed`` (raises ``RecordError`` / ``InvalidRecord``)
 """
 
 from __future__ import annotations
@@ -19,17 +21,19 @@ from .cards import Card, Catalog, Color, Face, Kind, load_catalog
 from .errors import EngineError, InvalidMove, InvalidState, RulesError, SetupError, UnknownVariant
 from .events import Event, redact, redact_all, reveal_all
 from .moves import MatchPart, Move, MoveType
+from .records import InvalidRecord, RecordError, Replayed, record, replay
 from .registry import all_variants, find_variant
 from .serialize import check_invariants, from_dict, to_dict
 from .state import Pending, Phase, State
 from .variant import Variant
 
 __all__ = [
-    "Card", "Catalog", "Color", "EngineError", "Event", "Face", "InvalidMove", "InvalidState",
-    "Kind", "MatchPart", "Move", "MoveType", "Pending", "Phase", "RulesError", "SetupError",
-    "State", "UnknownVariant", "Variant", "all_variants", "apply", "check_invariants",
-    "find_variant", "from_dict", "legal_moves", "load_catalog", "new_game", "outcome",
-    "redact", "redact_all", "reveal_all", "score", "start", "to_dict", "validate", "view",
+    "Card", "Catalog", "Color", "EngineError", "Event", "Face", "InvalidMove", "InvalidRecord",
+    "InvalidState", "Kind", "MatchPart", "Move", "MoveType", "Pending", "Phase", "RecordError",
+    "Replayed", "RulesError", "SetupError", "State", "UnknownVariant", "Variant", "all_variants",
+    "apply", "check_invariants", "find_variant", "from_dict", "legal_moves", "load_catalog",
+    "new_game", "outcome", "record", "redact", "redact_all", "replay", "reveal_all", "score",
+    "start", "to_dict", "validate", "view",
 ]  # fmt: skip
 
 

@@ -20,11 +20,14 @@ import engine
 DEFAULTS: dict[str, Any] = {
     # Requests larger than this are 413 payload_too_large (a full state is a few KiB).
     "MAX_CONTENT_LENGTH": 1024 * 1024,
+    # POST /v1/games/replay takes a whole game record: a record of SESSION_MAX_MOVES
+    # (20,000) moves weighs about 2 MiB (docs/records.md).
+    "REPLAY_MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
     # Request JSON nested deeper than this is 400 invalid_json.
     "MAX_JSON_DEPTH": 32,
 }
 #: Integer settings also read from the environment.
-ENV_SETTINGS = ("MAX_CONTENT_LENGTH", "MAX_JSON_DEPTH")
+ENV_SETTINGS = ("MAX_CONTENT_LENGTH", "MAX_JSON_DEPTH", "REPLAY_MAX_CONTENT_LENGTH")
 
 log = logging.getLogger("service")
 

@@ -20,26 +20,17 @@ commitment cannot be reused for another game.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from typing import Any
 
 from engine import Phase, State
+from engine.commitment import COMMITMENT_PREFIX, commitment, commitment_input
 
-COMMITMENT_PREFIX = "uno-rules-seed-v1"
+__all__ = ["COMMITMENT_PREFIX", "commitment", "commitment_input", "new_game_id", "seed_commitment"]
 
 
 def new_game_id() -> str:
     return secrets.token_urlsafe(16)
-
-
-def commitment_input(game_id: str, seed: int) -> bytes:
-    """The exact bytes hashed for ``game_id`` and ``seed``."""
-    return f"{COMMITMENT_PREFIX}:{game_id}:{seed}".encode("ascii")
-
-
-def commitment(game_id: str, seed: int) -> str:
-    return hashlib.sha256(commitment_input(game_id, seed)).hexdigest()
 
 
 def seed_commitment(game_id: str, state: State) -> dict[str, Any]:

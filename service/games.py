@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 
 import engine
 from engine import Move, Phase, State
 from service import schemas
 from service.fairness import new_game_id, seed_commitment
-from service.http import json_body, json_response
+from service.http import json_body, json_response, read_json
 from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
 
@@ -191,4 +191,27 @@ def score() -> Response:
             points = body["hand_points"]
             body["hand_points"] = [p if s == loaded.seat else None for s, p in enumerate(points)]
         body.update(fairness_fields(loaded, state))
+    return json_response(body)
+
+
+@bp.post("/replay")
+def replay() -> Response:
+    """Verify a game record (``engine.replay``): the final state, its score and every
+    event; 400 for a malformed record, 422 for one that does not verify."""
+    request.max_content_length = current_app.config["REPLAY_MAX_CONTENT_LENGTH"]
+    data = read_json()
+    try:
+        done = engine.replay(data)
+    except engine.InvalidRecord as e:
+        field = str(e.context.get("field", "record"))
+        raise ApiProblem(
+            400,
+            "invalid_request",
+            f"the record is not valid ({field}): {e.detail}",
+            errors={field: [e.detail]},
+        ) from None
+    except engine.RecordError as e:
+        extra: dict[str, Any] = dict(e.context)
+        raise ApiProblem(422, e.code, e.detail, None, title="Record refused", **extra) from None
+    body = {"state": engine.to_dict(done.state), "score": done.score, "events": done.events}
     return json_response(body)

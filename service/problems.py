@@ -30,7 +30,7 @@ from http import HTTPStatus
 from typing import Any
 
 import orjson
-from flask import Flask, Response
+from flask import Flask, Response, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -187,7 +187,7 @@ def register(app: Flask) -> None:
         code = HTTP_CODES.get(status, "http_error")
         detail = e.description or HTTPStatus(status).phrase
         if status == 413:
-            limit = app.config.get("MAX_CONTENT_LENGTH")
+            limit = request.max_content_length if request else app.config.get("MAX_CONTENT_LENGTH")
             detail = f"the request body is larger than the {limit} bytes this service accepts"
         elif status == 404:
             detail = "no such resource; the API lives under /v1 (see /openapi.yaml)"

@@ -125,6 +125,11 @@ def session_events(sid: str) -> Response:
     return _answer(manager().events(sid, request.headers.get("Authorization"), after, limit))
 
 
+@bp.get("/<sid>/record")
+def session_record(sid: str) -> Response:
+    return _answer(manager().record(sid, request.headers.get("Authorization")))
+
+
 @bp.delete("/<sid>")
 def delete_session(sid: str) -> Response:
     manager().delete(sid, request.headers.get("Authorization"))

@@ -48,19 +48,19 @@ def next_bot_move(state: State, bots: Collection[int], rnd: random.Random) -> Mo
 
 def play_bots(
     state: State, bots: Collection[int], rnd: random.Random, limit: int
-) -> tuple[State, list[Event], int]:
+) -> tuple[State, list[Event], list[Move]]:
     """Let the bots move until a human must (at most ``limit`` moves).
 
-    Returns the new state, the events of the bots' moves and how many they made."""
+    Returns the new state, the events of the bots' moves and the moves they made."""
     events: list[Event] = []
+    made: list[Move] = []
     if not bots:
-        return state, events, 0
-    made = 0
-    while made < limit:
+        return state, events, made
+    while len(made) < limit:
         move = next_bot_move(state, bots, rnd)
         if move is None:
             break
         state, evs = engine.apply(state, move)
         events.extend(evs)
-        made += 1
+        made.append(move)
     return state, events, made

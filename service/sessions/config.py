@@ -8,6 +8,7 @@
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
 | ``SESSION_IDEMPOTENCY_KEYS`` | 32 | idempotent answers kept per session (the most recent) |
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
+| ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
 | ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
 | ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
@@ -39,6 +40,7 @@ class SessionConfig:
     max_events: int = 10_000
     max_idem: int = IDEMPOTENCY_KEYS
     max_bot_moves: int = 500
+    max_moves: int = 20_000
     cache_size: int = 10_000
     stream_seconds: float = 300.0
     heartbeat_seconds: float = 15.0
@@ -88,6 +90,7 @@ class SessionConfig:
             max_events=get("SESSION_MAX_EVENTS", cls.max_events, int),
             max_idem=get("SESSION_IDEMPOTENCY_KEYS", cls.max_idem, int),
             max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
+            max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),
             heartbeat_seconds=get("SESSION_HEARTBEAT_SECONDS", cls.heartbeat_seconds, float),

@@ -14,6 +14,12 @@ when it does not match is the session read again first (one extra round trip).
 Bot seats move by themselves after each human move (and at creation when a bot
 starts); all bot moves of a request are committed with the human move in the same
 compare-and-set.
+
+Every move made (a person's or a bot's) is appended to the session's move log with who
+made it and when (``Logged``): the game's record, which replays to the session's state.
+A session takes at most ``max_moves`` moves (``SESSION_MAX_MOVES``): past it a move is
+409 ``move_limit_reached``, so a session's storage stays bounded. Time is read from
+``SessionManager.clock`` (``time.time`` unless a test sets another).
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ import orjson
 from werkzeug.http import parse_etags
 
 import engine
-from engine import EngineError, Event, Move, State
+import engine.records
+from engine import EngineError, Event, Move, Phase, State
 from service.fairness import seed_commitment
 from service.observability import count_moves
 
@@ -76,6 +83,8 @@ class Meta:
     created: float
     #: The creator chose the seed: every seat's answer says so (``client_seeded``).
     client_seeded: bool = False
+    #: The dealer as requested at create (``None``: the cut chose): the game's record.
+    dealer: int | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -92,6 +101,7 @@ class Meta:
                 "created": self.created,
                 "seats": [s.__dict__ for s in self.seats],
                 "client_seeded": self.client_seeded,
+                "dealer": self.dealer,
             }
         )
 
@@ -99,7 +109,9 @@ class Meta:
     def from_json(cls, raw: bytes) -> Meta:
         d = orjson.loads(raw)
         seats = tuple(Seat(**s) for s in d["seats"])
-        return cls(d["variant"], seats, d["created"], bool(d.get("client_seeded", False)))
+        return cls(
+            d["variant"], seats, d["created"], bool(d.get("client_seeded", False)), d.get("dealer")
+        )
 
 
 @dataclass(frozen=True)
@@ -161,8 +173,15 @@ def _bad_if_match(detail: str) -> SessionProblem:
     return invalid_request(detail, {"If-Match": ["invalid"]})
 
 
-#: What the bots' turn yields: the new state, the bots' events, how many moves they made.
-Played = tuple[State, list[Event], int]
+#: What the bots' turn yields: the new state, the bots' events, the moves they made.
+Played = tuple[State, list[Event], list[Move]]
+
+
+def logged(moves: list[Move], by: str, at: float) -> list[bytes]:
+    """Move-log entries: ``{"by": "player" | "bot", "at": <epoch ms>, "move": {...}}``
+    (the seat is the move's ``player``)."""
+    ms = int(at * 1000)
+    return [orjson.dumps({"by": by, "at": ms, "move": m.to_dict()}) for m in moves]
 
 
 class Ask(NamedTuple):
@@ -192,14 +211,19 @@ def _require_a_person(players: list[dict[str, Any]]) -> None:
 
 
 def _new_meta(
-    variant: str, players: list[dict[str, Any]], toks: list[str | None], client_seeded: bool
+    variant: str,
+    players: list[dict[str, Any]],
+    toks: list[str | None],
+    client_seeded: bool,
+    created: float,
+    dealer: int | None = None,
 ) -> Meta:
     """The seats as requested (a default name, the hash of each person's token)."""
     seats = tuple(
         Seat(i, s.get("name") or f"Player {i + 1}", s["bot"], t and tokens.digest(t))
         for i, (s, t) in enumerate(zip(players, toks, strict=True))
     )
-    return Meta(variant, seats, time.time(), client_seeded)
+    return Meta(variant, seats, created, client_seeded, dealer)
 
 
 def _expected_version(current: int, if_match: str | None) -> int:
@@ -251,6 +275,8 @@ class SessionManager:
     def __init__(self, store: SessionStore, config: SessionConfig) -> None:
         self.store = store
         self.config = config
+        #: Wall-clock seconds (the move log's times); tests replace it.
+        self.clock: Callable[[], float] = time.time
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -351,10 +377,11 @@ class SessionManager:
         """The bots' moves until a person must move (at most ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
         with the session and that version, so a session replays alike."""
-        if not bots:
-            return state, [], 0
+        limit = min(self.config.max_bot_moves, self.config.max_moves - state.move_count)
+        if not bots or limit <= 0:
+            return state, [], []
         rnd = random.Random(f"{sid}:{version}")
-        return play_bots(state, bots, rnd, self.config.max_bot_moves)
+        return play_bots(state, bots, rnd, limit)
 
     # ------------------------------------------------------------------ create
     def create(self, req: dict[str, Any]) -> Answer:
@@ -365,12 +392,14 @@ class SessionManager:
         state, setup = _engine_call(engine.start, variant, len(players), seed, dealer, options)
         sid = secrets.token_urlsafe(16)
         toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
-        meta = _new_meta(state.variant, players, toks, client_seeded)
-        state, bot_events, _ = self._play_bots(sid, 0, state, meta.bots)
+        now = self.clock()
+        meta = _new_meta(state.variant, players, toks, client_seeded, now, dealer)
+        state, bot_events, made = self._play_bots(sid, 0, state, meta.bots)
         events = setup + bot_events
+        moves = logged(made, "bot", now)
         self._store(
             lambda: self.store.create(
-                sid, meta.to_json(), orjson.dumps(engine.to_dict(state)), _dump(events)
+                sid, meta.to_json(), orjson.dumps(engine.to_dict(state)), _dump(events), moves
             )
         )
         entry = Cached(1, len(events), state, meta)
@@ -413,6 +442,32 @@ class SessionManager:
         body["moves"] = self._moves(c.state, seat)
         return Answer(200, orjson.dumps(body), c.version)
 
+    def record(self, sid: str, authorization: str | None) -> Answer:
+        """The game's record (``engine.record`` over the move log): the whole record for
+        anyone once the game is over; while it runs only for a seat (401 otherwise),
+        without the seed and the move fields that seat may not see."""
+        c, _ = self._load(sid)
+        over = c.state.phase is Phase.GAME_OVER
+        seat = self._seat(c.meta, authorization, required=not over)
+        rows = self._store(lambda: self.store.moves(sid))
+        # A commit after the load appends moves the loaded state has not made yet.
+        entries = [orjson.loads(raw) for raw in rows[: c.state.move_count]]
+        players = [{"name": s.name, "bot": s.bot} for s in c.meta.seats]
+        rec, final = engine.records.build(
+            c.meta.variant,
+            players,
+            c.state.seed,
+            entries,
+            c.meta.dealer,
+            dict(c.state.options),
+            game_id=sid,
+            seat=seat,
+        )
+        if final != c.state:
+            log.error("session %s: its move log does not replay to its state", sid)
+            raise RuntimeError(f"session {sid}: the move log does not replay to the state")
+        return Answer(200, orjson.dumps(rec), c.version)
+
     # ------------------------------------------------------------------ moves
     def move(
         self,
@@ -428,12 +483,20 @@ class SessionManager:
         at = self._at_version(sid, c, loaded, ask)
         if isinstance(at, Answer):
             return at
+        if at.state.move_count >= self.config.max_moves:
+            raise SessionProblem(
+                409,
+                "move_limit_reached",
+                f"this session has made {at.state.move_count} moves, its limit; start a new one",
+            )
         state, events = _engine_call(engine.apply, at.state, ask.move)
         state, bot_events, made = self._play_bots(sid, ask.expected, state, at.meta.bots)
         events += bot_events
+        now = self.clock()
+        moves = logged([ask.move], "player", now) + logged(made, "bot", now)
         new = Cached(ask.expected + 1, at.seq + len(events), state, at.meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)
-        return self._commit(sid, ask, new, events, out, 1 + made)
+        return self._commit(sid, ask, new, events, out, moves)
 
     def _load_seat(self, sid: str, authorization: str | None) -> tuple[Cached, Loaded | None, int]:
         """The session (this process's cached copy when it has one, else one read: then
@@ -490,17 +553,30 @@ class SessionManager:
         return orjson.dumps(body)
 
     def _commit(
-        self, sid: str, ask: Ask, new: Cached, events: list[Event], out: bytes, moves: int
+        self,
+        sid: str,
+        ask: Ask,
+        new: Cached,
+        events: list[Event],
+        out: bytes,
+        moves: list[bytes],
+        meta_changed: bool = False,
     ) -> Answer:
-        """Compare-and-set ``new`` over ``ask.expected``, storing ``out`` under the
-        Idempotency-Key. A stored answer (a retry that raced) is replayed; a conflict is
-        412 and a vanished session 404, both forgetting the cached copy."""
+        """Compare-and-set ``new`` over ``ask.expected`` with the ``moves`` to log (and
+        ``new.meta`` when ``meta_changed``), storing ``out`` under the Idempotency-Key. A
+        stored answer (a retry that raced) is replayed; a conflict is 412 and a vanished
+        session 404, both forgetting the cached copy."""
         idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
         state = orjson.dumps(engine.to_dict(new.state))
-        res = self._store(lambda: self.store.commit(sid, ask.expected, state, _dump(events), idem))
+        meta = new.meta.to_json() if meta_changed else None
+        res = self._store(
+            lambda: self.store.commit(
+                sid, ask.expected, state, _dump(events), idem, moves=moves, meta=meta
+            )
+        )
         if res.status == "ok":
             self._remember(sid, new)
-            count_moves(new.meta.variant, moves)
+            count_moves(new.meta.variant, len(moves))
             return Answer(200, out, new.version)
         if res.status == "replayed":
             assert res.answer is not None

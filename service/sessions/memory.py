@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .store import IDEMPOTENCY_KEYS, Commit, Idem, Loaded, SessionStore, Subscription
@@ -26,6 +26,7 @@ class _Session:
     expires: float
     # The most recent idempotent answers, oldest first (they expire with the session).
     idem: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
+    moves: list[bytes] = field(default_factory=list)
 
 
 class MemoryStore(SessionStore):
@@ -71,13 +72,17 @@ class MemoryStore(SessionStore):
         self._changed.notify_all()
 
     # ------------------------------------------------------------------ the API
-    def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
+    def create(
+        self, sid: str, meta: bytes, state: bytes, events: list[bytes], moves: Sequence[bytes] = ()
+    ) -> Commit:
         with self._lock:
             self._sweep()
             log: deque[tuple[int, bytes]] = deque(maxlen=self.max_events)
             log.extend((i, e) for i, e in enumerate(events, 1))
             expires = self._clock() + self.ttl
-            self._sessions[sid] = _Session(1, len(events), state, meta, log, expires)
+            self._sessions[sid] = _Session(
+                1, len(events), state, meta, log, expires, moves=list(moves)
+            )
             self._notify(sid)
             return Commit("ok", 1, len(events))
 
@@ -96,6 +101,8 @@ class MemoryStore(SessionStore):
         state: bytes,
         events: list[bytes],
         idem: Idem | None = None,
+        moves: Sequence[bytes] = (),
+        meta: bytes | None = None,
     ) -> Commit:
         with self._lock:
             s = self._get(sid)
@@ -110,6 +117,9 @@ class MemoryStore(SessionStore):
             for e in events:
                 s.seq += 1
                 s.events.append((s.seq, e))
+            s.moves.extend(moves)
+            if meta is not None:
+                s.meta = meta
             s.version += 1
             s.state = state
             s.expires = self._clock() + self.ttl
@@ -130,6 +140,11 @@ class MemoryStore(SessionStore):
             first = s.events[0][0]
             start = max(0, after + 1 - first)
             return [s.events[i] for i in range(start, min(len(s.events), start + limit))]
+
+    def moves(self, sid: str) -> list[bytes]:
+        with self._lock:
+            s = self._get(sid)
+            return [] if s is None else list(s.moves)
 
     def delete(self, sid: str) -> bool:
         with self._lock:

@@ -11,6 +11,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 | ``<prefix>{<sid>}:events`` | stream | entry id ``<seq>-0``, field ``e`` = event JSON (MAXLEN ~) |
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
 | ``<prefix>{<sid>}:idemq`` | list | the same keys, oldest first: past ``max_idem`` the oldest goes |
+| ``<prefix>{<sid>}:moves`` | list | every move made, oldest first (JSON): the game's record |
 
 Every key expires with the session (each commit refreshes all of them) and ``DELETE``
 removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message is
@@ -31,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -47,29 +48,30 @@ T = TypeVar("T")
 
 CLUSTER_SCHEME = "redis+cluster"
 
-# KEYS: state, meta, events, idem, idemq, channel.
-# ARGV: ttl_ms, maxlen, publish command, meta, state, events...
-# The first write must be one Redis refuses when out of memory (SET): after any write
-# (even a DEL of nothing) a script's later writes pass the maxmemory check.
+# KEYS: state, meta, events, idem, idemq, channel, moves.
+# ARGV: ttl_ms, maxlen, publish command, meta, state, number of events, events...,
+# moves... The first write must be one Redis refuses when out of memory (SET): after
+# any write (even a DEL of nothing) a script's later writes pass the maxmemory check.
 CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
-redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5])
-local n = #ARGV - 5
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
+local n = tonumber(ARGV[6])
 for i = 1, n do
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[5 + i])
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[6 + i])
 end
+for i = 7 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
 redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-if n > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
+for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel.
+# KEYS: state, meta, events, idem, idemq, channel, moves.
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
-# none), idem answer, idem bound, events... Its first write is XADD or HSET: refused
-# when Redis is out of memory, so a full Redis changes nothing. The checks run in the
-# order of ``SessionStore.commit`` (and ``MemoryStore``): missing, replayed, conflict.
+# none), idem answer, idem bound, meta ('' keeps it), number of events, events...,
+# moves... Its first write is XADD, RPUSH, SET or HSET: refused when Redis is out of
+# memory, so a full Redis changes nothing. The checks run in the order of
+# ``SessionStore.commit`` (and ``MemoryStore``): missing, replayed, conflict.
 COMMIT = """
 local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
 if not cur[1] then return {'missing'} end
@@ -80,28 +82,31 @@ if field ~= '' then
 end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
-for i = 9, #ARGV do
+local n = tonumber(ARGV[10])
+for i = 11, 10 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
 end
+for i = 11 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
 redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5])
 if field ~= '' then
   redis.call('HSET', KEYS[4], field, ARGV[7])
-  local n = redis.call('RPUSH', KEYS[5], field)
-  while n > tonumber(ARGV[8]) do
+  local q = redis.call('RPUSH', KEYS[5], field)
+  while q > tonumber(ARGV[8]) do
     redis.call('HDEL', KEYS[4], redis.call('LPOP', KEYS[5]))
-    n = n - 1
+    q = q - 1
   end
 end
-for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+for _, i in ipairs({1, 2, 3, 4, 5, 7}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel. ARGV: publish command.
+# KEYS: state, meta, events, idem, idemq, channel, moves. ARGV: publish command.
 DELETE = """
-local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
 if n > 0 then redis.call(ARGV[1], KEYS[6], 'deleted') end
 return n
 """
@@ -220,7 +225,7 @@ class RedisStore(SessionStore):
         base = f"{self.prefix}{{{sid}}}"
         return [
             f"{base}:state", f"{base}:meta", f"{base}:events", f"{base}:idem", f"{base}:idemq",
-            f"{base}:notify",
+            f"{base}:notify", f"{base}:moves",
         ]  # fmt: skip
 
     def channel(self, sid: str) -> str:
@@ -234,8 +239,13 @@ class RedisStore(SessionStore):
             raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
 
     # ------------------------------------------------------------------ the API
-    def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
-        args: list[Any] = [self._ttl_ms, self.max_events, self._publish, meta, state, *events]
+    def create(
+        self, sid: str, meta: bytes, state: bytes, events: list[bytes], moves: Sequence[bytes] = ()
+    ) -> Commit:
+        args: list[Any] = [
+            self._ttl_ms, self.max_events, self._publish, meta, state, len(events), *events,
+            *moves,
+        ]  # fmt: skip
 
         def run() -> Any:
             return self._script("create", CREATE)(keys=self._keys(sid), args=args)
@@ -267,10 +277,13 @@ class RedisStore(SessionStore):
         state: bytes,
         events: list[bytes],
         idem: Idem | None = None,
+        moves: Sequence[bytes] = (),
+        meta: bytes | None = None,
     ) -> Commit:
         args: list[Any] = [
             expected_version, self._ttl_ms, self.max_events, self._publish, state,
-            idem.key if idem else "", idem.answer if idem else b"", self.max_idem, *events,
+            idem.key if idem else "", idem.answer if idem else b"", self.max_idem,
+            meta or b"", len(events), *events, *moves,
         ]  # fmt: skip
 
         def run() -> Any:
@@ -290,6 +303,10 @@ class RedisStore(SessionStore):
         key = self._keys(sid)[2]
         rows: Any = self._call(lambda: self.redis.xrange(key, f"{after + 1}-0", "+", count=limit))
         return [(int(eid.split(b"-", 1)[0]), fields[b"e"]) for eid, fields in rows]
+
+    def moves(self, sid: str) -> list[bytes]:
+        key = self._keys(sid)[6]
+        return self._call(lambda: self.redis.lrange(key, 0, -1))  # type: ignore[no-any-return]
 
     def delete(self, sid: str) -> bool:
         def run() -> Any:

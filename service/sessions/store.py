@@ -6,10 +6,12 @@ both): ``MemoryStore`` (in-process, the default without ``REDIS_URL``) and
 ``RedisStore`` (one Lua script per move). Everything crossing this interface is
 already serialized (JSON text), so both stores hold exactly the same bytes.
 
-A session is three records sharing its id: the *state* (``version``, the last event
+A session is four records sharing its id: the *state* (``version``, the last event
 number ``seq`` and the engine state as JSON), the *meta* (variant, seats, token
-hashes; written once) and the *events* (``(seq, event JSON)`` in order, at most
-``max_events`` kept). ``version`` starts at 1 and grows by one per commit; event
+hashes; replaced only by a commit that brings a new one), the *events* (``(seq, event
+JSON)`` in order, at most ``max_events`` kept) and the *moves* (every move made, in
+order, as JSON: the game's record; never trimmed, bounded by the manager's move
+limit). ``version`` starts at 1 and grows by one per commit; event
 numbers start at 1 and grow by one per event, so a commit of k events moves ``seq``
 by k. Every write refreshes the session's TTL.
 
@@ -20,6 +22,7 @@ comes seconds after its request): they expire with the session and go with it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,8 +102,11 @@ class SessionStore(ABC):
         self.max_idem = max_idem
 
     @abstractmethod
-    def create(self, sid: str, meta: bytes, state: bytes, events: list[bytes]) -> Commit:
-        """A new session at version 1 with ``events`` numbered from 1."""
+    def create(
+        self, sid: str, meta: bytes, state: bytes, events: list[bytes], moves: Sequence[bytes] = ()
+    ) -> Commit:
+        """A new session at version 1 with ``events`` numbered from 1 and ``moves`` as
+        its move log."""
 
     @abstractmethod
     def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
@@ -114,17 +120,24 @@ class SessionStore(ABC):
         state: bytes,
         events: list[bytes],
         idem: Idem | None = None,
+        moves: Sequence[bytes] = (),
+        meta: bytes | None = None,
     ) -> Commit:
         """Atomically: if there is no such session, ``missing``; if ``idem`` has a stored
         answer, return it (``replayed``, whatever the version); if the session is not at
         ``expected_version``, ``conflict``; else write the state at
-        version + 1, append ``events``, store the idempotent answer (dropping the oldest
-        past ``max_idem``), refresh the TTL and notify subscribers."""
+        version + 1, append ``events`` and ``moves``, replace the meta when one is given,
+        store the idempotent answer (dropping the oldest past ``max_idem``), refresh the
+        TTL and notify subscribers."""
 
     @abstractmethod
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
         """Up to ``limit`` events numbered above ``after``, in order (the oldest may
         have been trimmed: at most ``max_events`` are kept)."""
+
+    @abstractmethod
+    def moves(self, sid: str) -> list[bytes]:
+        """The session's move log, oldest first (empty when there is no session)."""
 
     @abstractmethod
     def delete(self, sid: str) -> bool:

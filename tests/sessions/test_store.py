@@ -41,6 +41,21 @@ def test_create_then_load(store: SessionStore) -> None:
     assert store.events("abc", 0, 10) == [(1, b'{"e":1}'), (2, b'{"e":2}')]
 
 
+def test_the_move_log_grows_with_commits_only(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s1", [], [b"bot1"])
+    assert store.commit("abc", 1, b"s2", [b"e"], moves=[b"p1", b"bot2"]).status == "ok"
+    assert store.commit("abc", 1, b"sx", [], moves=[b"late"]).status == "conflict"
+    idem = Idem("0:k", b"answer")
+    assert store.commit("abc", 2, b"s3", [], idem, moves=[b"p2"]).status == "ok"
+    assert store.commit("abc", 2, b"s3", [], idem, moves=[b"p2"]).status == "replayed"
+    assert store.moves("abc") == [b"bot1", b"p1", b"bot2", b"p2"]
+    assert store.commit("abc", 3, b"s4", [], meta=b"m2").status == "ok"
+    got = store.load("abc")
+    assert got is not None and (got.meta, got.state) == (b"m2", b"s4")
+    assert store.moves("nope") == []
+    assert store.delete("abc") and store.moves("abc") == []
+
+
 def test_commit_is_a_compare_and_set(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [b"e1"])
     assert store.commit("abc", 2, b"sx", [b"x"]).status == "conflict"

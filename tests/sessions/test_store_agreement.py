@@ -2,7 +2,7 @@
 
 One sequence of calls over the whole interface (create, load with and without an
 idempotency key, commit: ok, conflict, replayed, missing, the idempotency bound,
-events, delete, a re-create) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
+events, the move log, a new meta, delete, a re-create) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
 server, then the cluster); every answer, ``Commit`` and ``Loaded`` values included, must
 be equal. The log is never trimmed here (Redis trims approximately: ``MAXLEN ~``).
 """
@@ -52,8 +52,14 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("events, a page", s.events(sid, 1, 2))
     note("events after the last", s.events(sid, 6, 10))
     note("events far after", s.events(sid, 60, 10))
+    note("moves, none yet", s.moves(sid))
+    note("commit with moves", s.commit(sid, 4, b"s5", [b"e7"], moves=[b"m1", b"m2"]))
+    note("a conflict logs nothing", s.commit(sid, 4, b"sz", [], moves=[b"lost"]))
+    note("commit with a new meta", s.commit(sid, 5, b"s6", [], moves=[b"m3"], meta=b"meta2"))
+    note("load, new meta", s.load(sid))
+    note("moves", s.moves(sid))
     # The idempotency bound: the oldest answers go first, and a forgotten key commits.
-    version = 4
+    version = 6
     for i in range(IDEM + 1):
         res = note(f"idem commit k{i}", s.commit(sid, version, b"s", [], Idem(f"0:k{i}", b"K")))
         version = res.version
@@ -63,16 +69,19 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("kept key replays", s.commit(sid, version, b"s", [b"e8"], Idem("0:k3", b"M")))
     # A second session does not see the first's answers; a re-create starts afresh.
     other = "agree-2"
-    note("create, no events", s.create(other, b"meta2", b"t1", []))
+    note("create, no events", s.create(other, b"meta2", b"t1", [], [b"b1"]))
+    note("moves of the other", s.moves(other))
     note("other session, same key", s.commit(other, 1, b"t2", [], Idem("0:k3", b"O")))
     note("events of an empty log", s.events(other, 0, 10))
     note("re-create", s.create(sid, b"meta3", b"u1", [b"f1"]))
     note("load after re-create", s.load(sid, "0:k3"))
     note("events after re-create", s.events(sid, 0, 100))
+    note("moves after re-create", s.moves(sid))
     note("delete", s.delete(sid))
     note("delete again", s.delete(sid))
     note("load deleted", s.load(sid, "0:k3"))
     note("events deleted", s.events(sid, 0, 10))
+    note("moves deleted", s.moves(sid))
     note("commit deleted", s.commit(sid, 1, b"s", [b"x"]))
     note("idem commit deleted", s.commit(sid, 1, b"s", [b"x"], Idem("0:k3", b"X")))
     note("the other session is intact", s.load(other, "0:k3"))

@@ -1,0 +1,473 @@
+"""Game records: a finished (or running) game as one JSON document, and its verified replay.
+
+A record (``"record": 1``) holds what sets a game up (variant, options, players, the
+dealer as requested, the seed or the stacked deck, the seed commitment), every move in
+order (``{"by", "at", "move"}``: who made it, ``player``, ``bot`` or ``clock``; when, RFC
+3339 UTC with milliseconds or null; the move, whose ``player`` is its seat), each
+round's result and the final result. docs/records.md describes it.
+
+- ``record(...)`` builds one from the setup and the moves (it replays them, so a
+  record is always consistent); ``seat=`` builds a running game's record for one seat:
+  no seed, no deck, and no move field that seat may not see (``SECRET_FIELDS``, shown
+  only to the seats the move's events show it to, like ``engine.redact``).
+- ``replay(record)`` checks a record and plays it: the final state and the events, or
+  ``RecordError`` at the first illegal move or differing result (``index``), or
+  ``InvalidRecord`` (malformed; ``field``).
+- ``dumps(record)``: pretty JSON, one move per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from .commitment import commitment
+from .errors import EngineError, InvalidMove
+from .events import Event, redact, reveal_all
+from .moves import Move, MoveType
+from .registry import find_variant
+from .state import Phase, State
+
+RECORD_VERSION = 1
+#: Who made a move: a person, a bot seat, or the turn clock (a forced move).
+MOVERS = ("player", "bot", "clock")
+#: Bot seats: ``true``, or a level.
+BOT_LEVELS = ("easy", "normal", "hard")
+#: Move fields that name a card some seats may not see (the rest of every move is
+#: public). Each is shown to the mover and to the seats the move's events show it to.
+SECRET_FIELDS: dict[MoveType, tuple[str, ...]] = {MoveType.GIVE: ("card",)}
+#: The most moves a record holds (a session's ``SESSION_MAX_MOVES`` is at most this).
+MAX_RECORD_MOVES = 100_000
+MAX_NAME = 40
+MAX_SEATS = 10
+MAX_DECK = 200
+MAX_SEED = 2**64 - 1
+FIELDS = (
+    "record", "variant", "options", "players", "dealer", "seed", "deck", "seed_commitment",
+    "moves", "rounds", "result",
+)  # fmt: skip
+_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_DIGITS = re.compile(r"^(0|[1-9][0-9]{0,19})$")
+
+
+class InvalidRecord(EngineError):
+    """A record that is not a record: a field missing, unknown or of the wrong type
+    (``field`` names it, dotted: ``moves.3.move.card``). HTTP 400."""
+
+    code = "invalid_request"
+
+
+class RecordError(EngineError):
+    """A well-formed record that does not verify (HTTP 422): ``index`` is the first bad
+    move (0-based; for a result, the move that ended it, or -1 before any move)."""
+
+
+# ---------------------------------------------------------------------------- times
+def timestamp(epoch_ms: int) -> str:
+    """``epoch_ms`` as RFC 3339 UTC with milliseconds: ``2026-12-03T10:46:24.123Z``."""
+    t = datetime.fromtimestamp(epoch_ms / 1000, UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
+
+
+def _check_time(value: Any, field: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str) or not _TIME.match(value):
+        raise InvalidRecord(
+            f"{field} must be RFC 3339 UTC with milliseconds (2026-12-03T10:46:24.123Z) or null",
+            field=field,
+        )
+    try:
+        datetime.strptime(value[:-1], "%Y-%m-%dT%H:%M:%S.%f")
+    except ValueError:
+        raise InvalidRecord(f"{field} is not a real time", field=field) from None
+
+
+# ---------------------------------------------------------------------------- the game
+@dataclass(frozen=True)
+class Step:
+    """One move of a replay: its index, the state before and after, its events."""
+
+    index: int
+    before: State
+    move: Move
+    after: State
+    events: list[Event]
+
+
+def _round_result(state: State) -> dict[str, Any]:
+    return {
+        "round": state.round,
+        "winner": state.round_winner,
+        "points": list(state.round_scores) if state.round_scores is not None else None,
+        "scores": list(state.scores),
+    }
+
+
+def _final_result(state: State) -> dict[str, Any] | None:
+    if state.phase is not Phase.GAME_OVER:
+        return None
+    return {"winners": list(state.winners), "scores": list(state.scores)}
+
+
+def _ends_round(before: State, after: State) -> bool:
+    done = (Phase.ROUND_OVER, Phase.GAME_OVER)
+    return after.phase in done and before.phase not in done
+
+
+def _play(state: State, moves: Iterable[Move]) -> Iterator[Step]:
+    """Apply ``moves`` in order; a rules error is ``RecordError`` at its index."""
+    variant = find_variant(state.variant)
+    for i, move in enumerate(moves):
+        try:
+            after, events = variant.apply(state, move)
+        except EngineError as e:
+            raise RecordError(
+                f"move {i} is illegal: {e.detail}",
+                code="record_move_illegal",
+                index=i,
+                reason={"code": e.code, "detail": e.detail},
+            ) from None
+        yield Step(i, state, move, after, events)
+        state = after
+
+
+def _card_ids(value: Any) -> Iterator[int]:
+    """The ids of the card references (``{"id", "code", ...}``) in an event."""
+    if isinstance(value, dict):
+        if isinstance(value.get("id"), int) and "code" in value:
+            yield value["id"]
+        for v in value.values():
+            yield from _card_ids(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _card_ids(v)
+
+
+def _shown(move: Move, field: str, events: list[Event], seat: int) -> bool:
+    """Whether ``seat`` may see ``field`` of ``move``: its own move, or the move's events
+    (as ``engine.redact`` shows them to ``seat``) show that card."""
+    if seat == move.player:
+        return True
+    card = move.to_dict().get(field)
+    return any(card == c for e in events for c in _card_ids(redact(e, seat)))
+
+
+def _entry(step: Step, by: str, at: str | None, seat: int | None) -> dict[str, Any]:
+    move = step.move.to_dict()
+    out: dict[str, Any] = {"by": by, "at": at, "move": move}
+    if seat is None:
+        return out
+    hidden = [
+        f
+        for f in SECRET_FIELDS.get(step.move.type, ())
+        if f in move and not _shown(step.move, f, step.events, seat)
+    ]
+    for f in hidden:
+        del move[f]
+    if hidden:
+        out["hidden"] = hidden
+    return out
+
+
+# ---------------------------------------------------------------------------- building
+def _players(players: int | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if isinstance(players, int):
+        return [{"name": f"Player {i + 1}", "bot": False} for i in range(players)]
+    return [
+        {"name": p.get("name") or f"Player {i + 1}", "bot": p.get("bot", False)}
+        for i, p in enumerate(players)
+    ]
+
+
+def _entries(moves: Iterable[Any]) -> Iterator[tuple[Move, str, str | None]]:
+    """``(move, by, at)`` of each move: a ``Move``, a move dict, or a log entry
+    ``{"by", "at": <epoch ms or RFC 3339>, "move"}``."""
+    for m in moves:
+        if isinstance(m, Move):
+            yield m, "player", None
+        elif isinstance(m, Mapping) and "move" in m:
+            at = m.get("at")
+            yield (
+                Move.from_dict(m["move"]),
+                m.get("by", "player"),
+                timestamp(at) if isinstance(at, int) else at,
+            )
+        else:
+            yield Move.from_dict(m), "player", None
+
+
+def record(
+    variant: str,
+    players: int | Sequence[Mapping[str, Any]],
+    seed: int,
+    moves: Iterable[Any],
+    dealer: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    deck: Sequence[int] | None = None,
+    game_id: str | None = None,
+    seat: int | None = None,
+) -> dict[str, Any]:
+    """The record of the game set up so and played with ``moves`` (``Move``\\ s, move
+    dicts or move-log entries ``{"by", "at", "move"}``; ``at`` in epoch ms or RFC 3339).
+
+    ``game_id``: the record carries the seed commitment for it. ``seat``: the record as
+    that seat may see it while the game runs (no seed or deck, hidden move fields left
+    out); once the game is over every seat sees the whole record. Raises
+    ``RecordError`` when a move is illegal, ``SetupError`` for a bad setup."""
+    return build(variant, players, seed, moves, dealer, options, deck, game_id, seat)[0]
+
+
+def build(
+    variant: str,
+    players: int | Sequence[Mapping[str, Any]],
+    seed: int,
+    moves: Iterable[Any],
+    dealer: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    deck: Sequence[int] | None = None,
+    game_id: str | None = None,
+    seat: int | None = None,
+) -> tuple[dict[str, Any], State]:
+    """``record(...)`` and the final state it replays to."""
+    seats = _players(players)
+    state, _ = find_variant(variant).new_game(
+        len(seats), seed, dealer, dict(options) if options is not None else None,
+        list(deck) if deck is not None else None,
+    )  # fmt: skip
+    listed = list(_entries(moves))
+    steps = list(_play(state, (m for m, _, _ in listed)))
+    final = steps[-1].after if steps else state
+    view_of = seat if final.phase is not Phase.GAME_OVER else None
+    rounds = [_round_result(s.after) for s in steps if _ends_round(s.before, s.after)]
+    sealed = view_of is not None
+    rec = {
+        "record": RECORD_VERSION,
+        "variant": state.variant,
+        "options": dict(state.options),
+        "players": seats,
+        "dealer": dealer,
+        "seed": None if sealed else str(seed),
+        "deck": None if sealed or deck is None else list(deck),
+        "seed_commitment": (
+            {"game_id": game_id, "sha256": commitment(game_id, seed)} if game_id else None
+        ),
+        "moves": [_entry(s, by, at, view_of) for s, (_, by, at) in zip(steps, listed, strict=True)],
+        "rounds": rounds,
+        "result": _final_result(final),
+    }
+    return rec, final
+
+
+def dumps(rec: Mapping[str, Any]) -> str:
+    """``rec`` as pretty JSON for a person: one move and one round per line."""
+    head = {k: v for k, v in rec.items() if k not in ("moves", "rounds")}
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append(f"  {orjson.dumps(k).decode()}: {orjson.dumps(v).decode()},")
+    for key in ("moves", "rounds"):
+        items = rec.get(key) or []
+        if not items:
+            lines.append(f'  "{key}": [],')
+            continue
+        lines.append(f'  "{key}": [')
+        rows = [f"    {orjson.dumps(x).decode()}" for x in items]
+        lines.append(",\n".join(rows))
+        lines.append("  ],")
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------- checking
+def _need(raw: Mapping[str, Any], name: str, field: str) -> Any:
+    if name not in raw:
+        raise InvalidRecord(f"{field} is required", field=field)
+    return raw[name]
+
+
+def _closed(raw: Any, allowed: Iterable[str], required: Iterable[str], field: str) -> None:
+    if not isinstance(raw, dict):
+        raise InvalidRecord(
+            f"{field or 'the record'} must be a JSON object", field=field or "record"
+        )
+    unknown = sorted(set(raw) - set(allowed))
+    if unknown:
+        where = f"{field}.{unknown[0]}" if field else unknown[0]
+        raise InvalidRecord(f"unknown field {where}", field=where)
+    for name in required:
+        _need(raw, name, f"{field}.{name}" if field else name)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int_list(v: Any, field: str, nullable: bool = False, limit: int | None = None) -> None:
+    if v is None and nullable:
+        return
+    if not isinstance(v, list) or not all(_is_int(x) for x in v):
+        raise InvalidRecord(f"{field} must be a list of integers", field=field)
+    if limit is not None and len(v) > limit:
+        raise InvalidRecord(f"{field} holds more than {limit} items", field=field)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A record checked for shape: its setup as ``engine.start`` takes it, and its moves."""
+
+    raw: Mapping[str, Any]
+    seed: int | None
+    moves: list[tuple[Move, str, str | None]]
+
+
+def check(raw: Any) -> Parsed:
+    """``raw`` checked for shape (``InvalidRecord`` naming the first bad field)."""
+    _closed(raw, FIELDS, ("record", "variant", "players", "seed", "moves"), "")
+    if raw["record"] != RECORD_VERSION or not _is_int(raw["record"]):
+        raise InvalidRecord(
+            f"record must be {RECORD_VERSION} (the format's version)", field="record"
+        )
+    if not isinstance(raw["variant"], str) or not 1 <= len(raw["variant"]) <= 64:
+        raise InvalidRecord("variant must be a variant id", field="variant")
+    options = raw.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise InvalidRecord("options must be an object or null", field="options")
+    players = raw["players"]
+    if not isinstance(players, list) or not 1 <= len(players) <= MAX_SEATS:
+        raise InvalidRecord(f"players must list 1 to {MAX_SEATS} seats", field="players")
+    for i, p in enumerate(players):
+        f = f"players.{i}"
+        _closed(p, ("name", "bot"), ("name", "bot"), f)
+        if not isinstance(p["name"], str) or not 1 <= len(p["name"]) <= MAX_NAME:
+            raise InvalidRecord(f"{f}.name must be 1 to {MAX_NAME} characters", field=f"{f}.name")
+        if not (isinstance(p["bot"], bool) or p["bot"] in BOT_LEVELS):
+            raise InvalidRecord(
+                f"{f}.bot must be true, false or one of {', '.join(BOT_LEVELS)}", field=f"{f}.bot"
+            )
+    dealer = raw.get("dealer")
+    if dealer is not None and not (_is_int(dealer) and dealer >= 0):
+        raise InvalidRecord("dealer must be a seat or null", field="dealer")
+    seed_raw = raw["seed"]
+    if seed_raw is not None and not (isinstance(seed_raw, str) and _DIGITS.match(seed_raw)):
+        raise InvalidRecord("seed must be a decimal string (or null when hidden)", field="seed")
+    seed = int(seed_raw) if seed_raw is not None else None
+    if seed is not None and seed > MAX_SEED:
+        raise InvalidRecord(f"seed must be at most {MAX_SEED}", field="seed")
+    _int_list(raw.get("deck"), "deck", nullable=True, limit=MAX_DECK)
+    sc = raw.get("seed_commitment")
+    if sc is not None:
+        _closed(sc, ("game_id", "sha256"), ("game_id", "sha256"), "seed_commitment")
+        if not isinstance(sc["game_id"], str) or not 1 <= len(sc["game_id"]) <= 64:
+            raise InvalidRecord(
+                "seed_commitment.game_id must be a game id", field="seed_commitment.game_id"
+            )
+        if not isinstance(sc["sha256"], str) or not _HEX64.match(sc["sha256"]):
+            raise InvalidRecord(
+                "seed_commitment.sha256 must be 64 lowercase hex digits",
+                field="seed_commitment.sha256",
+            )
+    moves = raw["moves"]
+    if not isinstance(moves, list):
+        raise InvalidRecord("moves must be a list", field="moves")
+    if len(moves) > MAX_RECORD_MOVES:
+        raise InvalidRecord(f"moves holds more than {MAX_RECORD_MOVES} moves", field="moves")
+    parsed = []
+    for i, m in enumerate(moves):
+        f = f"moves.{i}"
+        _closed(m, ("by", "at", "move", "hidden"), ("by", "move"), f)
+        if m["by"] not in MOVERS:
+            raise InvalidRecord(f"{f}.by must be one of {', '.join(MOVERS)}", field=f"{f}.by")
+        _check_time(m.get("at"), f"{f}.at")
+        if m.get("hidden"):
+            raise InvalidRecord(
+                f"{f} leaves out {m['hidden']}: a seat's copy of a running game does not replay",
+                field=f"{f}.hidden",
+            )
+        try:
+            move = Move.from_dict(m["move"])
+        except InvalidMove as e:
+            sub = e.context.get("field")
+            raise InvalidRecord(e.detail, field=f"{f}.move" + (f".{sub}" if sub else "")) from None
+        parsed.append((move, m["by"], m.get("at")))
+    for name in ("rounds", "result"):
+        value = raw.get(name)
+        if name == "rounds" and value is not None and not isinstance(value, list):
+            raise InvalidRecord("rounds must be a list", field="rounds")
+        if name == "result" and value is not None and not isinstance(value, dict):
+            raise InvalidRecord("result must be an object or null", field="result")
+    return Parsed(raw, seed, parsed)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A verified record: the final state, every event (secrets merged in: the record's
+    holder has the seed) and the scores."""
+
+    state: State
+    events: list[Event]
+
+    @property
+    def score(self) -> dict[str, Any]:
+        return find_variant(self.state.variant).score(self.state)
+
+
+def _differs(index: int, what: str, stated: Any, replayed: Any) -> RecordError:
+    return RecordError(
+        f"the record states {what} {orjson.dumps(stated).decode()}, the replay gives "
+        f"{orjson.dumps(replayed).decode()}",
+        code="record_result_differs",
+        index=index,
+        stated=stated,
+        replayed=replayed,
+    )
+
+
+def replay(raw: Any) -> Replayed:
+    """Check ``raw`` and play it: ``Replayed``, or ``InvalidRecord`` (malformed),
+    ``SetupError`` (a setup the variant refuses), ``RecordError`` (``record_seed_missing``,
+    ``seed_commitment_mismatch``, ``record_move_illegal``, ``record_result_differs``)."""
+    rec = check(raw)
+    if rec.seed is None:
+        raise RecordError(
+            "the record has no seed (a running game's copy): it replays once the game is over",
+            code="record_seed_missing",
+            index=-1,
+        )
+    sc = rec.raw.get("seed_commitment")
+    if sc is not None and commitment(sc["game_id"], rec.seed) != sc["sha256"]:
+        raise RecordError(
+            f"the seed does not match the seed commitment of game {sc['game_id']!r}",
+            code="seed_commitment_mismatch",
+            index=-1,
+        )
+    options = rec.raw.get("options")
+    state, events = find_variant(rec.raw["variant"]).new_game(
+        len(rec.raw["players"]), rec.seed, rec.raw.get("dealer"), options, rec.raw.get("deck")
+    )
+    events = [reveal_all(e) for e in events]
+    stated_rounds = rec.raw.get("rounds")
+    done = 0
+    last = -1
+    for step in _play(state, (m for m, _, _ in rec.moves)):
+        events.extend(reveal_all(e) for e in step.events)
+        state, last = step.after, step.index
+        if stated_rounds is not None and _ends_round(step.before, step.after):
+            got = _round_result(step.after)
+            want = stated_rounds[done] if done < len(stated_rounds) else None
+            if want != got:
+                raise _differs(step.index, f"round {got['round']} as", want, got)
+            done += 1
+    if stated_rounds is not None and done < len(stated_rounds):
+        raise _differs(last, "a round more:", stated_rounds[done], None)
+    if "result" in rec.raw:
+        got_result = _final_result(state)
+        if rec.raw["result"] != got_result:
+            raise _differs(last, "the result", rec.raw["result"], got_result)
+    return Replayed(state, events)

@@ -1,0 +1,85 @@
+"""The session's move log: every move made (a person's, a bot's), in order, with who
+made it and when; replayed from the seed it gives exactly the session's state. And the
+move limit that bounds it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from flask import Flask
+
+import engine
+from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
+
+SEED = 11
+
+
+def play_out(api: Api, sid: str, token: str, seat: int, limit: int = 600) -> dict[str, Any]:
+    """The person's first legal move (not UNO or a catch) until the game is over."""
+    for _ in range(limit):
+        body = api.get(sid, token).get_json()
+        if body["view"]["phase"] == "game_over":
+            return body  # type: ignore[no-any-return]
+        assert turn_seat(body["view"]) == seat, "the bots left the person's turn unplayed"
+        move = next(m for m in body["legal_moves"] if m["type"] not in ("uno", "catch"))
+        r = api.move(sid, token, move, body["version"])
+        assert r.status_code == 200, r.get_data(as_text=True)
+    raise AssertionError(f"the game did not end in {limit} moves")
+
+
+def logged_moves(app: Flask, sid: str) -> list[dict[str, Any]]:
+    return [orjson.loads(raw) for raw in app.extensions["sessions"].store.moves(sid)]
+
+
+def stored_state(app: Flask, sid: str) -> engine.State:
+    loaded = app.extensions["sessions"].store.load(sid)
+    assert loaded is not None
+    return engine.from_dict(orjson.loads(loaded.state))
+
+
+@pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
+def test_the_log_replays_to_the_sessions_state(api: Api, app: Flask, variant: str) -> None:
+    times = iter(range(1_700_000_000, 1_800_000_000, 7))
+    app.extensions["sessions"].clock = lambda: float(next(times))
+    players = [{"name": "Ann"}, {"bot": True}]
+    r = api.create(variant, players, seed=SEED, options={"target": 50})
+    assert r.status_code == 201, r.get_data(as_text=True)
+    body = r.get_json()
+    sid, token = body["session_id"], body["seats"][0]["token"]
+    play_out(api, sid, token, 0)
+    log = logged_moves(app, sid)
+    final = stored_state(app, sid)
+    assert len(log) == final.move_count > 0
+    state, _ = engine.start(variant, 2, SEED, options={"target": 50})
+    for entry in log:
+        assert entry["by"] == ("player" if entry["move"]["player"] == 0 else "bot")
+        state, _ = engine.apply(state, entry["move"])
+    assert engine.to_dict(state) == engine.to_dict(final)
+    stamps = [e["at"] for e in log]
+    assert stamps == sorted(stamps) and stamps[0] >= 1_700_000_000_000
+
+
+def test_a_session_takes_no_move_past_its_limit(
+    store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    app = make_app(store_config(store_kind, request, SESSION_MAX_MOVES=3))
+    api = Api(app.test_client())
+    try:
+        body = api.create("uno_classic", 2, seed=SEED).get_json()
+        sid, tokens = body["session_id"], [s["token"] for s in body["seats"]]
+        for _ in range(3):
+            view = api.get(sid).get_json()
+            seat = turn_seat(view["view"])
+            mine = api.get(sid, tokens[seat]).get_json()
+            move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
+            assert api.move(sid, tokens[seat], move, mine["version"]).status_code == 200
+        view = api.get(sid).get_json()
+        seat = turn_seat(view["view"])
+        mine = api.get(sid, tokens[seat]).get_json()
+        move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
+        problem(api.move(sid, tokens[seat], move, mine["version"]), 409, "move_limit_reached")
+        assert len(logged_moves(app, sid)) == 3
+    finally:
+        app.extensions["sessions"].store.close()

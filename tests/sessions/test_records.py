@@ -1,0 +1,58 @@
+"""GET /v1/sessions/{id}/record: a session's game record, replayed by POST /v1/games/replay
+to exactly the session's final state, for every variant, with a bot seat, on every store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from flask import Flask
+
+import engine
+from tests.sessions.conftest import Api, problem
+from tests.sessions.test_move_log import play_out, stored_state
+
+SEED = 11
+
+
+def record_of(api: Api, sid: str, token: str | None = None) -> Any:
+    return api.c.get(f"/v1/sessions/{sid}/record", headers=api.auth(token))
+
+
+@pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
+def test_a_sessions_record_replays_to_its_final_state(api: Api, app: Flask, variant: str) -> None:
+    times = iter(range(1_700_000_000, 1_800_000_000, 7))
+    app.extensions["sessions"].clock = lambda: float(next(times))
+    players = [{"name": "Ann"}, {"bot": True}]
+    body = api.create(variant, players, seed=SEED, options={"target": 50}).get_json()
+    sid, token = body["session_id"], body["seats"][0]["token"]
+    play_out(api, sid, token, 0)
+    r = record_of(api, sid)  # over: a spectator gets the whole record
+    assert r.status_code == 200, r.get_data(as_text=True)
+    rec = r.get_json()
+    final = stored_state(app, sid)
+    assert rec["record"] == 1 and rec["variant"] == variant
+    assert rec["seed"] == str(SEED) == str(final.seed)
+    assert rec["players"] == [{"name": "Ann", "bot": False}, {"name": "Player 2", "bot": True}]
+    assert len(rec["moves"]) == final.move_count
+    assert {m["by"] for m in rec["moves"]} == {"player", "bot"}
+    assert rec["moves"][0]["at"].startswith("2023-11-14T22:13:")
+    assert rec["result"] == {"winners": list(final.winners), "scores": list(final.scores)}
+    assert rec["seed_commitment"]["sha256"] == body["seed_commitment"]["sha256"]
+    replayed = api.c.post("/v1/games/replay", json=rec)
+    assert replayed.status_code == 200, replayed.get_data(as_text=True)
+    out = replayed.get_json()
+    assert out["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))
+    assert out["score"]["winners"] == list(final.winners)
+
+
+def test_a_running_games_record_is_for_its_seats_only(api: Api) -> None:
+    body = api.create("uno_classic", [{"name": "Ann"}, {"name": "Bo"}], seed=SEED).get_json()
+    sid, tokens = body["session_id"], [s["token"] for s in body["seats"]]
+    problem(record_of(api, sid), 401, "missing_token")
+    problem(record_of(api, sid, "not-a-token"), 401, "invalid_token")
+    rec = record_of(api, sid, tokens[1]).get_json()
+    assert rec["seed"] is None and rec["result"] is None
+    assert rec["seed_commitment"]["sha256"] == body["seed_commitment"]["sha256"]
+    problem(api.c.post("/v1/games/replay", json=rec), 422, "record_seed_missing")
