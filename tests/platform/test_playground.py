@@ -1,7 +1,8 @@
 """The playground (``/play``) in headless Chromium: a game of each variant against
 bots, created through the page's form and played to the end through its legal-move
 controls (the first control each time, by mouse and by keyboard in turn); the scores
-the page shows are the API's; the page's error box shows the service's problem
+the page shows are the API's; the record the page downloads replays
+(``POST /v1/games/replay``) to the same final view; the page's error box shows the service's problem
 ``detail``; a dropped stream reconnects with ``Last-Event-ID``. Screenshots of games in
 progress go to ``artifacts/`` (one per variant).
 
@@ -74,6 +75,16 @@ def browser(downloads: Path) -> Iterator[Any]:
 
 def api_get(base_url: str, path: str) -> Any:
     with urllib.request.urlopen(base_url + path, timeout=10) as resp:
+        return json.load(resp)
+
+
+def api_post(base_url: str, path: str, body: Any) -> Any:
+    req = urllib.request.Request(
+        base_url + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=30) as resp:
         return json.load(resp)
 
 
@@ -159,7 +170,7 @@ def play_to_the_end(driver: Any, shot: Path) -> int:
 
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
 def test_a_game_of_each_variant_against_bots_to_the_end(
-    base_url: str, browser: Any, variant: str, tmp_path: Path
+    base_url: str, browser: Any, downloads: Path, variant: str, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -187,6 +198,18 @@ def test_a_game_of_each_variant_against_bots_to_the_end(
     ]
     assert logged == [str(e["seq"]) for e in events]
     assert browser.find_element(By.ID, "status").get_attribute("data-state") == "finished"
+
+    # The record the page downloads replays to the same end.
+    browser.find_element(By.ID, "download-record").click()
+    saved = downloads / f"{variant}-{sid}.json"
+    wait_for(browser, lambda d: saved.is_file() and saved.stat().st_size > 0)
+    record = json.loads(saved.read_text())
+    assert record == api_get(base_url, f"/v1/sessions/{sid}/record")
+    replayed = api_post(base_url, "/v1/games/replay", record)
+    assert replayed["score"]["scores"] == final["scores"]
+    assert replayed["score"]["winners"] == final["winners"]
+    spectator = api_post(base_url, "/v1/games/view", {"state": replayed["state"], "player": None})
+    assert spectator["view"] == final
 
     ARTIFACTS.mkdir(exist_ok=True)
     if shot.exists():
