@@ -36,6 +36,7 @@ const game = {
   refreshing: null,
   stale: false,
   busy: false,
+  keepFocus: false,
 };
 
 // ---------------------------------------------------------------- status and errors
@@ -182,7 +183,9 @@ function renderCards(v, ctx) {
 
 function renderMoves(ctx) {
   const box = $('moves');
-  const hadFocus = box.contains(document.activeElement);
+  // A keyboard user who pressed a move keeps the focus on the moves (a disabled button
+  // loses it while the move is sent).
+  const hadFocus = box.contains(document.activeElement) || game.keepFocus;
   const buttons = game.legal.map((move, i) => el('button', {
     type: 'button',
     className: `move m-${move.type}`,
@@ -194,7 +197,13 @@ function renderMoves(ctx) {
   const v = game.view;
   $('moves-note').textContent = buttons.length ? `${buttons.length} legal move${buttons.length > 1 ? 's' : ''}.`
     : v.phase === 'game_over' ? 'The game is over.' : 'Nothing to do: the others are moving.';
-  if (hadFocus && buttons.length && !game.busy) buttons[0].focus();
+  if (hadFocus && !game.busy) {
+    const next = buttons.length ? buttons[0] : v.phase === 'game_over' ? $('download-record') : null;
+    if (next) {
+      next.focus();
+      game.keepFocus = false;
+    }
+  }
 }
 
 function appendLog(events, ctx) {
@@ -222,11 +231,11 @@ function show(answer, events = answer.events || []) {
   renderTurn(game.view, ctx);
   renderSeats(game.view, ctx);
   renderCards(game.view, ctx);
-  renderMoves(ctx);
   const over = game.view.phase === 'game_over';
   $('finished').hidden = !over;
+  if (over) $('result').textContent = $('turn').textContent;
+  renderMoves(ctx);
   if (over) {
-    $('result').textContent = $('turn').textContent;
     closeStream();
     setStatus('finished', 'Game over: the stream is closed');
   }
@@ -249,6 +258,7 @@ async function refresh() {
           call('GET', `/v1/sessions/${sid}/events?after=${game.lastSeq}`, { token: game.token }),
         ]);
         if (sid !== game.sid) return;
+        if ($('error').dataset.code === 'network_error') showError(null);
         show(state.data, log.data.events);
       } catch (err) {
         showError(err);
@@ -265,6 +275,7 @@ async function refresh() {
 
 async function sendMove(move) {
   if (game.busy) return;
+  game.keepFocus = $('moves').contains(document.activeElement);
   game.busy = true;
   renderMoves(context());
   showError(null);

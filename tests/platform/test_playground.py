@@ -131,6 +131,7 @@ def play_to_the_end(driver: Any, shot: Path) -> int:
         ElementNotInteractableException,
         StaleElementReferenceException,
     )
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -151,7 +152,13 @@ def play_to_the_end(driver: Any, shot: Path) -> int:
         first = button[0]
         try:
             if made % 2:
-                first.send_keys(Keys.ENTER)  # a button is focusable: Enter presses it
+                # The keyboard: after a move the focus is back on the first control, and
+                # Enter (sent to whatever has the focus) presses it.
+                def focused(d: Any, control: Any = first) -> bool:
+                    return bool(d.switch_to.active_element == control)
+
+                wait_for(driver, focused)
+                ActionChains(driver).send_keys(Keys.ENTER).perform()
             else:
                 first.click()
         except (StaleElementReferenceException, ElementNotInteractableException):
