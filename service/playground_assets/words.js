@@ -120,8 +120,10 @@ export const EVENT_TEXT = {
   reversed: (e) => `Play goes ${e.direction} now`,
   round_over: (e, ctx) => `${ctx.seat(e.winner)} won the round (round points ${e.round_scores.join(', ')}; totals ${e.scores.join(', ')})`,
   round_started: (e, ctx) => `Round ${e.round}: ${ctx.seat(e.dealer)} deals`,
-  skipped: (e, ctx) => (e.players ? `${list(e.players.map((s) => ctx.seat(s)))} are skipped`
-    : `${ctx.seat(e.player)} is skipped`),
+  skipped: (e, ctx) => {
+    if (e.players) return `${list(e.players.map((s) => ctx.seat(s)))} are skipped`;
+    return e.player !== undefined ? `${ctx.seat(e.player)} is skipped` : 'A turn is skipped';
+  },
   swapped: (e, ctx) => `${ctx.seat(e.player)} swapped hands with ${ctx.seat(e.target)}`,
   target_chosen: (e, ctx) => `${ctx.seat(e.player)} named ${ctx.seat(e.target)}`,
   turn_ended: (e, ctx) => `${ctx.seat(e.player)} ended the turn`
