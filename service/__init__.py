@@ -2,7 +2,8 @@
 
 ``create_app(config=None)`` builds the app: the stateless rules API (``/v1/variants``,
 ``/v1/games``), server-held sessions (``/v1/sessions``), health and readiness, the
-OpenAPI document and its browsable page (``/docs/``), the games' rules (``/docs/rules``).
+OpenAPI document and its browsable page (``/docs/``), the games' rules (``/docs/rules``),
+the browser playground (``/play``).
 Settings: ``DEFAULTS``, then the environment (``ENV_SETTINGS``), then ``config``.
 """
 
@@ -58,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         docs,
         http,
         observability,
+        playground,
         problems,
         ratelimit,
         rules_docs,
@@ -88,6 +90,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     spec.init_app(app)
     docs.init_app(app)
     rules_docs.init_app(app)
+    playground.init_app(app)
     sessions.init_app(app)
     ratelimit.init_app(app)
     return app

@@ -2,39 +2,22 @@
 operation of openapi.yaml (read now, not copied here), and "Try it out" on
 ``GET /v1/variants`` renders a 200. A screenshot goes to ``artifacts/``.
 
-Needs Debian's chromium and chromium-driver (``make test`` installs them) and selenium
-(the dev extra). Missing: the test fails when ``CI`` is set, else it is skipped."""
+Needs Chromium and selenium (``tests/platform/browser.py``)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from werkzeug.serving import make_server
 
 from service.spec import OPENAPI
+from tests.platform.browser import ARTIFACTS, chromium, need, serve
 from tests.platform.conftest import MakeApp
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 WAIT = 30
-
-
-def need(ok: bool, reason: str) -> None:
-    if not ok:
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
 
 
 def operations() -> set[tuple[str, str]]:
@@ -51,51 +34,14 @@ def operations() -> set[tuple[str, str]]:
 @pytest.fixture
 def base_url(make_app: MakeApp) -> Iterator[str]:
     """The app on a real server (werkzeug, threaded) on a free loopback port."""
-    server = make_server("127.0.0.1", 0, make_app(LOG_LEVEL="warning"), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
+    with serve(make_app(LOG_LEVEL="warning")) as url:
+        yield url
 
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    need(
-        shutil.which(CHROMIUM) is not None and shutil.which(CHROMEDRIVER) is not None,
-        f"{CHROMIUM} or {CHROMEDRIVER} missing (apt-get install chromium chromium-driver; "
-        "make test does)",
-    )
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        need(False, "selenium is not installed (pip install -e '.[dev]')")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="uno-docs-chromium-")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,2400",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def test_docs_list_every_operation_and_try_it_out_works(base_url: str, browser: Any) -> None:

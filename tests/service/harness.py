@@ -79,6 +79,8 @@ def load_spec() -> OpenAPI:
             "application/yaml": text,
             "text/html": text,
             "text/markdown": text,
+            "text/css": text,
+            "text/javascript": text,
         }
     )
     return OpenAPI.from_file_path(str(SPEC_PATH), config=config)
