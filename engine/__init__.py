@@ -9,6 +9,8 @@ Verbs (all pure; states are immutable values):
 - ``apply(state, move) -> (State, events)`` (always validates)
 - ``view(state, player) -> dict``; ``score(state) -> dict``
 - ``to_dict(state)`` / ``from_dict(raw)`` (``"schema": 1``)
+- ``forced_move(state, player) -> Move | None`` (the default a seat's time-out plays)
+  and ``waiting_for(state) -> int | None`` (the seat whose move the game waits for)
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ __all__ = [
     "Card", "Catalog", "Color", "EngineError", "Event", "Face", "InvalidMove", "InvalidState",
     "Kind", "MatchPart", "Move", "MoveType", "Pending", "Phase", "RulesError", "SetupError",
     "State", "UnknownVariant", "Variant", "all_variants", "apply", "check_invariants",
-    "find_variant", "from_dict", "legal_moves", "load_catalog", "new_game", "outcome",
-    "redact", "redact_all", "reveal_all", "score", "start", "to_dict", "validate", "view",
+    "find_variant", "forced_move", "from_dict", "legal_moves", "load_catalog", "new_game", "outcome",
+    "redact", "redact_all", "reveal_all", "score", "start", "to_dict", "validate", "view", "waiting_for",
 ]  # fmt: skip
 
 
@@ -85,3 +87,15 @@ def score(state: State) -> dict[str, Any]:
 def outcome(state: State) -> tuple[int, ...] | None:
     """The winners once the game is over, else ``None``."""
     return state.winners if state.phase is Phase.GAME_OVER else None
+
+
+def waiting_for(state: State) -> int | None:
+    """The seat whose move the game waits for (``None`` once it is over): the pending
+    decision's player, else the player to move; between rounds the round's winner."""
+    return find_variant(state.variant).waiting_for(state)
+
+
+def forced_move(state: State, player: int) -> Move | None:
+    """The documented default move of ``player`` (its time ran out), or ``None`` when
+    that seat owes nothing now. Never an UNO call or a catch; never says UNO."""
+    return find_variant(state.variant).forced_move(state, player)
