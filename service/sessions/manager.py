@@ -235,8 +235,10 @@ def _new_meta(
 
 def _hand_to_bot(meta: Meta, seat: int) -> Meta:
     """``meta`` with ``seat`` played by a bot from now on (its token no longer works)."""
-    seats = tuple(Seat(s.seat, s.name, True, None) if s.seat == seat else s for s in meta.seats)
-    return Meta(meta.variant, seats, meta.created, meta.client_seeded, meta.clock)
+    seats = tuple(
+        replace(s, bot=True, token_sha256=None) if s.seat == seat else s for s in meta.seats
+    )
+    return replace(meta, seats=seats)
 
 
 def _waiting_person(state: State, meta: Meta) -> int | None:
@@ -256,7 +258,7 @@ def _clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) 
     clock = clock.moved(seat, waited, at)
     if waited == seat or engine.waiting_for(after) != waited:
         clock = clock.restart(at)
-    return Meta(meta.variant, meta.seats, meta.created, meta.client_seeded, clock)
+    return replace(meta, clock=clock)
 
 
 def _expected_version(current: int, if_match: str | None) -> int:
@@ -499,10 +501,11 @@ class SessionManager:
         """One seat's move, the bots' replies, one compare-and-set (see the module)."""
         now = self.clock()  # a person's move is judged at the time of the request
         c, loaded, seat = self._load_seat(sid, authorization)
-        ask = self._ask(c, seat, if_match, idempotency_key, req)
         settled = self._settle(sid, c, now)
-        if settled is not c:  # the clock moved first: the answer judges the new state
+        if settled is not c:  # the clock moved first: the move is judged on the new state
             c, loaded = settled, None
+            seat = self._seat(c.meta, authorization, required=True)  # type: ignore[assignment]
+        ask = self._ask(c, seat, if_match, idempotency_key, req)
         at = self._at_version(sid, c, loaded, ask)
         if isinstance(at, Answer):
             return at
