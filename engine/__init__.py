@@ -11,6 +11,8 @@ Verbs (all pure; states are immutable values):
 - ``to_dict(state)`` / ``from_dict(raw)`` (``"schema": 1``)
 - ``record(variant, players, seed, moves, ...) -> dict`` (a game record, ``"record": 1``)
   and ``replay(record) -> Replayed`` (raises ``RecordError`` / ``InvalidRecord``)
+- ``forced_move(state, player) -> Move | None`` (the default a seat's time-out plays)
+  and ``waiting_for(state) -> int | None`` (the seat whose move the game waits for)
 """
 
 from __future__ import annotations
@@ -30,10 +32,10 @@ from .variant import Variant
 __all__ = [
     "Card", "Catalog", "Color", "EngineError", "Event", "Face", "InvalidMove", "InvalidRecord",
     "InvalidState", "Kind", "MatchPart", "Move", "MoveType", "Pending", "Phase", "RecordError",
-    "Replayed", "RulesError", "SetupError", "State", "UnknownVariant", "Variant", "all_variants",
-    "apply", "check_invariants", "find_variant", "from_dict", "legal_moves", "load_catalog",
-    "new_game", "outcome", "record", "redact", "redact_all", "replay", "reveal_all", "score",
-    "start", "to_dict", "validate", "view",
+    "Replayed", "RulesError", "SetupError", "State", "UnknownVariant", "Variant",
+    "all_variants", "apply", "check_invariants", "find_variant", "forced_move", "from_dict",
+    "legal_moves", "load_catalog", "new_game", "outcome", "record", "redact", "redact_all",
+    "replay", "reveal_all", "score", "start", "to_dict", "validate", "view", "waiting_for",
 ]  # fmt: skip
 
 
@@ -89,3 +91,15 @@ def score(state: State) -> dict[str, Any]:
 def outcome(state: State) -> tuple[int, ...] | None:
     """The winners once the game is over, else ``None``."""
     return state.winners if state.phase is Phase.GAME_OVER else None
+
+
+def waiting_for(state: State) -> int | None:
+    """The seat whose move the game waits for (``None`` once it is over): the pending
+    decision's player, else the player to move; between rounds the round's winner."""
+    return find_variant(state.variant).waiting_for(state)
+
+
+def forced_move(state: State, player: int) -> Move | None:
+    """The documented default move of ``player`` (its time ran out), or ``None`` when
+    that seat owes nothing now. Never an UNO call or a catch; never says UNO."""
+    return find_variant(state.variant).forced_move(state, player)

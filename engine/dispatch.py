@@ -1,5 +1,6 @@
 """Explicit dispatch: which method handles a move type, which lists the legal answers to a
-decision. A method says so with ``@handles(MoveType.X)`` or ``@lists(SomePending.Y)``;
+decision, which plays its forced default move (a seat's time ran out). A method says so
+with ``@handles(MoveType.X)``, ``@lists(SomePending.Y)`` or ``@defaults(SomePending.Y)``;
 ``tables(cls)`` collects the marks of a class and its bases when the class is created
 (``VariantFacts.__init_subclass__``), so a gap is a ``TypeError`` at import."""
 
@@ -24,6 +25,15 @@ Handler = Callable[[Any, Work, Move, list[Event]], None]
 Lister = Callable[[Any, State, int], list[Move]]
 
 
+#: The forced default move of a decision: (variant, state, player) -> move.
+Default = Callable[[Any, State, int], Move]
+
+#: The two situations with a forced default that are not a pending decision: a turn with
+#: nothing pending, and the end of a round (before ``next_round``).
+TURN = "turn"
+ROUND_OVER = "round_over"
+
+
 def handles(*types: MoveType) -> Callable[[F], F]:
     """Mark a method as the handler of moves of ``types``."""
 
@@ -44,6 +54,18 @@ def lists(*decisions: PendingType) -> Callable[[F], F]:
     return mark
 
 
+def defaults(*decisions: PendingType | str) -> Callable[[F], F]:
+    """Mark a method as the forced default move of the ``decisions`` (or ``TURN``,
+    ``ROUND_OVER``): the move the engine makes for a seat whose time ran out. Its
+    docstring's first paragraph is the default as the rules documents state it."""
+
+    def mark(fn: F) -> F:
+        fn._defaults = decisions  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
 def _marked(cls: type, mark: str) -> dict[Any, Any]:
     """Type -> the class's method for it: each type goes to the method marked for it in
     the most derived class that marks one, resolved through the class (so an override
@@ -57,10 +79,12 @@ def _marked(cls: type, mark: str) -> dict[Any, Any]:
 
 
 def check_tables(cls: Any) -> None:
-    """Build ``cls.move_handlers`` and ``cls.decision_listers``; raise ``TypeError`` for a
-    move type without a handler or a decision without its legal moves."""
+    """Build ``cls.move_handlers``, ``cls.decision_listers`` and ``cls.decision_defaults``;
+    raise ``TypeError`` for a move type without a handler, or a decision (or the plain
+    turn, or the end of a round) without its legal moves or its forced default."""
     cls.move_handlers = _marked(cls, "_handles")
     cls.decision_listers = _marked(cls, "_lists")
+    cls.decision_defaults = _marked(cls, "_defaults")
     missing = sorted(t.value for t in cls.move_types if t not in cls.move_handlers)
     if missing:
         raise TypeError(f"{cls.__name__}: no @handles method for move type(s) {missing}")
@@ -74,3 +98,9 @@ def check_tables(cls: Any) -> None:
             raise TypeError(f"{cls.__name__}: no @lists method for decision {decision!r}")
         if not answers <= cls.move_types:
             raise TypeError(f"{cls.__name__}: {decision!r} is answered by unknown moves")
+        if decision not in cls.decision_defaults:
+            raise TypeError(f"{cls.__name__}: no @defaults method for decision {decision!r}")
+    if cls.move_types:  # a concrete game (the bare base declares no moves)
+        for situation in (TURN, ROUND_OVER):
+            if situation not in cls.decision_defaults:
+                raise TypeError(f"{cls.__name__}: no @defaults method for {situation!r}")

@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from .cards import Catalog, load_catalog
-from .dispatch import Handler, Lister, check_tables
+from .dispatch import Default, Handler, Lister, check_tables
 from .moves import MoveType
 from .options import OptionSpec
 from .state import PendingType
@@ -48,6 +48,8 @@ class VariantFacts:
     #: Built at class creation: move type -> handler, decision -> its legal moves.
     move_handlers: ClassVar[dict[MoveType, Handler]] = {}
     decision_listers: ClassVar[dict[PendingType, Lister]] = {}
+    #: Decision (or ``dispatch.TURN`` / ``dispatch.ROUND_OVER``) -> its forced default.
+    decision_defaults: ClassVar[dict[PendingType | str, Default]] = {}
 
     @classmethod
     def players_text(cls) -> str:

@@ -23,7 +23,7 @@ from .errors import RulesError
 from .events import Event, event, secret_event
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
-from .variant import OptionSpec, Variant, handles, lists
+from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
 
 T = MoveType
 
@@ -227,6 +227,29 @@ class UnoRules(Variant):
     @lists(P.CHALLENGE)
     def legal_challenge(self, state: State, player: int) -> list[Move]:
         return [Move(T.CHALLENGE, player), Move(T.ACCEPT, player)]
+
+    # ------------------------------------------------------------------ forced defaults
+    @defaults(TURN)
+    def default_turn(self, state: State, player: int) -> Move:
+        """Draw a card (`draw`); if the drawn card can be played, the `play_drawn`
+        default follows."""
+        return self._draw_moves[player]
+
+    @defaults(P.PLAY_DRAWN)
+    def default_play_drawn(self, state: State, player: int) -> Move:
+        """Keep the drawn card (`pass`)."""
+        return Move(T.PASS, player)
+
+    @defaults(P.CHOOSE_COLOR)
+    def default_choose_color(self, state: State, player: int) -> Move:
+        """Name the first colour of the side in play, in the order red, yellow, green,
+        blue (dark side: pink, teal, orange, purple)."""
+        return Move(T.CHOOSE_COLOR, player, color=self.colors_for(state)[0])
+
+    @defaults(P.CHALLENGE)
+    def default_challenge(self, state: State, player: int) -> Move:
+        """Accept the Wild Draw card without a challenge (`accept`)."""
+        return Move(T.ACCEPT, player)
 
     # ------------------------------------------------------------------ play
     def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:

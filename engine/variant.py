@@ -23,7 +23,8 @@ from typing import Any
 
 from . import rng as prng
 from .cards import Kind
-from .dispatch import handles, lists
+from .dispatch import ROUND_OVER as ROUND_OVER_DEFAULT
+from .dispatch import TURN, defaults, handles, lists
 from .errors import RulesError, SetupError
 from .events import Event, event
 from .moves import MOVE_FIELDS, NOT_NOW, Move, MoveType
@@ -31,7 +32,7 @@ from .options import OptionSpec
 from .scoring import Scoring
 from .state import PendingType, Phase, State, Work, seat_after
 
-__all__ = ["OptionSpec", "Variant", "handles", "lists"]
+__all__ = ["TURN", "OptionSpec", "Variant", "defaults", "first_plain", "handles", "lists"]
 
 MAX_SEED = (1 << 64) - 1
 
@@ -43,6 +44,11 @@ NEXT_ROUND = T.NEXT_ROUND
 
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
+
+
+def first_plain(moves: Iterable[Move]) -> Move:
+    """The first of ``moves`` that does not say UNO (a forced move never says it)."""
+    return next(m for m in moves if not m.uno)
 
 
 class Variant(Scoring):
@@ -330,6 +336,54 @@ class Variant(Scoring):
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         raise NotImplementedError
+
+    # ------------------------------------------------------------------ forced moves
+
+    @cached_property
+    def _defaulters(self) -> dict[PendingType | str, Callable[[State, int], Move]]:
+        """Decision (or ``TURN`` / ``ROUND_OVER``) -> its forced default, bound."""
+        return {d: MethodType(fn, self) for d, fn in self.decision_defaults.items()}
+
+    def waiting_for(self, state: State) -> int | None:
+        """The seat whose move the game waits for: the pending decision's player, else
+        the player to move; between rounds the round's winner (any seat may start the
+        next round); ``None`` once the game is over. UNO calls and catches are never
+        waited for."""
+        phase = state.phase
+        if phase is GAME_OVER:
+            return None
+        if phase is ROUND_OVER:
+            return state.round_winner if state.round_winner is not None else state.current
+        pend = state.pending
+        return pend.player if pend is not None else state.current
+
+    def forced_move(self, state: State, player: int) -> Move | None:
+        """The documented default move of ``player`` now (its time ran out), ready to
+        send back; ``None`` when the game waits for another seat or is over. Never an
+        UNO call or a catch, and never says UNO."""
+        if not 0 <= player < state.num_players or self.waiting_for(state) != player:
+            return None
+        if state.phase is ROUND_OVER:
+            situation: PendingType | str = ROUND_OVER_DEFAULT
+        else:
+            pend = state.pending
+            situation = pend.type if pend is not None else TURN
+        return self.encode_move(state, self._defaulters[situation](state, player))
+
+    def forced_move_docs(self) -> dict[str, str]:
+        """Situation (a decision's name, ``turn`` or ``round_over``) -> its default, as
+        the rules documents state it: the first paragraph of the method's docstring."""
+        out = {}
+        for situation in (TURN, *self.pending_moves, ROUND_OVER_DEFAULT):
+            doc = self.decision_defaults[situation].__doc__
+            doc = (doc or "").strip().split("\n\n")[0]
+            out[str(situation)] = " ".join(doc.split())
+        return out
+
+    @defaults(ROUND_OVER_DEFAULT)
+    def default_next_round(self, state: State, player: int) -> Move:
+        """Start the next round (`next_round`)."""
+        return Move(T.NEXT_ROUND, player)
 
     # ------------------------------------------------------------------ UNO
 

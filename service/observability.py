@@ -128,8 +128,7 @@ SESSIONS_CACHED = Gauge(
 )
 SESSIONS_ACTIVE = Gauge(
     "uno_sessions_active",
-    "Sessions held by the in-process store (summed over live workers; not reported "
-    "for Redis).",
+    "Sessions held by the in-process store (summed over live workers; not reported for Redis).",
     ("store",),
     registry=REGISTRY,
     multiprocess_mode="livesum",

@@ -11,7 +11,7 @@ import engine
 from engine import MoveType
 from engine.state import PendingType
 from engine.uno import UnoPending, UnoRules
-from engine.variant import Variant, handles, lists
+from engine.variant import Variant, defaults, handles, lists
 
 T = MoveType
 
@@ -35,6 +35,51 @@ def test_a_decision_without_its_legal_moves_fails_when_the_class_is_made() -> No
                 **UnoRules.pending_moves,
                 Spare.WAIT: (frozenset({T.PASS}), "must_wait"),
             }
+
+
+def test_a_decision_without_its_forced_default_fails_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="no @defaults method for decision"):
+
+        class NoDefault(UnoRules):
+            pending_moves: ClassVar[dict[PendingType, Any]] = {
+                **UnoRules.pending_moves,
+                Spare.WAIT: (frozenset({T.PASS}), "must_wait"),
+            }
+
+            @lists(Spare.WAIT)
+            def legal_wait(self, state: Any, player: int) -> list[Any]:
+                return []
+
+
+def test_a_decision_with_its_legal_moves_and_default_is_accepted() -> None:
+    class Waits(UnoRules):
+        pending_moves: ClassVar[dict[PendingType, Any]] = {
+            **UnoRules.pending_moves,
+            Spare.WAIT: (frozenset({T.PASS}), "must_wait"),
+        }
+
+        @lists(Spare.WAIT)
+        def legal_wait(self, state: Any, player: int) -> list[Any]:
+            return []
+
+        @defaults(Spare.WAIT)
+        def default_wait(self, state: Any, player: int) -> Any:
+            """Wait."""
+            return engine.Move(T.PASS, player)
+
+    assert Waits.decision_defaults[Spare.WAIT] is Waits.__dict__["default_wait"]
+
+
+def test_a_game_without_a_default_for_its_plain_turn_fails_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="no @defaults method for 'turn'"):
+
+        class NoTurnDefault(Variant):
+            move_types: ClassVar[frozenset[MoveType]] = frozenset({T.DRAW, T.NEXT_ROUND})
+            bot_rank: ClassVar[dict[MoveType, int]] = {T.DRAW: 3, T.NEXT_ROUND: 0}
+
+            @handles(T.DRAW)
+            def on_draw(self, w: Any, move: Any, events: list[Any]) -> None:
+                raise AssertionError("draw")
 
 
 def test_a_decision_named_by_a_bare_string_fails_when_the_class_is_made() -> None:
@@ -78,5 +123,6 @@ def test_every_variant_has_a_handler_per_move_and_a_lister_per_decision(variant:
     assert variant.move_types <= set(variant.move_handlers)
     assert set(variant.pending_moves) <= set(variant.decision_listers)
     assert all(isinstance(d, PendingType) for d in variant.pending_moves)
+    assert {*variant.pending_moves, "turn", "round_over"} <= set(variant.decision_defaults)
     effects = getattr(variant, "effects", {})
     assert all(callable(fn) for fn in effects.values())

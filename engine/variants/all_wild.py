@@ -62,7 +62,7 @@ from ..moves import Move, MoveType
 from ..registry import register
 from ..state import Pending, PendingType, Phase, State, Work, pending
 from ..uno import UnoPending, UnoRules
-from ..variant import handles, lists
+from ..variant import TURN, defaults, first_plain, handles, lists
 
 T = MoveType
 PLAY_T = T.PLAY
@@ -212,6 +212,12 @@ class AllWild(UnoRules):
     def legal_choose_target(self, state: State, player: int) -> list[Move]:
         return [Move(T.CHOOSE_TARGET, player, target=t) for t in self._opponents(state, player)]
 
+    @defaults(P.CHOOSE_TARGET)
+    def default_choose_target(self, state: State, player: int) -> Move:
+        """Name the first opponent in seat order (the lowest seat number other than the
+        player's)."""
+        return Move(T.CHOOSE_TARGET, player, target=self._opponents(state, player)[0])
+
     @handles(T.CHOOSE_TARGET)
     def on_choose_target(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
@@ -309,6 +315,19 @@ class AllWild(UnoRules):
 
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         return list(self.play_moves(state, player, state.pending.card))  # type: ignore[union-attr,arg-type]
+
+    @defaults(TURN)
+    def default_turn(self, state: State, player: int) -> Move:
+        """Play the first card of the hand, in hand order (there is no drawing by
+        choice), naming the first opponent in seat order when the card needs a target;
+        without saying UNO."""
+        return first_plain(self.play_moves(state, player, state.hands[player][0]))
+
+    @defaults(PLAY_DRAWN)
+    def default_play_drawn(self, state: State, player: int) -> Move:
+        """Play the drawn card (it must be played), naming the first opponent in seat
+        order when it needs a target; without saying UNO."""
+        return first_plain(self.legal_play_drawn(state, player))
 
     # ------------------------------------------------------------------ drawing
     def may_draw(self, s: State | Work, player: int) -> bool:

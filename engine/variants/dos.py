@@ -59,7 +59,7 @@ from ..events import Event, event
 from ..moves import MatchPart, Move, MoveType
 from ..registry import register
 from ..state import Pending, PendingType, Phase, State, Work, seat_after
-from ..variant import Variant, handles, lists
+from ..variant import TURN, Variant, defaults, handles, lists
 
 T = MoveType
 MATCH, PLACE, DRAW, END_TURN = T.MATCH, T.PLACE, T.DRAW, T.END_TURN
@@ -335,6 +335,29 @@ class Dos(Variant):
     def legal_bonus_place(self, state: State, player: int) -> list[Move]:
         place = self._place_moves[player]
         return [place[c] for c in state.hands[player]]
+
+    # ------------------------------------------------------------------ forced defaults
+    @defaults(TURN)
+    def default_turn(self, state: State, player: int) -> Move:
+        """Draw a card (`draw`); the `drawn` default follows."""
+        return self._draw_moves[player]
+
+    @defaults(P.MATCHING)
+    def default_matching(self, state: State, player: int) -> Move:
+        """End the turn (`end_turn`); the `bonus_place` default follows when colour
+        bonuses are due."""
+        return self._end_turn_moves[player]
+
+    @defaults(P.DRAWN)
+    def default_drawn(self, state: State, player: int) -> Move:
+        """Place the drawn card at the end of the center row (`place`)."""
+        return Move(PLACE, player, state.pending.card)  # type: ignore[union-attr]
+
+    @defaults(P.BONUS_PLACE)
+    def default_bonus_place(self, state: State, player: int) -> Move:
+        """Place the first card of the hand, in hand order, at the end of the center
+        row (`place`)."""
+        return Move(PLACE, player, state.hands[player][0])
 
     def match_moves(self, state: State, player: int, only: int | None) -> list[Move]:
         """Every single and double match on the center-row cards not matched this turn,

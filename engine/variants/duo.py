@@ -38,7 +38,7 @@ from ..moves import Move, MoveType
 from ..registry import register
 from ..state import Pending, PendingType, Phase, State, Work, pending
 from ..uno import UnoPending, UnoRules
-from ..variant import handles, lists
+from ..variant import defaults, first_plain, handles, lists
 
 T = MoveType
 DRAFT = Phase.DRAFT
@@ -318,6 +318,24 @@ class Duo(UnoRules):
         if len(cards) == 1:
             return list(self.play_moves(state, player, cards[0]))
         return self.run_moves(player, len(hand), cards, None)
+
+    # ------------------------------------------------------------------ forced defaults
+    @defaults(P.DRAFT)
+    def default_draft(self, state: State, player: int) -> Move:
+        """Keep the drafted card (`draft_keep`)."""
+        return Move(T.DRAFT_KEEP, player)
+
+    @defaults(P.VOLLEY)
+    def default_volley(self, state: State, player: int) -> Move:
+        """Draw the whole volley (`draw`)."""
+        return self._draw_moves[player]
+
+    @defaults(P.FORCED_RUN)
+    def default_forced_run(self, state: State, player: int) -> Move:
+        """Play every card of the colour, as the first run the legal moves list: the
+        second card of the colour in hand order leads, the first ends the run (a single
+        card of the colour is played alone); without saying UNO."""
+        return first_plain(self.legal_forced_run(state, player))
 
     # ------------------------------------------------------------------ play
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:

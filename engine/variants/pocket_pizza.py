@@ -30,7 +30,7 @@ from ..moves import Move, MoveType
 from ..registry import register
 from ..state import PendingType, State, Work, pending
 from ..uno import UnoRules
-from ..variant import handles, lists
+from ..variant import defaults, handles, lists
 
 T = MoveType
 
@@ -118,6 +118,11 @@ class PocketPizza(UnoRules):
         hand = state.hands[player]
         uno = (False, True) if len(hand) == 2 else (False,)
         return [Move(T.GIVE, player, c, uno=u) for c in hand for u in uno]
+
+    @defaults(P.GIVE)
+    def default_give(self, state: State, player: int) -> Move:
+        """Give the first card of the hand, in hand order (`give`), without saying UNO."""
+        return Move(T.GIVE, player, state.hands[player][0])
 
     @handles(T.GIVE)
     def on_give(self, w: Work, move: Move, events: list[Event]) -> None:

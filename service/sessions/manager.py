@@ -20,6 +20,14 @@ made it and when (``Logged``): the game's record, which replays to the session's
 A session takes at most ``max_moves`` moves (``SESSION_MAX_MOVES``): past it a move is
 409 ``move_limit_reached``, so a session's storage stays bounded. Time is read from
 ``SessionManager.clock`` (``time.time`` unless a test sets another).
+
+Turn clocks (``service.sessions.clock``): a session created with ``clock`` gives the seat
+the game waits for a deadline. Every request that touches the session first plays
+what the clock owes (``_settle``): each passed deadline's forced default moves
+(``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a ``timeout`` event,
+the bots' replies, in a chain while deadlines have passed, committed with one
+compare-and-set over the version read (a racing replica loses, re-reads and finds the
+timeout played: one timeout, never two).
 """
 
 from __future__ import annotations
@@ -33,8 +41,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, replace
+from functools import cached_property, partial
 from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
 
 import orjson
@@ -46,8 +54,10 @@ from engine import EngineError, Event, Move, Phase, State
 from service.fairness import seed_commitment
 from service.observability import count_moves
 
+from . import events as session_events
 from . import tokens
 from .bots import play_bots
+from .clock import Clock
 from .config import SessionConfig
 from .problems import (
     SessionProblem,
@@ -88,6 +98,8 @@ class Meta:
     client_seeded: bool = False
     #: The dealer as requested at create (``None``: the cut chose): the game's record.
     dealer: int | None = None
+    #: The turn clock and its state (None: no clock).
+    clock: Clock | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -110,6 +122,7 @@ class Meta:
                 "seats": [s.__dict__ for s in self.seats],
                 "client_seeded": self.client_seeded,
                 "dealer": self.dealer,
+                "clock": self.clock.to_json() if self.clock is not None else None,
             }
         )
 
@@ -117,8 +130,14 @@ class Meta:
     def from_json(cls, raw: bytes) -> Meta:
         d = orjson.loads(raw)
         seats = tuple(Seat(**s) for s in d["seats"])
+        clock = Clock.from_json(d["clock"]) if d.get("clock") else None
         return cls(
-            d["variant"], seats, d["created"], bool(d.get("client_seeded", False)), d.get("dealer")
+            d["variant"],
+            seats,
+            d["created"],
+            bool(d.get("client_seeded", False)),
+            d.get("dealer"),
+            clock,
         )
 
 
@@ -186,8 +205,8 @@ Played = tuple[State, list[Event], list[Move]]
 
 
 def logged(moves: list[Move], by: str, at: float) -> list[bytes]:
-    """Move-log entries: ``{"by": "player" | "bot", "at": <epoch ms>, "move": {...}}``
-    (the seat is the move's ``player``)."""
+    """Move-log entries: ``{"by": "player" | "bot" | "clock", "at": <epoch ms>, "move":
+    {...}}`` (the seat is the move's ``player``; ``clock``: a forced move at a deadline)."""
     ms = int(at * 1000)
     return [orjson.dumps({"by": by, "at": ms, "move": m.to_dict()}) for m in moves]
 
@@ -232,6 +251,34 @@ def _new_meta(
         for i, (s, t) in enumerate(zip(players, toks, strict=True))
     )
     return Meta(variant, seats, created, client_seeded, dealer)
+
+
+def _hand_to_bot(meta: Meta, seat: int) -> Meta:
+    """``meta`` with ``seat`` played by a bot from now on (its token no longer works)."""
+    seats = tuple(
+        replace(s, bot=True, token_sha256=None) if s.seat == seat else s for s in meta.seats
+    )
+    return replace(meta, seats=seats)
+
+
+def _waiting_person(state: State, meta: Meta) -> int | None:
+    """The seat the game waits for when a person holds it (else None: a bot's move,
+    or the game is over)."""
+    seat = engine.waiting_for(state)
+    return seat if seat is not None and seat not in meta.bots else None
+
+
+def _clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) -> Meta:
+    """The meta after ``seat``'s move at ``at`` (and the bots' replies): the clock
+    charged and, when the game now waits for another move, restarted at ``at``."""
+    clock = meta.clock
+    if clock is None:
+        return meta
+    waited = engine.waiting_for(before)
+    clock = clock.moved(seat, waited, at)
+    if waited == seat or engine.waiting_for(after) != waited:
+        clock = clock.restart(at)
+    return replace(meta, clock=clock)
 
 
 def _expected_version(current: int, if_match: str | None) -> int:
@@ -327,7 +374,7 @@ class SessionManager:
             loaded.version,
             loaded.seq,
             engine.from_dict(orjson.loads(loaded.state)),
-            hit.meta if hit is not None else Meta.from_json(loaded.meta),
+            Meta.from_json(loaded.meta),  # a commit may have replaced it
         )
         self._remember(sid, entry)
         return entry, loaded
@@ -380,7 +427,14 @@ class SessionManager:
             "seed_commitment": seed_commitment(sid, c.state),
             "view": engine.view(c.state, seat),
             "legal_moves": self._moves(c.state, seat),
+            "clock": self._clock_view(c),
         }
+
+    def _clock_view(self, c: Cached) -> dict[str, Any] | None:
+        clock = c.meta.clock
+        if clock is None:
+            return None
+        return clock.view(_waiting_person(c.state, c.meta), self.clock())
 
     # ------------------------------------------------------------------ shared steps
     def _play_bots(
@@ -390,15 +444,17 @@ class SessionManager:
         state: State,
         bots: Mapping[int, bool | str],
         history: list[Event],
+        tag: str = "",
     ) -> Played:
         """The bots' moves until a person must move (at most ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
-        with the session and that version, so a session replays alike. ``history``: this
-        request's events so far (each bot sees them redacted for its seat)."""
+        with the session and that version (and ``tag``: the timeout of a chain), so a
+        session replays alike. ``history``: this request's events so far (each bot sees
+        them redacted for its seat)."""
         limit = min(self.config.max_bot_moves, self.config.max_moves - state.move_count)
         if not bots or limit <= 0:
             return state, [], []
-        rnd = random.Random(f"{sid}:{version}")
+        rnd = random.Random(f"{sid}:{version}{tag}")
         return play_bots(state, bots, rnd, limit, history)
 
     # ------------------------------------------------------------------ create
@@ -412,6 +468,8 @@ class SessionManager:
         toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
         now = self.clock()
         meta = _new_meta(state.variant, players, toks, client_seeded, now, dealer)
+        if req.get("clock") is not None:
+            meta = replace(meta, clock=Clock.new(req["clock"], len(players), now))
         state, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
         events = setup + bot_events
         moves = logged(made, "bot", now)
@@ -447,14 +505,14 @@ class SessionManager:
 
     # ------------------------------------------------------------------ reads
     def get(self, sid: str, authorization: str | None) -> Answer:
-        c, _ = self._load(sid)
+        c = self._settle(sid, self._load(sid)[0])
         seat = self._seat(c.meta, authorization, required=False)
         body = self._seat_body(sid, c, seat)
         body["seats"] = [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in c.meta.seats]
         return Answer(200, orjson.dumps(body), c.version)
 
     def legal_moves(self, sid: str, authorization: str | None) -> Answer:
-        c, _ = self._load(sid)
+        c = self._settle(sid, self._load(sid)[0])
         seat = self._seat(c.meta, authorization, required=True)
         body = {"session_id": sid, "version": c.version, "seat": seat}
         body["moves"] = self._moves(c.state, seat)
@@ -509,7 +567,12 @@ class SessionManager:
         req: dict[str, Any],
     ) -> Answer:
         """One seat's move, the bots' replies, one compare-and-set (see the module)."""
+        now = self.clock()  # a person's move is judged at the time of the request
         c, loaded, seat = self._load_seat(sid, authorization)
+        settled = self._settle(sid, c, now)
+        if settled is not c:  # the clock moved first: the move is judged on the new state
+            c, loaded = settled, None
+            seat = self._seat(c.meta, authorization, required=True)  # type: ignore[assignment]
         ask = self._ask(c, seat, if_match, idempotency_key, req)
         at = self._at_version(sid, c, loaded, ask)
         if isinstance(at, Answer):
@@ -525,11 +588,11 @@ class SessionManager:
             sid, ask.expected, state, at.meta.bot_levels, events
         )
         events += bot_events
-        now = self.clock()
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
-        new = Cached(ask.expected + 1, at.seq + len(events), state, at.meta)
+        meta = _clock_moved(at.meta, ask.seat, at.state, state, now)
+        new = Cached(ask.expected + 1, at.seq + len(events), state, meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)
-        return self._commit(sid, ask, new, events, out, moves)
+        return self._commit(sid, ask, new, events, out, moves, meta_changed=meta is not at.meta)
 
     def _load_seat(self, sid: str, authorization: str | None) -> tuple[Cached, Loaded | None, int]:
         """The session (this process's cached copy when it has one, else one read: then
@@ -640,8 +703,98 @@ class SessionManager:
             )
         return Answer(200, body, orjson.loads(body)["version"], replayed=True)
 
+    # ------------------------------------------------------------------ the clock
+    def _owed(self, sid: str, c: Cached, now: float) -> tuple[Cached, list[Event], list[bytes]]:
+        """What the clock owes at ``now``: for each passed deadline in turn, the forced
+        moves of the seat that ran out (while it still owes a decision, its default
+        too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
+        row, and the bots' replies; all at the deadline. Returns the session after them
+        (its version unchanged: the caller commits), their events and move-log entries."""
+        state, meta = c.state, c.meta
+        events: list[Event] = []
+        moves: list[bytes] = []
+        budget = self.config.max_bot_moves
+        chain = 0
+        while meta.clock is not None and budget > 0:
+            seat = _waiting_person(state, meta)
+            if seat is None or state.move_count >= self.config.max_moves:
+                break  # the game is over, waits for a bot (which moves with a move), or is full
+            deadline = meta.clock.deadline(seat)
+            if deadline > now:
+                break
+            forced: list[Move] = []
+            played: list[Event] = []
+            while state.move_count < self.config.max_moves:
+                move = engine.forced_move(state, seat)
+                if move is None:
+                    break
+                state, evs = engine.apply(state, move)
+                forced.append(move)
+                played += evs
+                pend = state.pending
+                if pend is None or pend.player != seat:
+                    break  # the seat owes nothing more of this turn
+            events.append(session_events.timeout(seat, deadline, len(forced)))
+            events += played
+            moves += logged(forced, "clock", deadline)
+            clock = meta.clock.timed_out(seat)
+            meta = replace(meta, clock=clock)
+            if clock.hand_over(seat):
+                meta = _hand_to_bot(meta, seat)
+                events.append(session_events.bot_took_seat(seat, "timeouts"))
+            chain += 1
+            state, bot_events, made = self._play_bots(
+                sid, c.version, state, meta.bot_levels, events, f":clock:{chain}"
+            )
+            events += bot_events
+            moves += logged(made, "bot", deadline)
+            meta = replace(meta, clock=meta.clock.restart(deadline))  # type: ignore[union-attr]
+            budget -= len(forced) + len(made)
+        return Cached(c.version, c.seq, state, meta), events, moves
+
+    def _settle(self, sid: str, c: Cached, now: float | None = None) -> Cached:
+        """The session after what its clock owes at ``now`` (default: the clock's time),
+        committed over ``c.version``; ``c`` itself when nothing is owed. A replica that
+        loses the compare-and-set reads the session again (the winner played the
+        timeout) and settles that."""
+        if c.meta.clock is None:
+            return c
+        at = self.clock() if now is None else now
+        for _ in range(3):
+            owed, events, moves = self._owed(sid, c, at)
+            if not moves and owed.meta == c.meta:
+                return c
+            new = Cached(c.version + 1, c.seq + len(events), owed.state, owed.meta)
+            res = self._store(partial(self._commit_owed, sid, c.version, new, events, moves))
+            if res.status == "ok":
+                self._remember(sid, new)
+                count_moves(new.meta.variant, len(moves))
+                return new
+            self._forget(sid)
+            if res.status == "missing":
+                raise not_found(sid)
+            c, _ = self._load(sid)  # another replica moved first: settle what it wrote
+        return c
+
+    def _commit_owed(
+        self, sid: str, version: int, new: Cached, events: list[Event], moves: list[bytes]
+    ) -> Any:
+        state = orjson.dumps(engine.to_dict(new.state))
+        return self.store.commit(
+            sid, version, state, _dump(events), None, moves=moves, meta=new.meta.to_json()
+        )
+
+    def next_deadline(self, c: Cached) -> float | None:
+        """When the clock will next owe a move (epoch seconds), or None (no clock, a
+        bot's move, the game over or the move limit reached)."""
+        clock = c.meta.clock
+        if clock is None or c.state.move_count >= self.config.max_moves:
+            return None
+        seat = _waiting_person(c.state, c.meta)
+        return clock.deadline(seat) if seat is not None else None
+
     def events(self, sid: str, authorization: str | None, after: int, limit: int) -> Answer:
-        c, _ = self._load(sid)
+        c = self._settle(sid, self._load(sid)[0])
         seat = self._seat(c.meta, authorization, required=False)
         rows = self._store(lambda: self.store.events(sid, after, min(limit, MAX_EVENTS_PAGE)))
         body = {
@@ -666,17 +819,27 @@ class SessionManager:
         """The caller's seat and an iterator of ``(seq, redacted event)`` from ``after``
         on, yielding ``None`` after each idle heartbeat interval. It ends at ``until``
         (``time.monotonic()``), when the session is gone or when the store fails."""
-        c, _ = self._load(sid)
+        c = self._settle(sid, self._load(sid)[0])
         seat = self._seat(c.meta, authorization, required=False)
         sub = self._store(lambda: self.store.subscribe(sid))
-        return seat, self._follow(sid, seat, sub, after, until)
+        clocked = c.meta.clock is not None
+        return seat, self._follow(sid, seat, sub, after, until, clocked, self.next_deadline(c))
 
     def _follow(
-        self, sid: str, seat: int | None, sub: Subscription, after: int, until: float
+        self,
+        sid: str,
+        seat: int | None,
+        sub: Subscription,
+        after: int,
+        until: float,
+        clocked: bool = False,
+        deadline: float | None = None,
     ) -> Iterator[tuple[int, Event] | None]:
         """``open_stream``'s iterator: the events above ``after`` page by page, a wait on
-        ``sub`` when the log is read to its end, ``None`` after each idle wait. ``sub`` is
-        closed when it ends."""
+        ``sub`` when the log is read to its end, ``None`` after each idle wait. A clocked
+        session's wait also ends at the next ``deadline``; then (and after each commit)
+        the session is settled, so the stream sees the timeout when it falls due.
+        ``sub`` is closed when it ends."""
         last = after
         try:
             with sub:
@@ -687,22 +850,35 @@ class SessionManager:
                         yield seq, _row(seq, ev, seat)
                     if len(rows) == MAX_EVENTS_PAGE:
                         continue  # more are waiting
-                    woke = self._wait(sid, sub, until)
+                    woke = self._wait(sid, sub, until, deadline)
                     if woke == "end":
                         return
                     if woke == "idle":
                         yield None
+                    elif clocked:  # a commit or a deadline: play what the clock owes
+                        deadline = self.next_deadline(self._settle(sid, self._load(sid)[0]))
         except StoreUnavailable as e:
             log.error("session store unavailable, ending the stream: %s", e)
             return
+        except SessionProblem:  # the session is gone (settling it found it missing)
+            return
 
-    def _wait(self, sid: str, sub: Subscription, until: float) -> Literal["changed", "idle", "end"]:
-        """Wait for a commit up to one heartbeat interval: ``changed``; ``idle`` when none
-        came (a heartbeat is due); ``end`` at ``until`` or when the session is gone."""
+    def _wait(
+        self, sid: str, sub: Subscription, until: float, deadline: float | None = None
+    ) -> Literal["changed", "idle", "deadline", "end"]:
+        """Wait for a commit up to one heartbeat interval or the clock's ``deadline``:
+        ``changed``; ``deadline`` when that came first; ``idle`` when nothing came (a
+        heartbeat is due); ``end`` at ``until`` or when the session is gone."""
         left = until - time.monotonic()
         if left <= 0:
             return "end"
-        if sub.wait(min(self.config.heartbeat_seconds, left)):
+        wait = min(self.config.heartbeat_seconds, left)
+        due = deadline - self.clock() if deadline is not None else None
+        if due is not None and due <= wait:
+            if due <= 0 or not sub.wait(due):
+                return "deadline"
+            return "changed"
+        if sub.wait(wait):
             return "changed"
         if self.store.load(sid) is None:
             return "end"

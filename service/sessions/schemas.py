@@ -48,6 +48,29 @@ class Players(fields.Field):
         raise ValidationError("must be a seat count or a list of seats {name?, bot?}")
 
 
+#: The longest turn time and time bank a clock may give (a day).
+MAX_CLOCK_SECONDS = 86_400
+
+
+class ClockSpec(Schema):
+    """A turn clock (``service.sessions.clock``): seconds per move, an optional time
+    bank per seat for the whole game, and optional timeouts in a row before a bot
+    takes the seat."""
+
+    class Meta:
+        unknown = RAISE
+
+    turn_seconds = fields.Integer(
+        required=True, strict=True, validate=validate.Range(min=1, max=MAX_CLOCK_SECONDS)
+    )
+    bank_seconds = fields.Integer(
+        strict=True, load_default=0, validate=validate.Range(min=0, max=MAX_CLOCK_SECONDS)
+    )
+    max_timeouts = fields.Integer(
+        strict=True, load_default=None, validate=validate.Range(min=1, max=1000)
+    )
+
+
 class CreateSession(Schema):
     class Meta:
         unknown = RAISE
@@ -57,6 +80,7 @@ class CreateSession(Schema):
     seed = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEED))
     dealer = fields.Integer(strict=True, validate=validate.Range(min=0))
     options = fields.Dict(keys=fields.String())
+    clock = fields.Nested(ClockSpec)
 
 
 class MoveRequest(Schema):

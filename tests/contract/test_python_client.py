@@ -290,3 +290,27 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
     assert api.op("sessions", "delete_session").sync_detailed(sid, client=me).status_code == 204
     gone = api.op("sessions", "get_session").sync(sid, client=api.client)
     assert isinstance(gone, m.Problem) and gone.code is m.ProblemCode.SESSION_NOT_FOUND
+
+
+def test_a_clocked_session_through_the_generated_client(api: Api) -> None:
+    """The clock options, the clock in answers and the timeout event parse into the
+    generated models."""
+    m = api.models
+    now = [1_800_000_000.0]
+    api.app.extensions["sessions"].clock = lambda: now[0]
+    body = m.SessionCreate.from_dict(
+        {"variant": "uno_classic", "players": 2, "seed": 5,
+         "clock": {"turn_seconds": 30, "bank_seconds": 10, "max_timeouts": 3}}
+    )  # fmt: skip
+    created = api.op("sessions", "create_session").sync(client=api.client, body=body)
+    assert isinstance(created, m.SessionCreated), created
+    assert isinstance(created.clock, m.SessionClock) and created.clock.seconds_left == 40
+    now[0] += 40
+    state = api.op("sessions", "get_session").sync(created.session_id, client=api.client)
+    assert isinstance(state, m.SessionState) and state.clock.timeouts[created.clock.seat] == 1
+    log = api.op("sessions", "get_session_events").sync(
+        created.session_id, client=api.client, after=created.last_event, limit=5
+    )
+    assert isinstance(log, m.SessionEvents)
+    first = log.events[0]
+    assert isinstance(first, m.EventTimeout) and first.moves >= 1

@@ -67,3 +67,42 @@ def test_bot_levels_fit_the_spec(api: ApiClient) -> None:
         400,
         "invalid_request",
     )
+
+
+def test_a_clocked_session_fits_the_spec(api: ApiClient, api_app: Any) -> None:
+    """The clock in every answer, and the timeout and bot_took_seat events, as the spec
+    describes them (each answer validated)."""
+    now = [1_800_000_000.0]
+    api_app.extensions["sessions"].clock = lambda: now[0]
+    resp = api.post(
+        "/v1/sessions",
+        json={
+            "variant": "uno_classic",
+            "players": 2,
+            "seed": 3,
+            "clock": {"turn_seconds": 30, "bank_seconds": 5, "max_timeouts": 1},
+        },
+    )
+    assert resp.status_code == 201, resp.get_data(as_text=True)
+    created: dict[str, Any] = resp.get_json()
+    sid, clock = created["session_id"], created["clock"]
+    assert clock["seat"] == turn_seat(created["view"]) and clock["seconds_left"] == 35
+    tokens = [s["token"] for s in created["seats"]]
+    now[0] += 35
+    waiting = api.get(f"/v1/sessions/{sid}", headers=auth(tokens[1 - clock["seat"]]))
+    assert waiting.status_code == 200
+    body = waiting.get_json()
+    assert body["clock"]["timeouts"][clock["seat"]] == 1
+    assert body["seats"][clock["seat"]]["bot"] is True
+    legal = api.get(f"/v1/sessions/{sid}/legal-moves", headers=auth(tokens[body["seat"]]))
+    move = next(m for m in legal.get_json()["moves"] if m["type"] == "draw")
+    moved = api.post(
+        f"/v1/sessions/{sid}/moves",
+        json={"move": move},
+        headers={**auth(tokens[body["seat"]]), "If-Match": f'"{body["version"]}"'},
+    )
+    assert moved.status_code == 200, moved.get_data(as_text=True)
+    slow = clock["seat"]
+    assert moved.get_json()["clock"]["timeouts"] == [int(s == slow) for s in (0, 1)]
+    events = api.get(f"/v1/sessions/{sid}/events?after=0").get_json()["events"]
+    assert {"timeout", "bot_took_seat"} <= {e["type"] for e in events}

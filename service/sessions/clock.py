@@ -1,0 +1,119 @@
+"""Turn clocks: how long a seat may take over a move, and the state that decides it.
+
+A session created with ``"clock": {"turn_seconds": T, "bank_seconds": B,
+"max_timeouts": M}`` gives the seat the game waits for (``engine.waiting_for``; never a
+bot) T seconds for each move, counted from the moment the game began to wait for it
+(the previous move, or a deadline). Each seat also has a time bank of B seconds for
+the whole game (default 0): time a move takes beyond T comes out of the bank. So the
+seat's deadline is ``started + T + bank left``. A move in time keeps T and the bank
+minus what it used beyond T. When the deadline passes, the service plays the seat's
+forced default moves (``engine.forced_move``) at the deadline, the bank is empty from
+then on and the seat's timeouts in a row grow by one; M in a row (optional) hand the
+seat to a bot. Any move the seat makes itself resets its timeouts in a row.
+
+The clock's state lives in the session's meta (``Clock.to_json``), written with the
+commit of each move, so every replica reads the same deadlines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .events import rfc3339
+
+
+@dataclass(frozen=True)
+class Clock:
+    turn_seconds: float
+    bank_seconds: float
+    max_timeouts: int | None
+    #: When the game began to wait for the current move (epoch seconds).
+    started: float
+    #: Bank seconds left per seat.
+    bank: tuple[float, ...]
+    #: Timeouts in a row per seat.
+    timeouts: tuple[int, ...]
+
+    @classmethod
+    def new(cls, spec: dict[str, Any], seats: int, at: float) -> Clock:
+        bank = float(spec.get("bank_seconds", 0))
+        return cls(
+            float(spec["turn_seconds"]),
+            bank,
+            spec.get("max_timeouts"),
+            at,
+            (bank,) * seats,
+            (0,) * seats,
+        )
+
+    def deadline(self, seat: int) -> float:
+        return self.started + self.turn_seconds + self.bank[seat]
+
+    def bank_left(self, seat: int, at: float) -> float:
+        """``seat``'s bank at ``at``, were it the seat the game waits for."""
+        over = max(0.0, at - self.started - self.turn_seconds)
+        return max(0.0, self.bank[seat] - over)
+
+    def moved(self, seat: int, waited_for: int | None, at: float) -> Clock:
+        """``seat`` moved at ``at`` (the game waited for ``waited_for``): the waited-for
+        seat pays what it used beyond the turn time from its bank; the mover's timeouts in
+        a row start again from zero."""
+        bank = list(self.bank)
+        if waited_for == seat:
+            bank[seat] = self.bank_left(seat, at)
+        timeouts = list(self.timeouts)
+        timeouts[seat] = 0
+        return replace(self, bank=tuple(bank), timeouts=tuple(timeouts))
+
+    def timed_out(self, seat: int) -> Clock:
+        bank = list(self.bank)
+        bank[seat] = 0.0
+        timeouts = list(self.timeouts)
+        timeouts[seat] += 1
+        return replace(self, bank=tuple(bank), timeouts=tuple(timeouts))
+
+    def hand_over(self, seat: int) -> bool:
+        """Whether ``seat``'s timeouts in a row now hand it to a bot."""
+        return self.max_timeouts is not None and self.timeouts[seat] >= self.max_timeouts
+
+    def restart(self, at: float) -> Clock:
+        """The game waits for a new move from ``at``."""
+        return replace(self, started=at)
+
+    def view(self, waiting: int | None, at: float) -> dict[str, Any]:
+        """The clock as every seat sees it at ``at`` (``waiting``: the person the game
+        waits for, or None: a bot's move or the game's end)."""
+        deadline = self.deadline(waiting) if waiting is not None else None
+        bank = [self.bank_left(s, at) if s == waiting else b for s, b in enumerate(self.bank)]
+        return {
+            "turn_seconds": self.turn_seconds,
+            "bank_seconds": self.bank_seconds,
+            "max_timeouts": self.max_timeouts,
+            "seat": waiting,
+            "deadline": rfc3339(deadline) if deadline is not None else None,
+            "seconds_left": round(max(0.0, deadline - at), 3) if deadline is not None else None,
+            "bank_left": [round(b, 3) for b in bank],
+            "timeouts": list(self.timeouts),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "turn_seconds": self.turn_seconds,
+            "bank_seconds": self.bank_seconds,
+            "max_timeouts": self.max_timeouts,
+            "started": self.started,
+            "bank": list(self.bank),
+            "timeouts": list(self.timeouts),
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Clock:
+        return cls(
+            raw["turn_seconds"],
+            raw["bank_seconds"],
+            raw["max_timeouts"],
+            raw["started"],
+            tuple(raw["bank"]),
+            tuple(raw["timeouts"]),
+        )
