@@ -169,6 +169,19 @@ def post_worker_init(worker: Any) -> None:
     gc.freeze()
 
 
+def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
+    """gevent: after each request, let every other connection run before this one reads
+    its next request. gevent switches greenlets only when one would block, and a busy
+    keep-alive client's next request is often already in the socket: without this one
+    connection could be served request after request while the others wait (measured at
+    16 closed-loop connections: p99 0.6-1.4 s against a p50 of 3-13 ms). ``gevent.idle``
+    returns once the event loop has polled and served everything else that was ready."""
+    if worker_class == "gevent":
+        import gevent
+
+        gevent.idle()
+
+
 def prepare_metrics_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
     """``PROMETHEUS_MULTIPROC_DIR``, existing and without metric files (``*.db``); a new
     private directory when it is unset (then put in ``environ`` for the workers)."""
