@@ -223,7 +223,8 @@ def test_a_busy_keep_alive_connection_does_not_starve_the_others() -> None:
         port = int(env["PORT"])
         assert wait_for_healthz(f"http://127.0.0.1:{port}/healthz", proc) == 200
         burst = 300
-        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        # Long requests: the socket stays readable while the worker works through them.
+        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"p" * 4000 + b"\r\n\r\n"
         busy = socket.create_connection(("127.0.0.1", port), timeout=30)
         other = socket.create_connection(("127.0.0.1", port), timeout=30)
         try:
