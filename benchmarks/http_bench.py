@@ -1,5 +1,6 @@
 """HTTP benchmark: ``POST /v1/games/apply`` (a mid-game 3-player classic state) on
-gunicorn with the production config (``service/gunicorn_conf.py``, gevent) under wrk
+gunicorn with the production config (``service/gunicorn_conf.py``, one gevent worker,
+as the anchor has one) under wrk
 (a Lua body, 16 keep-alive connections, closed loop), against two anchors measured in
 the same run, in alternating slices (anchor, healthz, apply, anchor, ...):
 
@@ -104,6 +105,11 @@ def apply_body() -> dict[str, Any]:
     return {"state": engine.to_dict(state), "move": move.to_dict()}
 
 
+def body_players(body: dict[str, Any]) -> int:
+    """The seats of an apply body's state."""
+    return int(body["state"]["players"])
+
+
 def apply_answer(body: dict[str, Any]) -> bytes:
     """What ``POST /v1/games/apply`` answers to ``body`` (the floor route sends it back)."""
     import orjson
@@ -199,7 +205,8 @@ def run(quick: bool) -> dict[str, Any]:
     seconds, count = (2, 3) if quick else (3, 5)
     body = apply_body()
     script = post_script("/v1/games/apply", body)
-    with anchor_server() as (ah, ap, am), gunicorn({"WEB_CONCURRENCY": "2"}) as (host, port, master):
+    # One worker, as the anchor has (the --servers table has two).
+    with anchor_server() as (ah, ap, am), gunicorn({"WEB_CONCURRENCY": "1"}) as (host, port, master):
         anchor, base = f"http://{ah}:{ap}/", f"http://{host}:{port}"
         wrk(anchor, 1, 16, "")  # warm-up
         wrk(base + "/v1/games/apply", 1, 16, script)
@@ -265,7 +272,7 @@ def _met(ok: bool) -> str:
 def print_table(res: dict[str, Any]) -> None:
     print(
         "\nHTTP: wrk -t1 -c16 on loopback; the service on gunicorn (service/gunicorn_conf.py,"
-        " 2 gevent workers); the anchor: benchmarks/anchor_app.py on stock gunicorn (1 sync worker)"
+        " 1 gevent worker); the anchor: benchmarks/anchor_app.py on stock gunicorn (1 sync worker)"
     )
     if "skipped" in res:
         print(f"  skipped: {res['skipped']}")
