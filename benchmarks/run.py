@@ -2,9 +2,9 @@
 
 Prints a table and writes ``benchmarks/results/latest.json``. Every absolute figure is
 printed next to its ratio to an anchor measured in the same run (RLCard's UNO game API
-for the engine; the same server's ``GET /healthz`` for HTTP). Bounded in time. The
-``instructions`` section counts instructions per move under callgrind: slower, but the
-same on a loaded machine as on a quiet one.
+for the engine; for HTTP a bare Flask app on stock gunicorn and the same server's
+``GET /healthz``). Bounded in time. The ``instructions`` section counts instructions
+per move under callgrind: slower, but the same on a loaded machine as on a quiet one.
 """
 
 from __future__ import annotations
@@ -93,9 +93,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description="The benchmark suite: prints a table and writes "
         "benchmarks/results/latest.json. Every absolute figure stands next to its ratio to "
-        "an anchor measured in the same run (RLCard's UNO game API for the engine, the same "
-        "server's GET /healthz for HTTP); the instructions section counts instructions per "
-        "move under callgrind, a figure the machine's load does not move."
+        "an anchor measured in the same run (RLCard's UNO game API for the engine; for HTTP "
+        "a bare Flask app on stock gunicorn and the same server's GET /healthz); the "
+        "instructions section counts instructions per move under callgrind, a figure the "
+        "machine's load does not move."
     )
     parser.add_argument("--quick", action="store_true", help="a short run (seconds)")
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")

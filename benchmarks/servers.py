@@ -61,11 +61,16 @@ def children(pid: int) -> list[int]:
 
 @contextmanager
 def gunicorn(
-    env_extra: dict[str, str], app: str = "service:create_app()"
+    env_extra: dict[str, str],
+    app: str = "service:create_app()",
+    options: tuple[str, ...] = (),
+    conf: Path | None = ROOT / "service" / "gunicorn_conf.py",
+    ready_path: str = "/readyz",
 ) -> Iterator[tuple[str, int, int]]:
-    """gunicorn with the production config (``service/gunicorn_conf.py``) serving ``app``
-    on a free loopback port, no access lines, its logs in a file (a pipe nobody reads
-    fills up and stalls the workers): (host, port, master pid)."""
+    """gunicorn with the production config (``service/gunicorn_conf.py``; ``conf=None``:
+    stock gunicorn, no config file) serving ``app`` on a free loopback port, no access
+    lines, its logs in a file (a pipe nobody reads fills up and stalls the workers),
+    ``options`` added to its command line: (host, port, master pid)."""
     port = free_port()
     env = {
         **os.environ,
@@ -77,9 +82,9 @@ def gunicorn(
     }
     if "REDIS_URL" not in env_extra:
         env.pop("REDIS_URL", None)
+    config = ["-c", str(conf)] if conf is not None else []
     cmd = [
-        sys.executable, "-m", "gunicorn", "-c", str(ROOT / "service" / "gunicorn_conf.py"),
-        "--bind", f"127.0.0.1:{port}", app,
+        sys.executable, "-m", "gunicorn", *config, "--bind", f"127.0.0.1:{port}", *options, app,
     ]  # fmt: skip
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -87,7 +92,8 @@ def gunicorn(
             deadline = time.monotonic() + 20
             while True:
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as r:
+                    url = f"http://127.0.0.1:{port}{ready_path}"
+                    with urllib.request.urlopen(url, timeout=1) as r:
                         if r.status == 200:
                             break
                 except OSError:
@@ -104,3 +110,11 @@ def gunicorn(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident set size of ``pid`` (``VmRSS`` in ``/proc/<pid>/status``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0

@@ -315,7 +315,8 @@ def run(quick: bool, stores: tuple[str, ...] = STORES) -> dict[str, Any]:
         "generator": f"python http.client keep-alive, {procs} processes x {threads} threads",
         "variant": VARIANT,
         "seconds": seconds,
-        "target_ratio": 0.5,
+        # Moves' requests/s over the same server's /healthz (issue 18).
+        "targets": {"redis": 0.6, "cluster": 0.5},
     }
     if "memory" in stores:
         # One worker, never recycled: the in-process store's sessions live in that worker.
@@ -395,7 +396,13 @@ def print_table(res: dict[str, Any]) -> None:
                     else ""
                 )
             )
-    print(f"  target: moves at least {res['target_ratio']:.0%} of the same server's /healthz")
+    for store, target in res["targets"].items():
+        r = res.get(store)
+        if r is None or "skipped" in r:
+            continue
+        ratio = r["ratio_moves_to_healthz"]
+        verdict = "met" if ratio >= target else "NOT met"
+        print(f"  target ({store}): moves at least {target:.1f}x the same server's /healthz: {ratio:.2f}x, {verdict}")
     print(
         "  server CPU: gunicorn master and workers (+ the redis-server processes); shares are"
         " of all cores;"

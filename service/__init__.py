@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
+from flask.sessions import SessionInterface, SessionMixin
 
 import engine
 
@@ -47,8 +49,42 @@ def _env_settings() -> dict[str, Any]:
     return out
 
 
+class NoCookieSessions(SessionInterface):
+    """No cookie sessions: the API never reads or sets Flask's ``session`` (its seats
+    hold bearer tokens). Each request gets Flask's null session at once, without looking
+    for a secret key first (Flask's default interface does that on every request)."""
+
+    def open_session(self, app: Flask, request: Any) -> SessionMixin:
+        return self.make_null_session(app)
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Any) -> None:
+        return None
+
+
+class ServiceApp(Flask):
+    """Flask, with two per-request costs of features the service does not use taken out:
+    cookie sessions (``NoCookieSessions``), and the ``async def`` check that
+    ``ensure_sync`` makes for every hook and view on every request: here it is made
+    once per function (an ``async def`` view would still be wrapped, as in Flask)."""
+
+    session_interface = NoCookieSessions()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._sync[func]
+        except KeyError:
+            sync = self._sync[func] = super().ensure_sync(func)
+            return sync
+        except TypeError:  # an unhashable callable: Flask's own check, every time
+            return super().ensure_sync(func)
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    app = Flask(__name__)
+    app = ServiceApp(__name__)
     app.config.update(DEFAULTS)
     app.config.update(_env_settings())
     app.config.update(config or {})

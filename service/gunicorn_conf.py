@@ -37,6 +37,7 @@ import gc
 import importlib.util
 import math
 import os
+import select
 import shutil
 import sys
 import tempfile
@@ -167,6 +168,44 @@ def post_worker_init(worker: Any) -> None:
     busy worker runs do not rescan it (about 5% of the CPU of an apply, measured)."""
     gc.collect()
     gc.freeze()
+
+
+#: ``select.poll`` as the kernel has it (gevent's monkey patching removes it).
+_poll: Any = None
+
+
+def _next_request_waiting(sock: Any) -> bool:
+    """Whether bytes of another request are already readable on ``sock``: one
+    non-blocking ``poll`` system call (not gevent's cooperative one)."""
+    global _poll
+    if _poll is None:
+        from gevent.monkey import get_original
+
+        _poll = get_original("select", "poll")
+    try:
+        poller = _poll()
+        poller.register(sock.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
+def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
+    """gevent: when the connection's next request is already there, let every other
+    connection run before reading it. gevent switches greenlets only when one would
+    block, and a busy keep-alive client's next request is often already in the socket:
+    without this one connection could be served request after request while the others
+    wait (measured at 16 closed-loop connections: p99 0.6-1.4 s against a p50 of
+    3-13 ms). ``gevent.idle`` returns once the event loop has polled and served
+    everything else that was ready. When the next request is not there yet, reading it
+    blocks and switches anyway: no extra loop turn then."""
+    if worker_class != "gevent":
+        return
+    sock = environ.get("gunicorn.socket")
+    if sock is not None and _next_request_waiting(sock):
+        import gevent
+
+        gevent.idle()
 
 
 def prepare_metrics_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:

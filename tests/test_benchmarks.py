@@ -47,3 +47,24 @@ def test_the_floor_answers_the_bytes_of_apply(tmp_path, monkeypatch) -> None:
     floor = client.post("/bench/floor", json=body)
     assert floor.status_code == 200 and floor.data == answer
     assert client.post("/bench/floor", json={"move": {}}).status_code == 400  # same checks
+
+
+def test_the_anchor_answers_a_small_json_and_the_ratios_divide_medians() -> None:
+    from benchmarks import anchor_app
+
+    resp = anchor_app.app.test_client().get("/")
+    assert resp.status_code == 200 and resp.get_json() == {"ok": True}
+    row = {"server_cpu_us_per_request": 0.0, "requests_per_s": 0.0}
+    res = {
+        "anchor": {"server_cpu_us_per_request": 200.0, "requests_per_s": 1000.0,
+                   "slices": [{**row, "server_cpu_us_per_request": v} for v in (100.0, 200.0, 400.0)]},
+        "apply": {"server_cpu_us_per_request": 300.0, "requests_per_s": 500.0,
+                  "slices": [{**row, "server_cpu_us_per_request": v} for v in (300.0, 300.0, 300.0)]},
+    }  # fmt: skip
+    got = http_bench.ratios(res, "apply", "anchor")
+    assert got == {
+        "cpu_per_request": 1.5,
+        "cpu_per_request_slice_median": 1.5,
+        "requests_per_s": 0.5,
+    }
+    assert http_bench.body_players(http_bench.apply_body()) == http_bench.PLAYERS == 3

@@ -207,3 +207,46 @@ def test_hostile_requests_to_the_real_server_are_4xx_problems() -> None:
             finally:
                 conn.close()
             assert status in (414, 431), (path[:40], status)
+
+
+def test_a_busy_keep_alive_connection_does_not_starve_the_others() -> None:
+    """gevent worker (one): a client pipelines many requests on one connection, and a
+    second client's request sent just after is answered long before the first client's
+    last answer (``post_request`` yields after each request; without it the second waits
+    for every pipelined request: gevent switches only when a read would block)."""
+    import socket
+
+    require_app_factory()
+    # No log lines: nobody reads the pipe, and 300 access lines would fill it.
+    quiet = {"GUNICORN_ACCESSLOG": "off", "LOG_LEVEL": "warning"}
+    with server("gevent", extra=quiet) as (env, proc):
+        port = int(env["PORT"])
+        assert wait_for_healthz(f"http://127.0.0.1:{port}/healthz", proc) == 200
+        burst = 300
+        # Long requests: the socket stays readable while the worker works through them.
+        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"p" * 4000 + b"\r\n\r\n"
+        busy = socket.create_connection(("127.0.0.1", port), timeout=30)
+        other = socket.create_connection(("127.0.0.1", port), timeout=30)
+        try:
+            busy.sendall(request * burst)
+            time.sleep(0.05)  # the worker is now serving the burst
+            other.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := other.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+            busy.setblocking(False)
+            received = b""
+            try:
+                while chunk := busy.recv(1 << 20):
+                    received += chunk
+            except BlockingIOError:
+                pass
+            served_before = received.count(b"HTTP/1.1 200")
+            busy.setblocking(True)
+            while received.count(b"HTTP/1.1 200") < burst:
+                received += busy.recv(1 << 20)
+        finally:
+            busy.close()
+            other.close()
+    assert served_before < burst / 2, (served_before, burst)
