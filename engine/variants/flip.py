@@ -34,7 +34,6 @@ Choices where the rule book is silent (documented for integrators):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, ClassVar, NamedTuple
 
 from .. import rng as prng
@@ -172,14 +171,6 @@ class Flip(UnoRules):
 
     private_ref = public_ref
 
-    def private_refs(self, s: State | Work, cards: Iterable[int]) -> list[dict[str, Any]]:
-        """``public_ref`` of each card, in one comprehension (hands, draws)."""
-        labels = s.ext.labels
-        if not labels:
-            return [self.public_ref(s, c) for c in cards]
-        codes = self.catalog.code[s.side]
-        return [{"id": labels[c], "code": codes[c]} for c in cards]
-
     def label(self, s: State | Work, card: int) -> int:
         return s.ext.labels[card]  # type: ignore[no-any-return]
 
@@ -224,7 +215,7 @@ class Flip(UnoRules):
             "count": len(cards),
             "reason": reason,
             "backs": [back[c] for c in cards],
-            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
+            "secret": {"to": [seat], "data": {"cards": [self.public_ref(w, c) for c in cards]}},
         }
 
     def score(self, state: State) -> dict[str, Any]:
