@@ -42,7 +42,7 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
 from redis.retry import Retry
 
-from .store import Commit, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
+from .store import LOBBY_SIZE, Commit, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 T = TypeVar("T")
 
@@ -183,8 +183,9 @@ class RedisStore(SessionStore):
         client: Any = None,
         max_idem: int = 32,
         timeout: float = 0.5,
+        lobby_size: int = LOBBY_SIZE,
     ) -> None:
-        super().__init__(ttl, max_events, max_idem)
+        super().__init__(ttl, max_events, max_idem, lobby_size)
         if client is None and url is None:
             raise ValueError("RedisStore needs a url or a client")
         self.cluster = (
@@ -227,6 +228,61 @@ class RedisStore(SessionStore):
             f"{base}:state", f"{base}:meta", f"{base}:events", f"{base}:idem", f"{base}:idemq",
             f"{base}:notify", f"{base}:moves",
         ]  # fmt: skip
+
+    def _lobby_key(self, variant: str | None) -> str:
+        """The lobby index of ``variant`` (None: every variant), all in one slot."""
+        return f"{self.prefix}{{lobby}}:" + ("all" if variant is None else f"v:{variant}")
+
+    def lobby_add(self, sid: str, variant: str, created_ms: int) -> None:
+        def run() -> None:
+            pipe = self.redis.pipeline(transaction=False)
+            for key in (self._lobby_key(None), self._lobby_key(variant)):
+                pipe.zadd(key, {sid: created_ms})
+                pipe.zremrangebyrank(key, 0, -(self.lobby_size + 1))
+            pipe.execute()
+
+        self._call(run)
+
+    def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
+        if not sids:
+            return
+
+        def run() -> None:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zrem(self._lobby_key(None), *(sid for sid, _ in sids))
+            for sid, variant in sids:
+                pipe.zrem(self._lobby_key(variant), sid)
+            pipe.execute()
+
+        self._call(run)
+
+    def lobby_page(
+        self, variant: str | None, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[int, str]]:
+        key = self._lobby_key(variant)
+        top: Any = "+inf" if before is None else before[0]
+        # Entries tied with ``before`` come first: read enough to step past them.
+        want = count + (64 if before is not None else 0)
+
+        def run() -> Any:
+            return self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
+
+        rows = [(int(score), m.decode()) for m, score in self._call(run)]
+        if before is not None:
+            rows = [r for r in rows if r < before]
+        return rows[:count]
+
+    def metas(self, sids: Sequence[str]) -> list[bytes | None]:
+        if not sids:
+            return []
+
+        def run() -> list[Any]:
+            pipe = self.redis.pipeline(transaction=False)
+            for sid in sids:
+                pipe.get(self._keys(sid)[1])
+            return pipe.execute()  # type: ignore[no-any-return]
+
+        return self._call(run)
 
     def channel(self, sid: str) -> str:
         return f"{self.prefix}{{{sid}}}:notify"

@@ -28,6 +28,8 @@ from typing import Literal
 
 #: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
 IDEMPOTENCY_KEYS = 32
+#: Public waiting sessions the lobby index keeps (``SESSION_LOBBY_SIZE``): the newest.
+LOBBY_SIZE = 1000
 
 
 class StoreUnavailable(Exception):
@@ -96,10 +98,17 @@ class SessionStore(ABC):
     #: "memory", "redis" or "redis-cluster" (reported by ``/readyz``).
     kind: str
 
-    def __init__(self, ttl: float, max_events: int, max_idem: int = IDEMPOTENCY_KEYS) -> None:
+    def __init__(
+        self,
+        ttl: float,
+        max_events: int,
+        max_idem: int = IDEMPOTENCY_KEYS,
+        lobby_size: int = LOBBY_SIZE,
+    ) -> None:
         self.ttl = ttl
         self.max_events = max_events
         self.max_idem = max_idem
+        self.lobby_size = lobby_size
 
     @abstractmethod
     def create(
@@ -147,6 +156,33 @@ class SessionStore(ABC):
     def subscribe(self, sid: str) -> Subscription:
         """Notifications of this session's commits (subscribe before reading the log,
         so nothing committed in between is missed)."""
+
+    # ------------------------------------------------------------------ the public lobby
+    # An index of public sessions that wait for seats, newest first: one sorted set per
+    # variant and one for all (Redis: ``<prefix>{lobby}:...``, one slot of its own; the
+    # sessions stay in theirs, so no script touches both). It is kept by separate calls
+    # after a session's own commit and may name sessions that started, expired or were
+    # deleted meanwhile: the listing checks each against its meta and removes those.
+    # At most ``lobby_size`` entries are kept (the oldest go).
+
+    @abstractmethod
+    def lobby_add(self, sid: str, variant: str, created_ms: int) -> None:
+        """List ``sid`` (of ``variant``, created at ``created_ms``)."""
+
+    @abstractmethod
+    def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
+        """Unlist these ``(sid, variant)``."""
+
+    @abstractmethod
+    def lobby_page(
+        self, variant: str | None, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[int, str]]:
+        """Up to ``count`` listed ``(created_ms, sid)``, newest first (ties: the greater id
+        first), strictly after ``before`` in that order; ``variant`` None: every variant."""
+
+    @abstractmethod
+    def metas(self, sids: Sequence[str]) -> list[bytes | None]:
+        """The meta JSON of each session (None when it is gone), one round trip."""
 
     @abstractmethod
     def ping(self) -> None:
