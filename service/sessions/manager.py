@@ -379,7 +379,8 @@ class SessionManager:
             loaded.version,
             loaded.seq,
             _state_of(loaded.state),
-            hit.meta if hit is not None else Meta.from_json(loaded.meta),
+            # A commit may have replaced the meta (a seat joined, left, ...).
+            Meta.from_json(loaded.meta),
         )
         self._remember(sid, entry)
         return entry, loaded

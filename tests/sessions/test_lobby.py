@@ -4,14 +4,20 @@ leaving, rematch, spectator access and presence, on every store."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
+import orjson
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+import engine
 from service.sessions.events import SESSION_EVENTS
-from tests.sessions.conftest import Api, problem, turn_seat
+from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
+from tests.sessions.test_redis import redis_url, replicas
+
+__all__ = ["redis_url", "replicas"]  # the fixtures of two instances on one Redis
 
 SEED = 5
 
@@ -162,3 +168,311 @@ def test_the_session_events_are_members_of_the_specs_event_union() -> None:
         member = schemas[mapping[kind].rsplit("/", 1)[1]]
         assert set(member["properties"]) == {"type", "seq", *wanted}, kind
         assert set(member["required"]) == {"type", *wanted}, kind
+
+
+# ---------------------------------------------------------------- the public lobby
+def fake_clock(app: Flask, start: float = 1_800_000_000.0) -> None:
+    """The manager's clock: a second later at every reading (distinct created times)."""
+    times = iter(range(int(start), int(start) + 10**6))
+    app.extensions["sessions"].clock = lambda: float(next(times))
+
+
+def listed(api: Lobby, query: str = "status=waiting") -> list[str]:
+    r = api.listing(query)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return [e["session_id"] for e in r.get_json()["sessions"]]
+
+
+def test_the_lobby_lists_public_waiting_sessions_newest_first(lobby: Lobby, app: Flask) -> None:
+    fake_clock(app)
+    private = open_game(lobby, 2)["session_id"]
+    made = [open_game(lobby, 3, public=True) for _ in range(5)]
+    duo = lobby.create("uno_duo", [{"name": "Dee"}, {"open": True}], public=True).get_json()
+    full = lobby.create("uno_classic", [{"name": "Fay"}, {"bot": True}], public=True).get_json()
+    newest_first = [b["session_id"] for b in reversed(made)]
+    assert listed(lobby, "status=waiting&variant=uno_classic") == newest_first
+    assert listed(lobby) == [duo["session_id"], *newest_first]
+    assert listed(lobby, "variant=uno_duo") == [duo["session_id"]]
+    assert private not in listed(lobby) and full["session_id"] not in listed(lobby)
+    # Pages of two, by cursor, cover the same list once.
+    pages: list[str] = []
+    cursor = None
+    for _ in range(5):
+        q = "variant=uno_classic&limit=2" + (f"&cursor={cursor}" if cursor else "")
+        page = lobby.listing(q).get_json()
+        pages += [e["session_id"] for e in page["sessions"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == newest_first
+    # An entry names the seats and nothing secret.
+    entry = lobby.listing("variant=uno_duo").get_json()["sessions"][0]
+    assert entry["seats"][0]["name"] == "Dee" and entry["seats"][1] == {
+        "seat": 1, "name": None, "bot": False, "open": True
+    }  # fmt: skip
+    assert entry["open_seats"] == 1 and entry["created"] == int(1_800_000_000 + 6) * 1000
+    text = lobby.listing().get_data(as_text=True)
+    for b in [*made, duo]:
+        assert b["invitation_code"] not in text and b["seats"][0]["token"] not in text
+    # A public session is joined without a code.
+    j = joined(lobby.join(duo["session_id"], "Eve"))
+    assert j["status"] == "playing"
+
+
+def test_the_lobby_never_shows_a_started_deleted_or_expired_session(
+    lobby: Lobby, app: Flask
+) -> None:
+    store = app.extensions["sessions"].store
+    started, deleted, vanished, waiting = (open_game(lobby, 2, public=True) for _ in range(4))
+    joined(lobby.join(started["session_id"], "Bob"))
+    assert lobby.delete(deleted["session_id"], deleted["seats"][0]["token"]).status_code == 204
+    store.delete(vanished["session_id"])  # gone behind the manager's back, as if expired
+    assert listed(lobby) == [waiting["session_id"]]
+    # The listing took the vanished one off the index on the way.
+    assert [sid for _, sid in store.lobby_page(None, None, 10)] == [waiting["session_id"]]
+    assert listed(lobby, "variant=uno_classic") == [waiting["session_id"]]
+    assert [sid for _, sid in store.lobby_page("uno_classic", None, 10)] == [waiting["session_id"]]
+
+
+def test_an_expired_session_leaves_the_lobby(
+    store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    app = make_app(store_config(store_kind, request, SESSION_TTL_SECONDS=0.3))
+    try:
+        api = Lobby(app.test_client())
+        sid = open_game(api, 2, public=True)["session_id"]
+        assert listed(api) == [sid]
+        time.sleep(0.5)
+        assert listed(api) == []
+    finally:
+        app.extensions["sessions"].store.close()
+
+
+def test_the_lobby_index_is_bounded(store_kind: str, request: pytest.FixtureRequest) -> None:
+    app = make_app(store_config(store_kind, request, SESSION_LOBBY_SIZE=3))
+    try:
+        api = Lobby(app.test_client())
+        fake_clock(app)
+        made = [open_game(api, 2, public=True)["session_id"] for _ in range(5)]
+        store = app.extensions["sessions"].store
+        assert [sid for _, sid in store.lobby_page(None, None, 10)] == made[::-1][:3]
+        assert listed(api) == made[::-1][:3]
+    finally:
+        app.extensions["sessions"].store.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [("status=playing", "invalid_request"), ("variant=chess", "invalid_request"),
+     ("cursor=zz", "invalid_request"), ("limit=0", "invalid_request")],
+)  # fmt: skip
+def test_a_bad_lobby_query_is_a_400(lobby: Lobby, query: str, code: str) -> None:
+    problem(lobby.listing(query), 400, code)
+
+
+# ---------------------------------------------------------------- leaving
+def test_a_seat_that_leaves_before_the_start_is_open_again(lobby: Lobby) -> None:
+    body = open_game(lobby, 3)
+    sid, code = body["session_id"], body["invitation_code"]
+    bob = joined(lobby.join(sid, "Bob", code))
+    r = lobby.leave(sid, bob["token"])
+    assert r.status_code == 200, r.get_data(as_text=True)
+    left = r.get_json()
+    assert left["status"] == "waiting" and left["seats"][1]["open"] is True
+    problem(lobby.get(sid, bob["token"]), 401, "invalid_token")
+    last = lobby.events(sid).get_json()["events"][-1]
+    assert last == {
+        "seq": left["last_event"], "type": "left", "seat": 1, "name": "Bob", "replaced_by": "open"
+    }  # fmt: skip
+    eve = joined(lobby.join(sid, "Eve", code, seat=1))
+    assert eve["seat"] == 1 and eve["status"] == "waiting"
+
+
+def test_a_seat_that_leaves_after_the_start_is_played_by_a_bot(lobby: Lobby) -> None:
+    body = open_game(lobby, 2, options={"target": 30})
+    sid = body["session_id"]
+    ann = body["seats"][0]["token"]
+    bob = joined(lobby.join(sid, "Bob", body["invitation_code"]))
+    r = lobby.leave(sid, bob["token"])
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert r.get_json()["seats"][1]["bot"] is True and r.get_json()["status"] == "playing"
+    problem(lobby.move(sid, bob["token"], {"type": "draw"}, 1), 401, "invalid_token")
+    events = lobby.events(sid, ann).get_json()["events"]
+    assert {"type": "left", "seat": 1, "name": "Bob", "replaced_by": "bot"} in [
+        {k: v for k, v in e.items() if k != "seq"} for e in events
+    ]
+    # The bot plays seat 1: Ann alone plays the game to its end.
+    for _ in range(3000):
+        view = lobby.get(sid, ann).get_json()
+        if view["status"] == "over":
+            break
+        assert turn_seat(view["view"]) == 0, "the bot left its turn unplayed"
+        move = next(m for m in view["legal_moves"] if m["type"] not in ("uno", "catch"))
+        assert lobby.move(sid, ann, move, view["version"]).status_code == 200
+    assert lobby.get(sid).get_json()["view"]["phase"] == "game_over"
+
+
+def test_leave_needs_a_seat_token(lobby: Lobby) -> None:
+    sid = open_game(lobby, 2)["session_id"]
+    problem(lobby.leave(sid, None), 401, "missing_token")
+    problem(lobby.leave(sid, "nope"), 401, "invalid_token")
+
+
+# ---------------------------------------------------------------- rematch
+def finished_pair(api: Lobby) -> tuple[str, list[str]]:
+    """Ann and Bob, a game played to its end."""
+    r = api.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}], options={"target": 30})
+    body = r.get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    play_to_the_end([api], sid, toks)
+    return sid, toks
+
+
+def test_a_rematch_is_the_next_game_with_the_same_seats(lobby: Lobby, app: Flask) -> None:
+    body = lobby.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
+    problem(lobby.rematch(body["session_id"], body["seats"][0]["token"]), 409, "game_not_over")
+    sid, toks = finished_pair(lobby)
+    old = lobby.get(sid).get_json()
+    first = lobby.rematch(sid, toks[0])
+    assert first.status_code == 200, first.get_data(as_text=True)
+    a = first.get_json()
+    b = lobby.rematch(sid, toks[1]).get_json()
+    new = a["session_id"]
+    assert b["session_id"] == new != sid and a["previous_session_id"] == sid
+    assert (a["seat"], b["seat"]) == (0, 1) and a["token"] != b["token"]
+    assert [s["name"] for s in a["seats"]] == ["Ann", "Bob"] and a["status"] == "playing"
+    rematches = [e for e in lobby.events(sid).get_json()["events"] if e["type"] == "rematch"]
+    assert [e["session_id"] for e in rematches] == [new]
+    mine = lobby.get(new, a["token"]).get_json()
+    assert mine["seat"] == 0 and mine["status"] == "playing"
+    assert lobby.get(new, b["token"]).get_json()["seat"] == 1
+    problem(lobby.get(new, toks[0]), 401, "invalid_token")  # the old token is the old game's
+    # A new seed, the next dealer, the same options.
+    store = app.extensions["sessions"].store
+    old_state = engine.from_dict(orjson.loads(store.load(sid).state))
+    new_state = engine.from_dict(orjson.loads(store.load(new).state))
+    assert new_state.dealer == (old_state.dealer + 1) % 2
+    assert new_state.seed != old_state.seed and new_state.options == old_state.options
+    assert mine["seed_commitment"]["sha256"] != old["seed_commitment"]["sha256"]
+
+
+def test_racing_rematches_make_one_session(lobby: Lobby, app: Flask) -> None:
+    sid, toks = finished_pair(lobby)
+    answers: list[Any] = []
+    gate = threading.Barrier(4)
+
+    def rematch(tok: str) -> None:
+        api = Lobby(app.test_client())
+        gate.wait()
+        answers.append(api.rematch(sid, tok))
+
+    threads = [threading.Thread(target=rematch, args=(toks[i % 2],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r.status_code == 200 for r in answers), [r.get_json() for r in answers]
+    assert len({r.get_json()["session_id"] for r in answers}) == 1
+    events = lobby.events(sid).get_json()["events"]
+    assert sum(e["type"] == "rematch" for e in events) == 1
+
+
+# ---------------------------------------------------------------- spectators
+def reads(api: Lobby, sid: str, token: str | None) -> list[Any]:
+    """Every read of a session: the state, the event log, the stream."""
+    return [api.get(sid, token), api.events(sid, token), api.stream(sid, token)]
+
+
+def test_spectators_anyone_reads_without_a_token(lobby: Lobby) -> None:
+    body = lobby.create("uno_classic", [{"name": "Ann"}, {"bot": True}]).get_json()
+    assert body["spectator_code"] is None
+    for r in reads(lobby, body["session_id"], None):
+        assert r.status_code == 200, r.get_data(as_text=True)
+
+
+def test_spectators_code_reads_with_the_spectator_code_only(lobby: Lobby) -> None:
+    body = lobby.create(
+        "uno_classic", [{"name": "Ann"}, {"bot": True}], spectators="code"
+    ).get_json()
+    sid, code, ann = body["session_id"], body["spectator_code"], body["seats"][0]["token"]
+    assert code
+    for r in reads(lobby, sid, None):
+        problem(r, 401, "missing_token")
+    for r in reads(lobby, sid, "not-the-code"):
+        problem(r, 401, "invalid_token")
+    for r in reads(lobby, sid, code):
+        assert r.status_code == 200, r.get_data(as_text=True)
+    spectator = lobby.get(sid, code).get_json()
+    assert spectator["seat"] is None and spectator["view"]["hand"] == []
+    problem(lobby.legal(sid, code), 401, "invalid_token")
+    problem(lobby.move(sid, code, {"type": "draw"}, 1), 401, "invalid_token")
+    problem(lobby.leave(sid, code), 401, "invalid_token")
+    assert lobby.get(sid, ann).get_json()["seat"] == 0
+
+
+def test_spectators_seats_reads_with_a_seat_token_only(lobby: Lobby) -> None:
+    body = lobby.create(
+        "uno_classic", [{"name": "Ann"}, {"bot": True}], spectators="seats"
+    ).get_json()
+    sid, ann = body["session_id"], body["seats"][0]["token"]
+    assert body["spectator_code"] is None
+    for r in reads(lobby, sid, None):
+        problem(r, 401, "missing_token")
+    for r in reads(lobby, sid, ann):
+        assert r.status_code == 200, r.get_data(as_text=True)
+
+
+def test_a_bad_spectator_mode_is_a_400(lobby: Lobby) -> None:
+    problem(lobby.create("uno_classic", 2, spectators="friends"), 400, "invalid_request")
+    problem(lobby.create("uno_classic", 2, on_leave="forfeit"), 400, "invalid_request")
+
+
+# ---------------------------------------------------------------- two service instances
+@pytest.mark.parametrize("how", ["invitation", "lobby"])
+def test_four_phones_fill_a_game_and_play_it_on_two_replicas(
+    replicas: tuple[Api, Api], how: str
+) -> None:
+    """Ann creates on one instance; three phones find the game (her invitation code, or
+    the public lobby), join through either instance, and all four play it to the end."""
+    a, b = (Lobby(api.c) for api in replicas)
+    body = open_game(a, 4, public=how == "lobby", options={"target": 30})
+    sid = body["session_id"]
+    toks = [body["seats"][0]["token"]]
+    for i, name in enumerate(["Bob", "Cy", "Di"]):
+        phone = (b, a)[i % 2]
+        if how == "lobby":
+            assert sid in listed(phone, "status=waiting&variant=uno_classic")
+            answer = joined(phone.join(sid, name))
+        else:
+            answer = joined(phone.join(sid, name, body["invitation_code"]))
+        toks.append(answer["token"])
+    assert answer["status"] == "playing"
+    assert sid not in listed(a) and sid not in listed(b)
+    for api in (a, b):
+        seats = api.get(sid, toks[3]).get_json()["seats"]
+        assert [s["name"] for s in seats] == ["Ann", "Bob", "Cy", "Di"]
+    final = play_to_the_end([a, b], sid, toks)
+    assert final["status"] == "over"
+
+
+def test_a_join_race_across_replicas_has_one_winner(replicas: tuple[Api, Api]) -> None:
+    a, b = (Lobby(api.c) for api in replicas)
+    body = open_game(a, 2)
+    sid, code = body["session_id"], body["invitation_code"]
+    b.get(sid)  # both replicas cache the waiting session
+    answers: list[Any] = []
+    gate = threading.Barrier(2)
+
+    def join(api: Lobby, name: str) -> None:
+        gate.wait()
+        answers.append(api.join(sid, name, code))
+
+    threads = [threading.Thread(target=join, args=(api, n)) for api, n in ((a, "A"), (b, "B"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.status_code for r in answers) == [200, 409]
+    winner = next(r.get_json() for r in answers if r.status_code == 200)
+    for api in (a, b):
+        assert api.get(sid, winner["token"]).get_json()["seat"] == 1
