@@ -341,6 +341,8 @@ class SessionManager:
         self.clock: Callable[[], float] = time.time
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._lock = threading.Lock()
+        #: Presence: when this process last recorded each (session, seat) as seen.
+        self._touched: OrderedDict[tuple[str, int], float] = OrderedDict()
 
     # ------------------------------------------------------------------ the cache
     def _cached(self, sid: str) -> Cached | None:
@@ -360,15 +362,51 @@ class SessionManager:
             while len(self._cache) > self.config.cache_size:
                 self._cache.popitem(last=False)
 
+    # ------------------------------------------------------------------ presence
+    def _seen(self, sid: str, seat: int | None) -> tuple[int, int] | None:
+        """``(seat, epoch ms)`` to record with the next store call, when this process has
+        not recorded that seat in the last half of ``presence_seconds``; else None."""
+        if seat is None:
+            return None
+        now = self.clock()
+        key = (sid, seat)
+        with self._lock:
+            last = self._touched.get(key)
+            if last is not None and now - last < self.config.presence_seconds / 2:
+                return None
+            self._touched[key] = now
+            self._touched.move_to_end(key)
+            while len(self._touched) > self.config.cache_size:
+                self._touched.popitem(last=False)
+        return seat, int(now * 1000)
+
+    def _known_seat(self, sid: str, authorization: str | None) -> int | None:
+        """The token's seat by this process's cached meta (no read; None if unknown)."""
+        hit = self._cached(sid)
+        token = tokens.bearer(authorization)
+        if hit is None or not token:
+            return None
+        return tokens.seat_of(token, hit.meta.hashes)
+
+    def _presence(self, meta: Meta, seen: dict[int, int]) -> list[dict[str, Any]]:
+        """The seats, each with ``connected``: seen in the last ``presence_seconds``."""
+        since = (self.clock() - self.config.presence_seconds) * 1000
+        return [
+            {**s, "connected": not s["bot"] and seen.get(s["seat"], -1) >= since}
+            for s in self._seats(meta)
+        ]
+
     def _forget(self, sid: str) -> None:
         with self._lock:
             self._cache.pop(sid, None)
 
     # ------------------------------------------------------------------ reading
-    def _load(self, sid: str, idem_key: str | None = None) -> tuple[Cached, Loaded]:
+    def _load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> tuple[Cached, Loaded]:
         if not SID.match(sid):
             raise not_found(sid)
-        loaded = self._store(lambda: self.store.load(sid, idem_key))
+        loaded = self._store(lambda: self.store.load(sid, idem_key, seen))
         if loaded is None:
             self._forget(sid)
             raise not_found(sid)
@@ -773,10 +811,11 @@ class SessionManager:
 
     # ------------------------------------------------------------------ reads
     def get(self, sid: str, authorization: str | None) -> Answer:
-        c, _ = self._load(sid)
+        seen = self._seen(sid, self._known_seat(sid, authorization))
+        c, loaded = self._load(sid, seen=seen)
         seat = self._seat(c.meta, authorization, required=False)
         body = self._seat_body(sid, c, seat)
-        body["seats"] = self._seats(c.meta)
+        body["seats"] = self._presence(c.meta, loaded.seen)
         return Answer(200, orjson.dumps(body), c.version)
 
     def legal_moves(self, sid: str, authorization: str | None) -> Answer:
@@ -816,7 +855,7 @@ class SessionManager:
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
         new = Cached(ask.expected + 1, at.seq + len(events), state, at.meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)
-        return self._commit(sid, ask, new, events, out, moves)
+        return self._commit(sid, ask, new, events, out, moves, seen=self._seen(sid, ask.seat))
 
     def _load_seat(self, sid: str, authorization: str | None) -> tuple[Cached, Loaded | None, int]:
         """The session (this process's cached copy when it has one, else one read: then
@@ -881,6 +920,7 @@ class SessionManager:
         out: bytes,
         moves: list[bytes],
         meta_changed: bool = False,
+        seen: tuple[int, int] | None = None,
     ) -> Answer:
         """Compare-and-set ``new`` over ``ask.expected`` with the ``moves`` to log (and
         ``new.meta`` when ``meta_changed``), storing ``out`` under the Idempotency-Key. A
@@ -891,7 +931,7 @@ class SessionManager:
         meta = new.meta.to_json() if meta_changed else None
         res = self._store(
             lambda: self.store.commit(
-                sid, ask.expected, state, _dump(events), idem, moves=moves, meta=meta
+                sid, ask.expected, state, _dump(events), idem, moves=moves, meta=meta, seen=seen
             )
         )
         if res.status == "ok":
@@ -928,7 +968,7 @@ class SessionManager:
         return Answer(200, body, orjson.loads(body)["version"], replayed=True)
 
     def events(self, sid: str, authorization: str | None, after: int, limit: int) -> Answer:
-        c, _ = self._load(sid)
+        c, _ = self._load(sid, seen=self._seen(sid, self._known_seat(sid, authorization)))
         seat = self._seat(c.meta, authorization, required=False)
         rows = self._store(lambda: self.store.events(sid, after, min(limit, MAX_EVENTS_PAGE)))
         body = {
@@ -960,6 +1000,12 @@ class SessionManager:
         sub = self._store(lambda: self.store.subscribe(sid))
         return seat, self._follow(sid, seat, sub, after, until)
 
+    def _stream_seen(self, sid: str, seat: int | None) -> None:
+        """An open stream keeps its seat connected (recorded at most every half period)."""
+        seen = self._seen(sid, seat)
+        if seen is not None:
+            self.store.touch(sid, *seen)
+
     def _follow(
         self, sid: str, seat: int | None, sub: Subscription, after: int, until: float
     ) -> Iterator[tuple[int, Event] | None]:
@@ -970,6 +1016,7 @@ class SessionManager:
         try:
             with sub:
                 while True:
+                    self._stream_seen(sid, seat)
                     rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
                     for seq, ev in rows:
                         last = seq

@@ -27,6 +27,7 @@ class _Session:
     # The most recent idempotent answers, oldest first (they expire with the session).
     idem: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     moves: list[bytes] = field(default_factory=list)
+    seen: dict[int, int] = field(default_factory=dict)
 
 
 class MemoryStore(SessionStore):
@@ -89,13 +90,23 @@ class MemoryStore(SessionStore):
             self._notify(sid)
             return Commit("ok", 1, len(events))
 
-    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
+    def load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> Loaded | None:
         with self._lock:
             s = self._get(sid)
             if s is None:
                 return None
+            if seen is not None:
+                s.seen[seen[0]] = seen[1]
             answer = s.idem.get(idem_key) if idem_key else None
-            return Loaded(s.version, s.seq, s.state, s.meta, answer)
+            return Loaded(s.version, s.seq, s.state, s.meta, answer, dict(s.seen))
+
+    def touch(self, sid: str, seat: int, at_ms: int) -> None:
+        with self._lock:
+            s = self._get(sid)
+            if s is not None:
+                s.seen[seat] = at_ms
 
     def commit(
         self,
@@ -106,6 +117,7 @@ class MemoryStore(SessionStore):
         idem: Idem | None = None,
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
+        seen: tuple[int, int] | None = None,
     ) -> Commit:
         with self._lock:
             s = self._get(sid)
@@ -123,6 +135,8 @@ class MemoryStore(SessionStore):
             s.moves.extend(moves)
             if meta is not None:
                 s.meta = meta
+            if seen is not None:
+                s.seen[seen[0]] = seen[1]
             s.version += 1
             s.state = state
             s.expires = self._clock() + self.ttl

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 #: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
@@ -46,6 +46,8 @@ class Loaded:
     state: bytes
     meta: bytes
     idem: bytes | None = None
+    #: Presence: seat -> when it was last seen (epoch ms).
+    seen: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -118,8 +120,15 @@ class SessionStore(ABC):
         its move log."""
 
     @abstractmethod
-    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
-        """The session, or None; one round trip (``idem_key``: also fetch that answer)."""
+    def load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> Loaded | None:
+        """The session, or None; one round trip (``idem_key``: also fetch that answer;
+        ``seen``: first record that seat as seen at that epoch ms)."""
+
+    @abstractmethod
+    def touch(self, sid: str, seat: int, at_ms: int) -> None:
+        """Record ``seat`` as seen at ``at_ms`` (presence; it expires with the session)."""
 
     @abstractmethod
     def commit(
@@ -131,8 +140,9 @@ class SessionStore(ABC):
         idem: Idem | None = None,
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
+        seen: tuple[int, int] | None = None,
     ) -> Commit:
-        """Atomically: if there is no such session, ``missing``; if ``idem`` has a stored
+        """Atomically (``seen``: presence, recorded with an applied commit): if there is no such session, ``missing``; if ``idem`` has a stored
         answer, return it (``replayed``, whatever the version); if the session is not at
         ``expected_version``, ``conflict``; else write the state at
         version + 1, append ``events`` and ``moves``, replace the meta when one is given,

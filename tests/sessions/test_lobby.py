@@ -476,3 +476,39 @@ def test_a_join_race_across_replicas_has_one_winner(replicas: tuple[Api, Api]) -
     winner = next(r.get_json() for r in answers if r.status_code == 200)
     for api in (a, b):
         assert api.get(sid, winner["token"]).get_json()["seat"] == 1
+
+
+# ---------------------------------------------------------------- presence
+def connected(api: Lobby, sid: str, token: str | None = None) -> list[bool]:
+    return [s["connected"] for s in api.get(sid, token).get_json()["seats"]]
+
+
+def test_presence_shows_the_seats_seen_recently(lobby: Lobby, app: Flask) -> None:
+    now = [1_800_000_000.0]
+    mgr = app.extensions["sessions"]
+    mgr.clock = lambda: now[0]
+    period = mgr.config.presence_seconds
+    body = lobby.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}, {"bot": True}]).get_json()
+    sid, ann, bob = body["session_id"], body["seats"][0]["token"], body["seats"][1]["token"]
+    assert connected(lobby, sid) == [False, False, False]
+    assert connected(lobby, sid, ann) == [True, False, False]  # recorded with the read
+    stored = mgr.store.load(sid).seen
+    assert stored == {0: int(now[0] * 1000)}
+    now[0] += period / 4  # within half a period: not written again
+    connected(lobby, sid, ann)
+    assert mgr.store.load(sid).seen == stored
+    # An open stream keeps Bob connected.
+    r = lobby.stream(sid, bob)
+    assert r.status_code == 200 and r.get_data().startswith(b"retry:")
+    assert connected(lobby, sid) == [True, True, False]
+    now[0] += period + 1
+    assert connected(lobby, sid) == [False, False, False]
+    # A move records its seat with the commit.
+    view = lobby.get(sid).get_json()["view"]
+    seat = turn_seat(view)
+    tok = (ann, bob)[seat]  # the bot has moved: a person's turn
+    mine = lobby.get(sid, tok).get_json()
+    now[0] += period + 1
+    move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
+    assert lobby.move(sid, tok, move, mine["version"]).status_code == 200
+    assert connected(lobby, sid)[seat] is True
