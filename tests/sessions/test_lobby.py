@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from typing import Any
 
 import orjson
@@ -512,3 +513,20 @@ def test_presence_shows_the_seats_seen_recently(lobby: Lobby, app: Flask) -> Non
     move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
     assert lobby.move(sid, tok, move, mine["version"]).status_code == 200
     assert connected(lobby, sid)[seat] is True
+
+
+def test_joins_are_rate_limited_like_every_call(
+    store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    """Guessing invitation codes meets the global limit (and a code has 256 bits)."""
+    prefix = f"rl{uuid.uuid4().hex[:8]}:"
+    config = store_config(store_kind, request, RATE_LIMIT="4/hour", RATE_LIMIT_KEY_PREFIX=prefix)
+    app = make_app(config)
+    try:
+        api = Lobby(app.test_client())
+        sid = open_game(api, 2)["session_id"]  # the first of the four calls
+        answers = [api.join(sid, "Eve", f"guess-{i}") for i in range(5)]
+        assert [r.status_code for r in answers] == [403, 403, 403, 429, 429]
+        problem(answers[-1], 429, "rate_limited")
+    finally:
+        app.extensions["sessions"].store.close()
