@@ -20,6 +20,15 @@ made it and when (``Logged``): the game's record, which replays to the session's
 A session takes at most ``max_moves`` moves (``SESSION_MAX_MOVES``): past it a move is
 409 ``move_limit_reached``, so a session's storage stays bounded. Time is read from
 ``SessionManager.clock`` (``time.time`` unless a test sets another).
+
+Multiplayer: a session created with open seats is ``waiting`` (its state is null:
+nothing is dealt; the meta keeps the seed and setup) until ``join`` takes the last one
+and deals. Seat changes (``join``, ``leave``, ``rematch``'s link and token claims) are
+compare-and-set commits that replace the meta, retried after a lost race, so a race for
+the last seat or for the rematch has one winner. The public lobby is an index in a slot
+of its own, kept by separate calls and checked against each session's meta when listed.
+Presence (``connected``) rides on the read or the move's commit: a seat's time is
+written at most once per half ``presence_seconds`` per process.
 """
 
 from __future__ import annotations
