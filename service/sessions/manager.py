@@ -983,6 +983,7 @@ class SessionManager:
         body = {
             "session_id": sid,
             "seat": seat,
+            "status": status_of(c),
             "version": c.version,
             "last_event": c.seq,
             "events": [_row(seq, ev, seat) for seq, ev in rows],

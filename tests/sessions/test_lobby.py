@@ -107,7 +107,9 @@ def test_a_session_with_open_seats_waits_and_deals_when_the_last_is_taken(lobby:
     assert [s["name"] for s in cy["seats"]] == ["Ann", "Bob", "Cy"]
     problem(lobby.join(sid, "Eve", code), 409, "session_started")
     # Everyone sees who joined and when the game started; then the deal.
-    types = [e["type"] for e in lobby.events(sid).get_json()["events"]]
+    log = lobby.events(sid).get_json()
+    assert log["status"] == "playing"
+    types = [e["type"] for e in log["events"]]
     assert types[:3] == ["joined", "joined", "started"] and len(types) > 3
     # Each joined token is its seat's (and sees its own hand only).
     for seat, tok in ((0, ann), (1, bob["token"]), (2, cy["token"])):
