@@ -109,10 +109,13 @@ def list_sessions() -> Response:
         raise invalid_request(
             "the lobby lists waiting sessions only (status=waiting)", {"status": ["not waiting"]}
         )
-    variant = request.args.get("variant") or None
+    variant = request.args.get("variant")
     if variant is not None and variant not in VARIANT_IDS:
         raise invalid_request(f"no variant {variant!r}", {"variant": ["unknown variant"]})
-    limit = min(_int_arg("limit", 20, minimum=1), MAX_LOBBY_PAGE)
+    raw_limit = request.args.get("limit")
+    limit = 20 if raw_limit is None else _number("limit", raw_limit, 1)
+    if limit > MAX_LOBBY_PAGE:
+        raise invalid_request(f"limit must be from 1 to {MAX_LOBBY_PAGE}", {"limit": ["too large"]})
     return _answer(manager().lobby(variant, request.args.get("cursor"), limit))
 
 

@@ -15,14 +15,23 @@ SPECTATORS = ("anyone", "code", "seats")
 ON_LEAVE = ("bot",)
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only (marshmallow's Boolean also takes 0, 1, "yes" ...)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("Not a valid boolean.")
+        return value
+
+
 class SeatSpec(Schema):
     class Meta:
         unknown = RAISE
 
     name = fields.String(validate=validate.Length(min=1, max=40))
-    bot = fields.Boolean(load_default=False)
+    bot = StrictBoolean(load_default=False)
     #: An open seat: nobody has it yet; a person takes it with ``POST .../join``.
-    open = fields.Boolean(load_default=False)
+    open = StrictBoolean(load_default=False)
 
     @validates_schema
     def _open_is_alone(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -55,7 +64,7 @@ class CreateSession(Schema):
     dealer = fields.Integer(strict=True, validate=validate.Range(min=0))
     options = fields.Dict(keys=fields.String())
     #: Listed by ``GET /v1/sessions`` while it waits, and joined without a code.
-    public = fields.Boolean(load_default=False)
+    public = StrictBoolean(load_default=False)
     #: Who may read the session without a seat token (see ``SPECTATORS``).
     spectators = fields.String(load_default="anyone", validate=validate.OneOf(SPECTATORS))
     #: What becomes of a seat that leaves after the start (see ``ON_LEAVE``).

@@ -267,7 +267,8 @@ def test_the_lobby_index_is_bounded(store_kind: str, request: pytest.FixtureRequ
 @pytest.mark.parametrize(
     ("query", "code"),
     [("status=playing", "invalid_request"), ("variant=chess", "invalid_request"),
-     ("cursor=zz", "invalid_request"), ("limit=0", "invalid_request")],
+     ("cursor=zz", "invalid_request"), ("limit=0", "invalid_request"),
+     ("limit=101", "invalid_request")],
 )  # fmt: skip
 def test_a_bad_lobby_query_is_a_400(lobby: Lobby, query: str, code: str) -> None:
     problem(lobby.listing(query), 400, code)
