@@ -39,8 +39,11 @@ def make_store(config: SessionConfig) -> SessionStore:
             prefix=config.key_prefix,
             max_idem=config.max_idem,
             timeout=config.redis_timeout,
+            lobby_size=config.lobby_size,
         )
-    return MemoryStore(config.ttl, config.max_events, max_idem=config.max_idem)
+    return MemoryStore(
+        config.ttl, config.max_events, max_idem=config.max_idem, lobby_size=config.lobby_size
+    )
 
 
 def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:

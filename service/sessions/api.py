@@ -11,18 +11,22 @@ import orjson
 from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import Schema
 
+import engine
 from service.http import json_body
 from service.problems import problem_response
 
 from .manager import Answer, SessionManager
 from .problems import invalid_request, unavailable
-from .schemas import create_schema, move_schema
+from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
 
 log = logging.getLogger("service.sessions")
 bp = Blueprint("sessions", __name__, url_prefix="/v1/sessions")
 
 JSON = "application/json"
+#: The most sessions one lobby page lists.
+MAX_LOBBY_PAGE = 100
+VARIANT_IDS = frozenset(v.id for v in engine.all_variants())
 
 
 def manager() -> SessionManager:
@@ -95,6 +99,39 @@ def _float_arg(name: str, default: float | None) -> float | None:
 @bp.post("")
 def create_session() -> Response:
     return _answer(manager().create(_body(create_schema)))
+
+
+@bp.get("")
+def list_sessions() -> Response:
+    """The public lobby: sessions created ``public`` that wait for seats."""
+    status = request.args.get("status", "waiting")
+    if status != "waiting":
+        raise invalid_request(
+            "the lobby lists waiting sessions only (status=waiting)", {"status": ["not waiting"]}
+        )
+    variant = request.args.get("variant")
+    if variant is not None and variant not in VARIANT_IDS:
+        raise invalid_request(f"no variant {variant!r}", {"variant": ["unknown variant"]})
+    raw_limit = request.args.get("limit")
+    limit = 20 if raw_limit is None else _number("limit", raw_limit, 1)
+    if limit > MAX_LOBBY_PAGE:
+        raise invalid_request(f"limit must be from 1 to {MAX_LOBBY_PAGE}", {"limit": ["too large"]})
+    return _answer(manager().lobby(variant, request.args.get("cursor"), limit))
+
+
+@bp.post("/<sid>/join")
+def join_session(sid: str) -> Response:
+    return _answer(manager().join(sid, _body(join_schema)))
+
+
+@bp.post("/<sid>/leave")
+def leave_session(sid: str) -> Response:
+    return _answer(manager().leave(sid, request.headers.get("Authorization")))
+
+
+@bp.post("/<sid>/rematch")
+def rematch_session(sid: str) -> Response:
+    return _answer(manager().rematch(sid, request.headers.get("Authorization")))
 
 
 @bp.get("/<sid>")

@@ -77,6 +77,12 @@ class Clock:
         """Whether ``seat``'s timeouts in a row now hand it to a bot."""
         return self.max_timeouts is not None and self.timeouts[seat] >= self.max_timeouts
 
+    def fresh(self, seats: int, at: float) -> Clock:
+        """The same settings for a new game (a rematch) starting at ``at``."""
+        return replace(
+            self, started=at, bank=(self.bank_seconds,) * seats, timeouts=(0,) * seats
+        )
+
     def restart(self, at: float) -> Clock:
         """The game waits for a new move from ``at``."""
         return replace(self, started=at)

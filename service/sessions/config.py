@@ -9,6 +9,8 @@
 | ``SESSION_IDEMPOTENCY_KEYS`` | 32 | idempotent answers kept per session (the most recent) |
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
+| ``SESSION_LOBBY_SIZE`` | 1000 | public waiting sessions the lobby index keeps (the newest) |
+| ``SESSION_PRESENCE_SECONDS`` | 30 | a seat is connected when it made a request (or held a stream) this recently |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
 | ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
 | ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
@@ -26,7 +28,7 @@ from typing import Any
 
 from service import secretfiles
 
-from .store import IDEMPOTENCY_KEYS
+from .store import IDEMPOTENCY_KEYS, LOBBY_SIZE
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
@@ -42,6 +44,8 @@ class SessionConfig:
     max_bot_moves: int = 500
     max_moves: int = 20_000
     cache_size: int = 10_000
+    lobby_size: int = LOBBY_SIZE
+    presence_seconds: float = 30.0
     stream_seconds: float = 300.0
     heartbeat_seconds: float = 15.0
     retry_after: int = 1
@@ -92,6 +96,8 @@ class SessionConfig:
             max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
             max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
+            lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),
+            presence_seconds=get("SESSION_PRESENCE_SECONDS", cls.presence_seconds, float),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),
             heartbeat_seconds=get("SESSION_HEARTBEAT_SECONDS", cls.heartbeat_seconds, float),
             retry_after=get("SESSION_RETRY_AFTER", cls.retry_after, int),

@@ -1,24 +1,47 @@
 """Session events: what the service itself (not a move of the game) adds to a session's
 event log, each declared once here.
 
-``SESSION_EVENTS`` maps each type to its fields; the spec's ``Event`` union has one
-member per entry (``tests/sessions/test_clocks.py`` checks they agree). A session event
-holds no hidden information, so ``engine.redact`` passes it through unchanged and the
-SSE stream sends it like any other event. To add one: an entry here, a builder below,
-and its member in the spec's ``Event`` union.
+They go into the session's event log like the engine's (numbered, in every answer, the
+event log and the stream) and carry no hidden information: ``engine.redact`` passes an
+event without a ``secret`` through unchanged. ``SESSION_EVENTS`` names each type once,
+with its fields; the spec's ``Event`` union has one member per entry
+(tests/sessions/test_lobby.py and test_clocks.py check they agree). To add one: an entry
+here and its member in the spec's ``Event`` union.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from engine import Event
 
-#: type -> the fields it carries besides ``type`` (and ``seq`` in the log).
-SESSION_EVENTS: dict[str, frozenset[str]] = {
-    "timeout": frozenset({"player", "deadline", "moves"}),
-    "bot_took_seat": frozenset({"player", "reason"}),
+#: Each session event type and the fields it carries (beside ``type``).
+SESSION_EVENTS: dict[str, tuple[str, ...]] = {
+    # A person took an open seat (``name``: the name it chose).
+    "joined": ("seat", "name"),
+    # The last open seat was taken: the cards are dealt (the game's events follow).
+    "started": (),
+    # A seat left: before the start it is open again (``replaced_by: "open"``), after
+    # it a bot plays it (``replaced_by: "bot"``).
+    "left": ("seat", "name", "replaced_by"),
+    # The next game with the same seats was made: ``session_id`` names it.
+    "rematch": ("session_id",),
+    # ``player``'s time ran out at ``deadline``; the clock played ``moves`` forced moves
+    # for it (their events follow).
+    "timeout": ("player", "deadline", "moves"),
+    # A bot plays ``player``'s seat from now on (``reason``: ``timeouts``, the seat ran
+    # out of time ``max_timeouts`` times in a row).
+    "bot_took_seat": ("player", "reason"),
 }
+
+
+def session_event(kind: str, **fields: Any) -> Event:
+    """A session event of ``kind`` with exactly its fields."""
+    want = SESSION_EVENTS[kind]
+    if set(fields) != set(want):
+        raise ValueError(f"a {kind!r} event has the fields {want}, not {sorted(fields)}")
+    return {"type": kind, **fields}
 
 
 def rfc3339(at: float) -> str:
@@ -28,12 +51,8 @@ def rfc3339(at: float) -> str:
 
 
 def timeout(player: int, deadline: float, moves: int) -> Event:
-    """``player``'s time ran out at ``deadline``; the clock played ``moves`` forced moves
-    for it (their events follow)."""
-    return {"type": "timeout", "player": player, "deadline": rfc3339(deadline), "moves": moves}
+    return session_event("timeout", player=player, deadline=rfc3339(deadline), moves=moves)
 
 
 def bot_took_seat(player: int, reason: str) -> Event:
-    """A bot plays ``player``'s seat from now on (``reason``: ``timeouts``, the seat ran
-    out of time ``max_timeouts`` times in a row)."""
-    return {"type": "bot_took_seat", "player": player, "reason": reason}
+    return session_event("bot_took_seat", player=player, reason=reason)

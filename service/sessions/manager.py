@@ -28,11 +28,21 @@ what the clock owes (``_settle``): each passed deadline's forced default moves
 the bots' replies, in a chain while deadlines have passed, committed with one
 compare-and-set over the version read (a racing replica loses, re-reads and finds the
 timeout played: one timeout, never two).
+
+Multiplayer: a session created with open seats is ``waiting`` (its state is null:
+nothing is dealt; the meta keeps the seed and setup) until ``join`` takes the last one
+and deals. Seat changes (``join``, ``leave``, ``rematch``'s link and token claims) are
+compare-and-set commits that replace the meta, retried after a lost race, so a race for
+the last seat or for the rematch has one winner. The public lobby is an index in a slot
+of its own, kept by separate calls and checked against each session's meta when listed.
+Presence (``connected``) rides on the read or the move's commit: a seat's time is
+written at most once per half ``presence_seconds`` per process.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import random
 import re
@@ -41,7 +51,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property, partial
 from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
 
@@ -51,7 +61,7 @@ from werkzeug.http import parse_etags
 import engine
 import engine.records
 from engine import EngineError, Event, Move, Phase, State
-from service.fairness import seed_commitment
+from service.fairness import commitment, seed_commitment
 from service.observability import count_moves
 
 from . import events as session_events
@@ -59,6 +69,7 @@ from . import tokens
 from .bots import play_bots
 from .clock import Clock
 from .config import SessionConfig
+from .events import session_event
 from .problems import (
     SessionProblem,
     client_seed_refused,
@@ -69,6 +80,10 @@ from .problems import (
 from .store import Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+CURSOR = re.compile(r"^([0-9]{1,15})\.([A-Za-z0-9_-]{8,64})$")
+#: Compare-and-set tries of a seat change before it answers 412 (each lost try means
+#: another change of the same session went first).
+CHANGE_TRIES = 20
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 MAX_EVENTS_PAGE = 1000
 #: Finished games' records each process keeps (``SessionManager.record``).
@@ -87,6 +102,8 @@ class Seat:
     #: False: a person; True: the simple bot; "easy", "normal" or "hard": a bot level.
     bot: bool | str
     token_sha256: str | None
+    #: Nobody has the seat yet (a person takes it with ``join``).
+    open: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,8 +113,21 @@ class Meta:
     created: float
     #: The creator chose the seed: every seat's answer says so (``client_seeded``).
     client_seeded: bool = False
-    #: The dealer as requested at create (``None``: the cut chose): the game's record.
+    #: The game's setup, kept to deal when the last open seat is taken and for a rematch
+    #: (the seed is hidden information: no answer shows the meta).
+    seed: int | None = None
     dealer: int | None = None
+    options: dict[str, Any] | None = None
+    #: Listed in the public lobby while it waits (and joined without a code).
+    public: bool = False
+    #: The SHA-256 of the invitation code (sessions created with open seats).
+    invite_sha256: str | None = None
+    #: Who may read without a seat token: ``anyone``, ``code`` holders, ``seats`` only.
+    spectators: str = "anyone"
+    spectator_sha256: str | None = None
+    on_leave: str = "bot"
+    #: The session of the next game (``rematch``), once made.
+    rematch: str | None = None
     #: The turn clock and its state (None: no clock).
     clock: Clock | None = None
 
@@ -114,39 +144,40 @@ class Meta:
     def hashes(self) -> list[str | None]:
         return [s.token_sha256 for s in self.seats]
 
+    @cached_property
+    def open_seats(self) -> list[int]:
+        return [s.seat for s in self.seats if s.open]
+
     def to_json(self) -> bytes:
-        return orjson.dumps(
-            {
-                "variant": self.variant,
-                "created": self.created,
-                "seats": [s.__dict__ for s in self.seats],
-                "client_seeded": self.client_seeded,
-                "dealer": self.dealer,
-                "clock": self.clock.to_json() if self.clock is not None else None,
-            }
-        )
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["seats"] = [s.__dict__ for s in self.seats]
+        d["clock"] = self.clock.to_json() if self.clock is not None else None
+        return orjson.dumps(d)
 
     @classmethod
     def from_json(cls, raw: bytes) -> Meta:
         d = orjson.loads(raw)
-        seats = tuple(Seat(**s) for s in d["seats"])
-        clock = Clock.from_json(d["clock"]) if d.get("clock") else None
-        return cls(
-            d["variant"],
-            seats,
-            d["created"],
-            bool(d.get("client_seeded", False)),
-            d.get("dealer"),
-            clock,
-        )
+        known = {f.name for f in fields(cls)}
+        d = {k: v for k, v in d.items() if k in known}
+        d["seats"] = tuple(Seat(**s) for s in d["seats"])
+        d["clock"] = Clock.from_json(d["clock"]) if d.get("clock") else None
+        return cls(**d)
 
 
 @dataclass(frozen=True)
 class Cached:
     version: int
     seq: int
-    state: State
+    #: None while the session waits for its open seats (nothing is dealt yet).
+    state: State | None
     meta: Meta
+
+
+def status_of(c: Cached) -> str:
+    """``waiting`` (open seats, nothing dealt), ``playing`` or ``over``."""
+    if c.state is None:
+        return "waiting"
+    return "over" if c.state.phase is Phase.GAME_OVER else "playing"
 
 
 @dataclass(frozen=True)
@@ -243,27 +274,35 @@ def _new_meta(
     toks: list[str | None],
     client_seeded: bool,
     created: float,
-    dealer: int | None = None,
+    **settings: Any,
 ) -> Meta:
-    """The seats as requested (a default name, the hash of each person's token)."""
+    """The seats as requested (a default name, the hash of each person's token; an open
+    seat has neither), with the session's ``settings`` (``Meta`` fields)."""
     seats = tuple(
-        Seat(i, s.get("name") or f"Player {i + 1}", s["bot"], t and tokens.digest(t))
+        Seat(
+            i,
+            s.get("name") or f"Player {i + 1}",
+            s["bot"],
+            t and tokens.digest(t),
+            bool(s.get("open")),
+        )
         for i, (s, t) in enumerate(zip(players, toks, strict=True))
     )
-    return Meta(variant, seats, created, client_seeded, dealer)
+    return Meta(variant, seats, created, client_seeded, **settings)
 
 
 def _hand_to_bot(meta: Meta, seat: int) -> Meta:
     """``meta`` with ``seat`` played by a bot from now on (its token no longer works)."""
-    seats = tuple(
-        replace(s, bot=True, token_sha256=None) if s.seat == seat else s for s in meta.seats
-    )
-    return replace(meta, seats=seats)
+    seats = list(meta.seats)
+    seats[seat] = replace(seats[seat], bot=True, token_sha256=None, open=False)
+    return replace(meta, seats=tuple(seats))
 
 
-def _waiting_person(state: State, meta: Meta) -> int | None:
+def _waiting_person(state: State | None, meta: Meta) -> int | None:
     """The seat the game waits for when a person holds it (else None: a bot's move,
-    or the game is over)."""
+    or the game is over, or nothing is dealt yet)."""
+    if state is None:
+        return None
     seat = engine.waiting_for(state)
     return seat if seat is not None and seat not in meta.bots else None
 
@@ -279,6 +318,29 @@ def _clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) 
     if waited == seat or engine.waiting_for(after) != waited:
         clock = clock.restart(at)
     return replace(meta, clock=clock)
+
+
+
+def _state_json(state: State | None) -> bytes:
+    return orjson.dumps(None if state is None else engine.to_dict(state))
+
+
+def _dealt(c: Cached) -> State:
+    """The session's state (409 ``session_waiting`` while seats are open)."""
+    if c.state is None:
+        raise SessionProblem(
+            409,
+            "session_waiting",
+            f"this session waits for {len(c.meta.open_seats)} more seat(s) to be taken; "
+            "nothing is dealt yet",
+        )
+    return c.state
+
+
+def _waiting_commitment(sid: str, meta: Meta) -> dict[str, Any]:
+    """The seed commitment of a session not dealt yet (its seed is chosen already)."""
+    assert meta.seed is not None
+    return {"game_id": sid, "sha256": commitment(sid, meta.seed), "seed": None}
 
 
 def _expected_version(current: int, if_match: str | None) -> int:
@@ -336,6 +398,8 @@ class SessionManager:
         self._lock = threading.Lock()
         #: Finished games' records by session (a replay of the whole log builds one).
         self._records: OrderedDict[str, bytes] = OrderedDict()
+        #: Presence: when this process last recorded each (session, seat) as seen.
+        self._touched: OrderedDict[tuple[str, int], float] = OrderedDict()
 
     # ------------------------------------------------------------------ the cache
     def _cached(self, sid: str) -> Cached | None:
@@ -355,15 +419,51 @@ class SessionManager:
             while len(self._cache) > self.config.cache_size:
                 self._cache.popitem(last=False)
 
+    # ------------------------------------------------------------------ presence
+    def _seen(self, sid: str, seat: int | None) -> tuple[int, int] | None:
+        """``(seat, epoch ms)`` to record with the next store call, when this process has
+        not recorded that seat in the last half of ``presence_seconds``; else None."""
+        if seat is None:
+            return None
+        now = self.clock()
+        key = (sid, seat)
+        with self._lock:
+            last = self._touched.get(key)
+            if last is not None and now - last < self.config.presence_seconds / 2:
+                return None
+            self._touched[key] = now
+            self._touched.move_to_end(key)
+            while len(self._touched) > self.config.cache_size:
+                self._touched.popitem(last=False)
+        return seat, int(now * 1000)
+
+    def _known_seat(self, sid: str, authorization: str | None) -> int | None:
+        """The token's seat by this process's cached meta (no read; None if unknown)."""
+        hit = self._cached(sid)
+        token = tokens.bearer(authorization)
+        if hit is None or not token:
+            return None
+        return tokens.seat_of(token, hit.meta.hashes)
+
+    def _presence(self, meta: Meta, seen: dict[int, int]) -> list[dict[str, Any]]:
+        """The seats, each with ``connected``: seen in the last ``presence_seconds``."""
+        since = (self.clock() - self.config.presence_seconds) * 1000
+        return [
+            {**s, "connected": not s["bot"] and seen.get(s["seat"], -1) >= since}
+            for s in self._seats(meta)
+        ]
+
     def _forget(self, sid: str) -> None:
         with self._lock:
             self._cache.pop(sid, None)
 
     # ------------------------------------------------------------------ reading
-    def _load(self, sid: str, idem_key: str | None = None) -> tuple[Cached, Loaded]:
+    def _load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> tuple[Cached, Loaded]:
         if not SID.match(sid):
             raise not_found(sid)
-        loaded = self._store(lambda: self.store.load(sid, idem_key))
+        loaded = self._store(lambda: self.store.load(sid, idem_key, seen))
         if loaded is None:
             self._forget(sid)
             raise not_found(sid)
@@ -373,8 +473,9 @@ class SessionManager:
         entry = Cached(
             loaded.version,
             loaded.seq,
-            engine.from_dict(orjson.loads(loaded.state)),
-            Meta.from_json(loaded.meta),  # a commit may have replaced it
+            _state_of(loaded.state),
+            # A commit may have replaced the meta (a seat joined, left, ...).
+            Meta.from_json(loaded.meta),
         )
         self._remember(sid, entry)
         return entry, loaded
@@ -388,18 +489,35 @@ class SessionManager:
 
     @staticmethod
     def _seat(meta: Meta, authorization: str | None, required: bool) -> int | None:
+        """The seat the bearer token names; None for a spectator the session admits
+        (``spectators``: anyone; with ``code``, the bearer of the spectator code).
+        ``required``: a seat token only."""
         token = tokens.bearer(authorization)
         if token is None:
-            if required:
+            if required or meta.spectators != "anyone":
+                detail = (
+                    "this needs a seat token: Authorization: Bearer <token>"
+                    if required or meta.spectators == "seats"
+                    else "this session is watched with its spectator code: "
+                    "Authorization: Bearer <code>"
+                )
                 raise SessionProblem(
                     401,
                     "missing_token",
-                    "this needs a seat token: Authorization: Bearer <token>",
+                    detail,
                     headers={"WWW-Authenticate": 'Bearer realm="sessions"'},
                 )
             return None
         seat = tokens.seat_of(token, meta.hashes) if token else None
         if seat is None:
+            if (
+                token
+                and not required
+                and meta.spectators == "code"
+                and meta.spectator_sha256 is not None
+                and hmac.compare_digest(tokens.digest(token), meta.spectator_sha256)
+            ):
+                return None
             raise SessionProblem(
                 401,
                 "invalid_token",
@@ -411,24 +529,33 @@ class SessionManager:
     def _redacted(self, events: list[Event], first_seq: int, seat: int | None) -> list[Event]:
         return [{"seq": first_seq + i, **engine.redact(e, seat)} for i, e in enumerate(events)]
 
-    def _moves(self, state: State, seat: int | None) -> list[dict[str, Any]]:
-        if seat is None:
+    def _moves(self, state: State | None, seat: int | None) -> list[dict[str, Any]]:
+        if seat is None or state is None:
             return []
         return [m.to_dict() for m in engine.legal_moves(state, seat)]
 
     def _seat_body(self, sid: str, c: Cached, seat: int | None) -> dict[str, Any]:
+        state = c.state
         return {
             "session_id": sid,
             "variant": c.meta.variant,
+            "status": status_of(c),
             "version": c.version,
             "last_event": c.seq,
             "seat": seat,
             "client_seeded": c.meta.client_seeded,
-            "seed_commitment": seed_commitment(sid, c.state),
-            "view": engine.view(c.state, seat),
-            "legal_moves": self._moves(c.state, seat),
+            "seed_commitment": (
+                seed_commitment(sid, state) if state else _waiting_commitment(sid, c.meta)
+            ),
+            "view": engine.view(state, seat) if state else None,
+            "legal_moves": self._moves(state, seat),
             "clock": self._clock_view(c),
         }
+
+    @staticmethod
+    def _seats(meta: Meta) -> list[dict[str, Any]]:
+        """The seats as everyone may see them (no token, no hash)."""
+        return [{"seat": s.seat, "name": s.name, "bot": s.bot, "open": s.open} for s in meta.seats]
 
     def _clock_view(self, c: Cached) -> dict[str, Any] | None:
         clock = c.meta.clock
@@ -465,22 +592,40 @@ class SessionManager:
         variant, dealer, options = req["variant"], req.get("dealer"), req.get("options")
         state, setup = _engine_call(engine.start, variant, len(players), seed, dealer, options)
         sid = secrets.token_urlsafe(16)
-        toks: list[str | None] = [None if s["bot"] else tokens.new_token() for s in players]
+        toks = [None if s["bot"] or s.get("open") else tokens.new_token() for s in players]
+        waiting = any(s.get("open") for s in players)
+        codes = {
+            "invitation_code": tokens.new_token() if waiting else None,
+            "spectator_code": tokens.new_token() if req.get("spectators") == "code" else None,
+        }
         now = self.clock()
-        meta = _new_meta(state.variant, players, toks, client_seeded, now, dealer)
+        meta = _new_meta(
+            state.variant, players, toks, client_seeded, now,
+            seed=seed, dealer=dealer, options=options, public=bool(req.get("public")),
+            invite_sha256=_hashed(codes["invitation_code"]),
+            spectators=req.get("spectators", "anyone"),
+            spectator_sha256=_hashed(codes["spectator_code"]),
+            on_leave=req.get("on_leave", "bot"),
+        )  # fmt: skip
         if req.get("clock") is not None:
             meta = replace(meta, clock=Clock.new(req["clock"], len(players), now))
-        state, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
-        events = setup + bot_events
-        moves = logged(made, "bot", now)
+        held: State | None = None
+        events: list[Event] = []
+        moves: list[bytes] = []
+        if not waiting:
+            held, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
+            events = setup + bot_events
+            moves = logged(made, "bot", now)
         self._store(
-            lambda: self.store.create(
-                sid, meta.to_json(), orjson.dumps(engine.to_dict(state)), _dump(events), moves
-            )
+            lambda: self.store.create(sid, meta.to_json(), _state_json(held), _dump(events), moves)
         )
-        entry = Cached(1, len(events), state, meta)
+        entry = Cached(1, len(events), held, meta)
         self._remember(sid, entry)
-        return Answer(201, orjson.dumps(self._created_body(sid, entry, toks, events)), 1)
+        if waiting and meta.public:
+            self._store(lambda: self.store.lobby_add(sid, meta.variant, int(now * 1000)))
+        body = self._created_body(sid, entry, toks, events)
+        body.update(codes)
+        return Answer(201, orjson.dumps(body), 1)
 
     def _seed(self, seed: int | None) -> tuple[int, bool]:
         """The game's seed and whether the creator chose it (refused unless allowed)."""
@@ -493,22 +638,266 @@ class SessionManager:
     def _created_body(
         self, sid: str, entry: Cached, toks: list[str | None], events: list[Event]
     ) -> dict[str, Any]:
-        """The creator's answer: the first person's seat, with every seat's token."""
-        first = next(s.seat for s in entry.meta.seats if not s.bot)
+        """The creator's answer: the first named person's seat, with every named person's
+        token (an open seat has none yet)."""
+        first = next((s.seat for s in entry.meta.seats if not s.bot and not s.open), None)
         body = self._seat_body(sid, entry, first)
         body["seats"] = [
-            {"seat": s.seat, "name": s.name, "bot": s.bot, "token": t}
-            for s, t in zip(entry.meta.seats, toks, strict=True)
+            {**seat, "token": t} for seat, t in zip(self._seats(entry.meta), toks, strict=True)
         ]
         body["events"] = self._redacted(events, 1, first)
         return body
 
+    # ------------------------------------------------------------------ seat changes
+    def _change(
+        self, sid: str, c: Cached, new: Cached, events: list[Event], moves: list[bytes]
+    ) -> bool:
+        """Compare-and-set ``new`` (state, meta, ``events``, ``moves``) over ``c``: True when
+        applied; False when another commit came first (then look again); 404 when gone."""
+        res = self._store(
+            lambda: self.store.commit(
+                sid, c.version, _state_json(new.state), _dump(events), moves=moves,
+                meta=new.meta.to_json(),
+            )
+        )  # fmt: skip
+        if res.status == "ok":
+            self._remember(sid, new)
+            if moves:
+                count_moves(new.meta.variant, len(moves))
+            return True
+        self._forget(sid)
+        if res.status == "missing":
+            raise not_found(sid)
+        return False
+
+    def _changed(
+        self, sid: str, step: Callable[[Cached], tuple[Cached, list[Event], list[bytes], R]]
+    ) -> R:
+        """Apply ``step`` (the session as read -> the new one, its events, its moves and
+        what to answer) with a compare-and-set, reading again after each lost race."""
+        for _ in range(CHANGE_TRIES):
+            c, _ = self._load(sid)
+            new, events, moves, out = step(c)
+            if self._change(sid, c, new, events, moves):
+                return out
+        raise self._stale(c.version)
+
+    def join(self, sid: str, req: dict[str, Any]) -> Answer:
+        """Take an open seat (with the invitation code, or none for a public session):
+        the seat's token, once. The last open seat deals the cards."""
+        token = tokens.new_token()
+        name: str = req["name"]
+
+        def step(c: Cached) -> tuple[Cached, list[Event], list[bytes], int]:
+            meta = c.meta
+            _check_invitation(meta, req.get("code"))
+            if c.state is not None:
+                raise SessionProblem(
+                    409, "session_started", "this session has started: its seats are taken"
+                )
+            seat = _open_seat(meta, req.get("seat"))
+            seats = list(meta.seats)
+            seats[seat] = Seat(seat, name, False, tokens.digest(token))
+            meta = replace(meta, seats=tuple(seats))
+            events = [session_event("joined", seat=seat, name=name)]
+            state: State | None = None
+            moves: list[bytes] = []
+            if not meta.open_seats:
+                state, dealt, moves = self._deal(sid, c.version, meta)
+                if meta.clock is not None:  # the clock starts with the game
+                    meta = replace(meta, clock=meta.clock.restart(self.clock()))
+                events += dealt
+            return Cached(c.version + 1, c.seq + len(events), state, meta), events, moves, seat
+
+        seat = self._changed(sid, step)
+        c = self._cached(sid)
+        assert c is not None
+        if c.state is not None and c.meta.public:
+            self._unlist([(sid, c.meta.variant)])
+        body = {
+            "session_id": sid,
+            "seat": seat,
+            "token": token,
+            "status": status_of(c),
+            "version": c.version,
+            "last_event": c.seq,
+            "seats": self._seats(c.meta),
+        }
+        return Answer(200, orjson.dumps(body), c.version)
+
+    def _deal(self, sid: str, version: int, meta: Meta) -> tuple[State, list[Event], list[bytes]]:
+        """The game dealt from the setup kept in ``meta`` (a ``started`` event, the deal's
+        events, the bots' first moves), for the commit over ``version``."""
+        assert meta.seed is not None  # every session keeps its seed
+        state, setup = _engine_call(
+            engine.start, meta.variant, len(meta.seats), meta.seed, meta.dealer, meta.options
+        )
+        state, bot_events, made = self._play_bots(sid, version, state, meta.bot_levels, setup)
+        events = [session_event("started"), *setup, *bot_events]
+        return state, events, logged(made, "bot", self.clock())
+
+    def _unlist(self, sids: list[tuple[str, str]]) -> None:
+        """Take sessions off the lobby index (a failure is logged: the listing forgets
+        them later anyway)."""
+        try:
+            self.store.lobby_remove(sids)
+        except StoreUnavailable as e:
+            log.error("session store unavailable, the lobby keeps %d entries: %s", len(sids), e)
+
+    def leave(self, sid: str, authorization: str | None) -> Answer:
+        """The token's seat leaves: before the start the seat is open again, after it a
+        bot plays it (``on_leave: bot``). Its token no longer works."""
+
+        def step(c: Cached) -> tuple[Cached, list[Event], list[bytes], int]:
+            seat = self._seat(c.meta, authorization, required=True)
+            assert seat is not None
+            name = c.meta.seats[seat].name
+            state, moves = c.state, []
+            if state is None:
+                seats = list(c.meta.seats)
+                seats[seat] = Seat(seat, f"Player {seat + 1}", False, None, open=True)
+                meta = replace(c.meta, seats=tuple(seats))
+                events = [session_event("left", seat=seat, name=name, replaced_by="open")]
+            else:
+                meta = _hand_to_bot(c.meta, seat)
+                events = [session_event("left", seat=seat, name=name, replaced_by="bot")]
+                state, bot_events, made = self._play_bots(
+                    sid, c.version, state, meta.bot_levels, events
+                )
+                events += bot_events
+                moves = logged(made, "bot", self.clock())
+            return Cached(c.version + 1, c.seq + len(events), state, meta), events, moves, seat
+
+        seat = self._changed(sid, step)
+        c = self._cached(sid)
+        assert c is not None
+        body = {
+            "session_id": sid,
+            "seat": seat,
+            "status": status_of(c),
+            "version": c.version,
+            "last_event": c.seq,
+            "seats": self._seats(c.meta),
+        }
+        return Answer(200, orjson.dumps(body), c.version)
+
+    # ------------------------------------------------------------------ rematch
+    def rematch(self, sid: str, authorization: str | None) -> Answer:
+        """After the game: the next game with the same seats (made by the first call,
+        found by the others), and a new token for the caller's seat in it."""
+        c, _ = self._load(sid)
+        seat = self._seat(c.meta, authorization, required=True)
+        assert seat is not None
+        if status_of(c) != "over":
+            raise SessionProblem(409, "game_not_over", "a rematch is made when the game is over")
+        new_sid = c.meta.rematch or self._make_rematch(sid, c)
+        token = tokens.new_token()
+
+        def claim(n: Cached) -> tuple[Cached, list[Event], list[bytes], None]:
+            seats = list(n.meta.seats)
+            seats[seat] = replace(seats[seat], token_sha256=tokens.digest(token))
+            meta = replace(n.meta, seats=tuple(seats))
+            return Cached(n.version + 1, n.seq, n.state, meta), [], [], None
+
+        self._changed(new_sid, claim)
+        n = self._cached(new_sid)
+        assert n is not None
+        body = {
+            "session_id": new_sid,
+            "previous_session_id": sid,
+            "seat": seat,
+            "token": token,
+            "status": status_of(n),
+            "version": n.version,
+            "last_event": n.seq,
+            "seats": self._seats(n.meta),
+        }
+        return Answer(200, orjson.dumps(body), n.version)
+
+    def _make_rematch(self, sid: str, c: Cached) -> str:
+        """Make the next game (new server seed, the next dealer, the same seats, variant
+        and options; no seat has a token yet) and link it from ``sid`` with a
+        compare-and-set: when another call linked one first, this one is deleted and
+        that one is the answer."""
+        old = _dealt(c)
+        n = len(c.meta.seats)
+        seed, dealer = server_seed(), (old.dealer + 1) % n
+        state, setup = _engine_call(engine.start, c.meta.variant, n, seed, dealer, c.meta.options)
+        new_sid = secrets.token_urlsafe(16)
+        now = self.clock()
+        meta = replace(
+            c.meta,
+            seats=tuple(replace(s, token_sha256=None) for s in c.meta.seats),
+            created=now, client_seeded=False, seed=seed, dealer=dealer, public=False,
+            invite_sha256=None, rematch=None,
+            clock=c.meta.clock and c.meta.clock.fresh(n, now),
+        )  # fmt: skip
+        state, bot_events, made = self._play_bots(new_sid, 0, state, meta.bot_levels, setup)
+        events = setup + bot_events
+        self._store(
+            lambda: self.store.create(
+                new_sid, meta.to_json(), _state_json(state), _dump(events),
+                logged(made, "bot", now),
+            )
+        )  # fmt: skip
+        self._remember(new_sid, Cached(1, len(events), state, meta))
+        for _ in range(CHANGE_TRIES):
+            if c.meta.rematch is not None:
+                break
+            link = replace(c.meta, rematch=new_sid)
+            event = [session_event("rematch", session_id=new_sid)]
+            if self._change(sid, c, Cached(c.version + 1, c.seq + 1, c.state, link), event, []):
+                return new_sid
+            c, _ = self._load(sid)
+        self._store(lambda: self.store.delete(new_sid))
+        self._forget(new_sid)
+        if c.meta.rematch is None:
+            raise self._stale(c.version)
+        return c.meta.rematch
+
+    # ------------------------------------------------------------------ the lobby
+    def lobby(self, variant: str | None, cursor: str | None, limit: int) -> Answer:
+        """Public sessions waiting for seats, newest first, ``limit`` a page; entries of
+        sessions that started, expired or were deleted are dropped on the way."""
+        before = _parse_cursor(cursor)
+        found: list[dict[str, Any]] = []
+        more = False
+        while True:
+            ask = limit - len(found) + 1  # one more tells whether a next page exists
+            rows = self._store(lambda b=before, n=ask: self.store.lobby_page(variant, b, n))
+            metas = self._store(lambda r=rows: self.store.metas([sid for _, sid in r]))
+            gone: list[tuple[str, str]] = []
+            for (ms, sid), raw in zip(rows, metas, strict=True):
+                meta = None if raw is None else Meta.from_json(raw)
+                if meta is None or not meta.public or not meta.open_seats:
+                    gone.append((sid, variant or (meta.variant if meta else "")))
+                    before = (ms, sid)
+                    continue
+                if len(found) == limit:
+                    more = True
+                    break
+                found.append(_listed(sid, meta))
+                before = (ms, sid)
+            if gone:
+                # A session gone without a trace has no variant: its entry in its
+                # variant's index goes when that index is listed.
+                self._unlist(gone)
+            if more or len(rows) < ask:
+                break
+        body = {
+            "sessions": found,
+            "next_cursor": f"{before[0]}.{before[1]}" if more and before else None,
+        }
+        return Answer(200, orjson.dumps(body))
+
     # ------------------------------------------------------------------ reads
     def get(self, sid: str, authorization: str | None) -> Answer:
-        c = self._settle(sid, self._load(sid)[0])
+        seen = self._seen(sid, self._known_seat(sid, authorization))
+        c, loaded = self._load(sid, seen=seen)
+        c = self._settle(sid, c)
         seat = self._seat(c.meta, authorization, required=False)
         body = self._seat_body(sid, c, seat)
-        body["seats"] = [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in c.meta.seats]
+        body["seats"] = self._presence(c.meta, loaded.seen)
         return Answer(200, orjson.dumps(body), c.version)
 
     def legal_moves(self, sid: str, authorization: str | None) -> Answer:
@@ -523,8 +912,9 @@ class SessionManager:
         anyone once the game is over; while it runs only for a seat (401 otherwise),
         without the seed and the move fields that seat may not see. A finished game's
         record never changes: each process keeps the last ``RECORD_CACHE`` of them."""
-        c, _ = self._load(sid)
-        over = c.state.phase is Phase.GAME_OVER
+        c = self._settle(sid, self._load(sid)[0])
+        dealt = _dealt(c)
+        over = dealt.phase is Phase.GAME_OVER
         seat = self._seat(c.meta, authorization, required=not over)
         if over:
             with self._lock:
@@ -534,19 +924,19 @@ class SessionManager:
                     return Answer(200, kept, c.version)
         rows = self._store(lambda: self.store.moves(sid))
         # A commit after the load appends moves the loaded state has not made yet.
-        entries = [orjson.loads(raw) for raw in rows[: c.state.move_count]]
+        entries = [orjson.loads(raw) for raw in rows[: dealt.move_count]]
         players = [{"name": s.name, "bot": s.bot} for s in c.meta.seats]
         rec, final = engine.records.build(
             c.meta.variant,
             players,
-            c.state.seed,
+            dealt.seed,
             entries,
             c.meta.dealer,
-            dict(c.state.options),
+            dict(dealt.options),
             game_id=sid,
             seat=seat,
         )
-        if final != c.state:
+        if final != dealt:
             log.error("session %s: its move log does not replay to its state", sid)
             raise RuntimeError(f"session {sid}: the move log does not replay to the state")
         body = engine.records.dumps(rec).encode()
@@ -569,6 +959,7 @@ class SessionManager:
         """One seat's move, the bots' replies, one compare-and-set (see the module)."""
         now = self.clock()  # a person's move is judged at the time of the request
         c, loaded, seat = self._load_seat(sid, authorization)
+        _dealt(c)
         settled = self._settle(sid, c, now)
         if settled is not c:  # the clock moved first: the move is judged on the new state
             c, loaded = settled, None
@@ -577,22 +968,26 @@ class SessionManager:
         at = self._at_version(sid, c, loaded, ask)
         if isinstance(at, Answer):
             return at
-        if at.state.move_count >= self.config.max_moves:
+        current = _dealt(at)
+        if current.move_count >= self.config.max_moves:
             raise SessionProblem(
                 409,
                 "move_limit_reached",
-                f"this session has made {at.state.move_count} moves, its limit; start a new one",
+                f"this session has made {current.move_count} moves, its limit; start a new one",
             )
-        state, events = _engine_call(engine.apply, at.state, ask.move)
+        state, events = _engine_call(engine.apply, current, ask.move)
         state, bot_events, made = self._play_bots(
             sid, ask.expected, state, at.meta.bot_levels, events
         )
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
-        meta = _clock_moved(at.meta, ask.seat, at.state, state, now)
+        meta = _clock_moved(at.meta, ask.seat, current, state, now)
         new = Cached(ask.expected + 1, at.seq + len(events), state, meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)
-        return self._commit(sid, ask, new, events, out, moves, meta_changed=meta is not at.meta)
+        return self._commit(
+            sid, ask, new, events, out, moves,
+            meta_changed=meta is not at.meta, seen=self._seen(sid, ask.seat),
+        )  # fmt: skip
 
     def _load_seat(self, sid: str, authorization: str | None) -> tuple[Cached, Loaded | None, int]:
         """The session (this process's cached copy when it has one, else one read: then
@@ -657,17 +1052,18 @@ class SessionManager:
         out: bytes,
         moves: list[bytes],
         meta_changed: bool = False,
+        seen: tuple[int, int] | None = None,
     ) -> Answer:
         """Compare-and-set ``new`` over ``ask.expected`` with the ``moves`` to log (and
         ``new.meta`` when ``meta_changed``), storing ``out`` under the Idempotency-Key. A
         stored answer (a retry that raced) is replayed; a conflict is 412 and a vanished
         session 404, both forgetting the cached copy."""
         idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
-        state = orjson.dumps(engine.to_dict(new.state))
+        state = _state_json(new.state)
         meta = new.meta.to_json() if meta_changed else None
         res = self._store(
             lambda: self.store.commit(
-                sid, ask.expected, state, _dump(events), idem, moves=moves, meta=meta
+                sid, ask.expected, state, _dump(events), idem, moves=moves, meta=meta, seen=seen
             )
         )
         if res.status == "ok":
@@ -710,6 +1106,7 @@ class SessionManager:
         too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
         row, and the bots' replies; all at the deadline. Returns the session after them
         (its version unchanged: the caller commits), their events and move-log entries."""
+        assert c.state is not None  # _settle: a clock owes nothing before the deal
         state, meta = c.state, c.meta
         events: list[Event] = []
         moves: list[bytes] = []
@@ -757,7 +1154,7 @@ class SessionManager:
         committed over ``c.version``; ``c`` itself when nothing is owed. A replica that
         loses the compare-and-set reads the session again (the winner played the
         timeout) and settles that."""
-        if c.meta.clock is None:
+        if c.meta.clock is None or c.state is None:
             return c
         at = self.clock() if now is None else now
         for _ in range(3):
@@ -779,7 +1176,7 @@ class SessionManager:
     def _commit_owed(
         self, sid: str, version: int, new: Cached, events: list[Event], moves: list[bytes]
     ) -> Any:
-        state = orjson.dumps(engine.to_dict(new.state))
+        state = _state_json(new.state)
         return self.store.commit(
             sid, version, state, _dump(events), None, moves=moves, meta=new.meta.to_json()
         )
@@ -788,18 +1185,20 @@ class SessionManager:
         """When the clock will next owe a move (epoch seconds), or None (no clock, a
         bot's move, the game over or the move limit reached)."""
         clock = c.meta.clock
-        if clock is None or c.state.move_count >= self.config.max_moves:
+        if clock is None or c.state is None or c.state.move_count >= self.config.max_moves:
             return None
         seat = _waiting_person(c.state, c.meta)
         return clock.deadline(seat) if seat is not None else None
 
     def events(self, sid: str, authorization: str | None, after: int, limit: int) -> Answer:
-        c = self._settle(sid, self._load(sid)[0])
+        c, _ = self._load(sid, seen=self._seen(sid, self._known_seat(sid, authorization)))
+        c = self._settle(sid, c)
         seat = self._seat(c.meta, authorization, required=False)
         rows = self._store(lambda: self.store.events(sid, after, min(limit, MAX_EVENTS_PAGE)))
         body = {
             "session_id": sid,
             "seat": seat,
+            "status": status_of(c),
             "version": c.version,
             "last_event": c.seq,
             "events": [_row(seq, ev, seat) for seq, ev in rows],
@@ -811,6 +1210,8 @@ class SessionManager:
         self._seat(c.meta, authorization, required=True)
         self._store(lambda: self.store.delete(sid))
         self._forget(sid)
+        if c.meta.public and c.state is None:
+            self._unlist([(sid, c.meta.variant)])
 
     # ------------------------------------------------------------------ streams
     def open_stream(
@@ -824,6 +1225,12 @@ class SessionManager:
         sub = self._store(lambda: self.store.subscribe(sid))
         clocked = c.meta.clock is not None
         return seat, self._follow(sid, seat, sub, after, until, clocked, self.next_deadline(c))
+
+    def _stream_seen(self, sid: str, seat: int | None) -> None:
+        """An open stream keeps its seat connected (recorded at most every half period)."""
+        seen = self._seen(sid, seat)
+        if seen is not None:
+            self.store.touch(sid, *seen)
 
     def _follow(
         self,
@@ -844,6 +1251,7 @@ class SessionManager:
         try:
             with sub:
                 while True:
+                    self._stream_seen(sid, seat)
                     rows = self.store.events(sid, last, MAX_EVENTS_PAGE)
                     for seq, ev in rows:
                         last = seq
@@ -892,6 +1300,62 @@ class SessionManager:
             log.warning("not ready: the session store cannot take a write: %s", e)
             ok = False
         return {"store": self.store.kind, "ok": ok}
+
+
+def _state_of(raw: bytes) -> State | None:
+    d = orjson.loads(raw)
+    return None if d is None else engine.from_dict(d)
+
+
+def _check_invitation(meta: Meta, code: str | None) -> None:
+    """A join needs the invitation code, unless the session is public (403 otherwise)."""
+    if code is None and meta.public:
+        return
+    if (
+        code is None
+        or meta.invite_sha256 is None
+        or not hmac.compare_digest(tokens.digest(code), meta.invite_sha256)
+    ):
+        raise SessionProblem(
+            403, "invalid_invitation", "this is not the invitation code of this session"
+        )
+
+
+def _open_seat(meta: Meta, wanted: int | None) -> int:
+    """The seat a join takes: ``wanted``, else the lowest open one (409 when none is)."""
+    if wanted is None:
+        if meta.open_seats:
+            return meta.open_seats[0]
+    elif wanted < len(meta.seats) and meta.seats[wanted].open:
+        return wanted
+    raise SessionProblem(
+        409, "session_full", "no open seat here" + ("" if wanted is None else f" (seat {wanted})")
+    )
+
+
+def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
+    if cursor is None:
+        return None
+    m = CURSOR.match(cursor)
+    if m is None:
+        raise invalid_request("cursor is not one this service gave", {"cursor": ["invalid"]})
+    return int(m.group(1)), m.group(2)
+
+
+def _listed(sid: str, meta: Meta) -> dict[str, Any]:
+    """A lobby entry: nothing hidden (no token, no code, no seed)."""
+    return {
+        "session_id": sid,
+        "variant": meta.variant,
+        "created": int(meta.created * 1000),
+        "seats": [{"seat": s.seat, "name": None if s.open else s.name, "bot": s.bot,
+                   "open": s.open} for s in meta.seats],
+        "open_seats": len(meta.open_seats),
+    }  # fmt: skip
+
+
+def _hashed(code: str | None) -> str | None:
+    return None if code is None else tokens.digest(code)
 
 
 def _dump(events: list[Event]) -> list[bytes]:

@@ -13,7 +13,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .store import IDEMPOTENCY_KEYS, Commit, Idem, Loaded, SessionStore, Subscription
+from .store import IDEMPOTENCY_KEYS, LOBBY_SIZE, Commit, Idem, Loaded, SessionStore, Subscription
 
 
 @dataclass
@@ -27,6 +27,7 @@ class _Session:
     # The most recent idempotent answers, oldest first (they expire with the session).
     idem: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     moves: list[bytes] = field(default_factory=list)
+    seen: dict[int, int] = field(default_factory=dict)
 
 
 class MemoryStore(SessionStore):
@@ -38,8 +39,11 @@ class MemoryStore(SessionStore):
         max_events: int,
         clock: Callable[[], float] = time.monotonic,
         max_idem: int = IDEMPOTENCY_KEYS,
+        lobby_size: int = LOBBY_SIZE,
     ) -> None:
-        super().__init__(ttl, max_events, max_idem)
+        super().__init__(ttl, max_events, max_idem, lobby_size)
+        # The lobby index: variant (or "*": all) -> sid -> created ms.
+        self._lobby: dict[str, dict[str, int]] = {}
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
@@ -86,13 +90,23 @@ class MemoryStore(SessionStore):
             self._notify(sid)
             return Commit("ok", 1, len(events))
 
-    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
+    def load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> Loaded | None:
         with self._lock:
             s = self._get(sid)
             if s is None:
                 return None
+            if seen is not None:
+                s.seen[seen[0]] = seen[1]
             answer = s.idem.get(idem_key) if idem_key else None
-            return Loaded(s.version, s.seq, s.state, s.meta, answer)
+            return Loaded(s.version, s.seq, s.state, s.meta, answer, dict(s.seen))
+
+    def touch(self, sid: str, seat: int, at_ms: int) -> None:
+        with self._lock:
+            s = self._get(sid)
+            if s is not None:
+                s.seen[seat] = at_ms
 
     def commit(
         self,
@@ -103,6 +117,7 @@ class MemoryStore(SessionStore):
         idem: Idem | None = None,
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
+        seen: tuple[int, int] | None = None,
     ) -> Commit:
         with self._lock:
             s = self._get(sid)
@@ -120,6 +135,8 @@ class MemoryStore(SessionStore):
             s.moves.extend(moves)
             if meta is not None:
                 s.meta = meta
+            if seen is not None:
+                s.seen[seen[0]] = seen[1]
             s.version += 1
             s.state = state
             s.expires = self._clock() + self.ttl
@@ -156,6 +173,36 @@ class MemoryStore(SessionStore):
 
     def subscribe(self, sid: str) -> Subscription:
         return _MemorySubscription(self, sid)
+
+    def lobby_add(self, sid: str, variant: str, created_ms: int) -> None:
+        with self._lock:
+            for key in ("*", variant):
+                index = self._lobby.setdefault(key, {})
+                index[sid] = created_ms
+                if len(index) > self.lobby_size:
+                    for old in sorted(index, key=lambda k: (index[k], k))[: -self.lobby_size]:
+                        del index[old]
+
+    def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
+        with self._lock:
+            for sid, variant in sids:
+                for key in ("*", variant):
+                    self._lobby.get(key, {}).pop(sid, None)
+
+    def lobby_page(
+        self, variant: str | None, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[int, str]]:
+        with self._lock:
+            index = self._lobby.get(variant or "*", {})
+            rows = sorted(((ms, sid) for sid, ms in index.items()), reverse=True)
+        if before is not None:
+            rows = [r for r in rows if r < before]
+        return rows[:count]
+
+    def metas(self, sids: Sequence[str]) -> list[bytes | None]:
+        with self._lock:
+            found = [self._get(sid) for sid in sids]
+            return [None if s is None else s.meta for s in found]
 
     def ping(self) -> None:
         return None

@@ -12,6 +12,8 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
 | ``<prefix>{<sid>}:idemq`` | list | the same keys, oldest first: past ``max_idem`` the oldest goes |
 | ``<prefix>{<sid>}:moves`` | list | every move made, oldest first (JSON): the game's record |
+| ``<prefix>{<sid>}:seen`` | hash | seat -> when it was last seen (epoch ms): presence |
+| ``<prefix>{lobby}:all``, ``<prefix>{lobby}:v:<variant>`` | sorted set | public waiting sessions by creation time (one slot of their own) |
 
 Every key expires with the session (each commit refreshes all of them) and ``DELETE``
 removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message is
@@ -42,7 +44,7 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
 from redis.retry import Retry
 
-from .store import Commit, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
+from .store import LOBBY_SIZE, Commit, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 T = TypeVar("T")
 
@@ -66,12 +68,13 @@ redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel, moves.
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen.
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
-# none), idem answer, idem bound, meta ('' keeps it), number of events, events...,
-# moves... Its first write is XADD, RPUSH, SET or HSET: refused when Redis is out of
-# memory, so a full Redis changes nothing. The checks run in the order of
-# ``SessionStore.commit`` (and ``MemoryStore``): missing, replayed, conflict.
+# none), idem answer, idem bound, meta ('' keeps it), seen field (the mover's seat, ''
+# for none), seen value (epoch ms), number of events, events..., moves... Its first
+# write is XADD, RPUSH, SET or HSET: refused when Redis is out of memory, so a full
+# Redis changes nothing. The checks run in the order of ``SessionStore.commit`` (and
+# ``MemoryStore``): missing, replayed, conflict.
 COMMIT = """
 local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
 if not cur[1] then return {'missing'} end
@@ -82,12 +85,12 @@ if field ~= '' then
 end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
-local n = tonumber(ARGV[10])
-for i = 11, 10 + n do
+local n = tonumber(ARGV[12])
+for i = 13, 12 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
 end
-for i = 11 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+for i = 13 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
 redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5])
@@ -99,14 +102,15 @@ if field ~= '' then
     q = q - 1
   end
 end
-for _, i in ipairs({1, 2, 3, 4, 5, 7}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], ARGV[10], ARGV[11]) end
+for _, i in ipairs({1, 2, 3, 4, 5, 7, 8}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel, moves. ARGV: publish command.
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen. ARGV: publish command.
 DELETE = """
-local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], KEYS[8])
 if n > 0 then redis.call(ARGV[1], KEYS[6], 'deleted') end
 return n
 """
@@ -183,8 +187,9 @@ class RedisStore(SessionStore):
         client: Any = None,
         max_idem: int = 32,
         timeout: float = 0.5,
+        lobby_size: int = LOBBY_SIZE,
     ) -> None:
-        super().__init__(ttl, max_events, max_idem)
+        super().__init__(ttl, max_events, max_idem, lobby_size)
         if client is None and url is None:
             raise ValueError("RedisStore needs a url or a client")
         self.cluster = (
@@ -225,8 +230,63 @@ class RedisStore(SessionStore):
         base = f"{self.prefix}{{{sid}}}"
         return [
             f"{base}:state", f"{base}:meta", f"{base}:events", f"{base}:idem", f"{base}:idemq",
-            f"{base}:notify", f"{base}:moves",
+            f"{base}:notify", f"{base}:moves", f"{base}:seen",
         ]  # fmt: skip
+
+    def _lobby_key(self, variant: str | None) -> str:
+        """The lobby index of ``variant`` (None: every variant), all in one slot."""
+        return f"{self.prefix}{{lobby}}:" + ("all" if variant is None else f"v:{variant}")
+
+    def lobby_add(self, sid: str, variant: str, created_ms: int) -> None:
+        def run() -> None:
+            pipe = self.redis.pipeline(transaction=False)
+            for key in (self._lobby_key(None), self._lobby_key(variant)):
+                pipe.zadd(key, {sid: created_ms})
+                pipe.zremrangebyrank(key, 0, -(self.lobby_size + 1))
+            pipe.execute()
+
+        self._call(run)
+
+    def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
+        if not sids:
+            return
+
+        def run() -> None:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zrem(self._lobby_key(None), *(sid for sid, _ in sids))
+            for sid, variant in sids:
+                pipe.zrem(self._lobby_key(variant), sid)
+            pipe.execute()
+
+        self._call(run)
+
+    def lobby_page(
+        self, variant: str | None, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[int, str]]:
+        key = self._lobby_key(variant)
+        top: Any = "+inf" if before is None else before[0]
+        # Entries tied with ``before`` come first: read enough to step past them.
+        want = count + (64 if before is not None else 0)
+
+        def run() -> Any:
+            return self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
+
+        rows = [(int(score), m.decode()) for m, score in self._call(run)]
+        if before is not None:
+            rows = [r for r in rows if r < before]
+        return rows[:count]
+
+    def metas(self, sids: Sequence[str]) -> list[bytes | None]:
+        if not sids:
+            return []
+
+        def run() -> list[Any]:
+            pipe = self.redis.pipeline(transaction=False)
+            for sid in sids:
+                pipe.get(self._keys(sid)[1])
+            return pipe.execute()  # type: ignore[no-any-return]
+
+        return self._call(run)
 
     def channel(self, sid: str) -> str:
         return f"{self.prefix}{{{sid}}}:notify"
@@ -253,22 +313,42 @@ class RedisStore(SessionStore):
         v, n = self._call(run)
         return Commit("ok", int(v), int(n))
 
-    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
-        state_key, meta_key, _, idem_hash = self._keys(sid)[:4]
+    def load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> Loaded | None:
+        keys = self._keys(sid)
+        state_key, meta_key, _, idem_hash = keys[:4]
+        seen_key = keys[7]
 
         def read() -> list[Any]:
             pipe = self.redis.pipeline(transaction=False)
+            if seen is not None:
+                pipe.hset(seen_key, str(seen[0]), seen[1])
+                pipe.pexpire(seen_key, self._ttl_ms)
             pipe.hmget(state_key, "v", "seq", "s")
             pipe.get(meta_key)
+            pipe.hgetall(seen_key)
             if idem_key:
                 pipe.hget(idem_hash, idem_key)
             return pipe.execute()  # type: ignore[no-any-return]
 
-        res = self._call(read)
-        (v, seq, state), meta = res[0], res[1]
+        res = self._call(read)[0 if seen is None else 2 :]
+        (v, seq, state), meta, last = res[0], res[1], res[2]
         if v is None or meta is None:
             return None
-        return Loaded(int(v), int(seq), state, meta, res[2] if idem_key else None)
+        presence = {int(k): int(t) for k, t in last.items()}
+        return Loaded(int(v), int(seq), state, meta, res[3] if idem_key else None, presence)
+
+    def touch(self, sid: str, seat: int, at_ms: int) -> None:
+        key = self._keys(sid)[7]
+
+        def run() -> None:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hset(key, str(seat), at_ms)
+            pipe.pexpire(key, self._ttl_ms)
+            pipe.execute()
+
+        self._call(run)
 
     def commit(
         self,
@@ -279,11 +359,13 @@ class RedisStore(SessionStore):
         idem: Idem | None = None,
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
+        seen: tuple[int, int] | None = None,
     ) -> Commit:
         args: list[Any] = [
             expected_version, self._ttl_ms, self.max_events, self._publish, state,
             idem.key if idem else "", idem.answer if idem else b"", self.max_idem,
-            meta or b"", len(events), *events, *moves,
+            meta or b"", "" if seen is None else str(seen[0]), 0 if seen is None else seen[1],
+            len(events), *events, *moves,
         ]  # fmt: skip
 
         def run() -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 import engine.bots
 
@@ -25,12 +25,35 @@ class BotField(fields.Field):
         )
 
 
+#: Spectator access: ``anyone`` with the session id, holders of the ``code`` (the
+#: spectator code, sent as ``Authorization: Bearer <code>``), or the ``seats`` only.
+SPECTATORS = ("anyone", "code", "seats")
+#: A seat that leaves after the start is played by a bot (the only mode: see README).
+ON_LEAVE = ("bot",)
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only (marshmallow's Boolean also takes 0, 1, "yes" ...)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("Not a valid boolean.")
+        return value
+
+
 class SeatSpec(Schema):
     class Meta:
         unknown = RAISE
 
     name = fields.String(validate=validate.Length(min=1, max=40))
     bot = BotField(load_default=False)
+    #: An open seat: nobody has it yet; a person takes it with ``POST .../join``.
+    open = StrictBoolean(load_default=False)
+
+    @validates_schema
+    def _open_is_alone(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("open") and (data.get("bot") or "name" in data):
+            raise ValidationError("an open seat has no name and is not a bot", "open")
 
 
 class Players(fields.Field):
@@ -40,12 +63,12 @@ class Players(fields.Field):
         if isinstance(value, int) and not isinstance(value, bool):
             if not 1 <= value <= MAX_SEATS:
                 raise ValidationError(f"must be from 1 to {MAX_SEATS}")
-            return [{"bot": False} for _ in range(value)]
+            return [{"bot": False, "open": False} for _ in range(value)]
         if isinstance(value, list):
             if not 1 <= len(value) <= MAX_SEATS:
                 raise ValidationError(f"must list 1 to {MAX_SEATS} seats")
             return SeatSpec(many=True).load(value)  # type: ignore[no-any-return]
-        raise ValidationError("must be a seat count or a list of seats {name?, bot?}")
+        raise ValidationError("must be a seat count or a list of seats {name?, bot?, open?}")
 
 
 #: The longest turn time and time bank a clock may give (a day).
@@ -81,6 +104,23 @@ class CreateSession(Schema):
     dealer = fields.Integer(strict=True, validate=validate.Range(min=0))
     options = fields.Dict(keys=fields.String())
     clock = fields.Nested(ClockSpec)
+    #: Listed by ``GET /v1/sessions`` while it waits, and joined without a code.
+    public = StrictBoolean(load_default=False)
+    #: Who may read the session without a seat token (see ``SPECTATORS``).
+    spectators = fields.String(load_default="anyone", validate=validate.OneOf(SPECTATORS))
+    #: What becomes of a seat that leaves after the start (see ``ON_LEAVE``).
+    on_leave = fields.String(load_default="bot", validate=validate.OneOf(ON_LEAVE))
+
+
+class JoinRequest(Schema):
+    """``{name, code?, seat?}``: take an open seat (the lowest, or ``seat``)."""
+
+    class Meta:
+        unknown = RAISE
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    code = fields.String(validate=validate.Length(min=1, max=256))
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEATS - 1))
 
 
 class MoveRequest(Schema):
@@ -104,4 +144,5 @@ class MoveRequest(Schema):
 
 
 create_schema = CreateSession()
+join_schema = JoinRequest()
 move_schema = MoveRequest()

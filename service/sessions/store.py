@@ -23,11 +23,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 #: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
 IDEMPOTENCY_KEYS = 32
+#: Public waiting sessions the lobby index keeps (``SESSION_LOBBY_SIZE``): the newest.
+LOBBY_SIZE = 1000
 
 
 class StoreUnavailable(Exception):
@@ -44,6 +46,8 @@ class Loaded:
     state: bytes
     meta: bytes
     idem: bytes | None = None
+    #: Presence: seat -> when it was last seen (epoch ms).
+    seen: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -96,10 +100,17 @@ class SessionStore(ABC):
     #: "memory", "redis" or "redis-cluster" (reported by ``/readyz``).
     kind: str
 
-    def __init__(self, ttl: float, max_events: int, max_idem: int = IDEMPOTENCY_KEYS) -> None:
+    def __init__(
+        self,
+        ttl: float,
+        max_events: int,
+        max_idem: int = IDEMPOTENCY_KEYS,
+        lobby_size: int = LOBBY_SIZE,
+    ) -> None:
         self.ttl = ttl
         self.max_events = max_events
         self.max_idem = max_idem
+        self.lobby_size = lobby_size
 
     @abstractmethod
     def create(
@@ -109,8 +120,15 @@ class SessionStore(ABC):
         its move log."""
 
     @abstractmethod
-    def load(self, sid: str, idem_key: str | None = None) -> Loaded | None:
-        """The session, or None; one round trip (``idem_key``: also fetch that answer)."""
+    def load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> Loaded | None:
+        """The session, or None; one round trip (``idem_key``: also fetch that answer;
+        ``seen``: first record that seat as seen at that epoch ms)."""
+
+    @abstractmethod
+    def touch(self, sid: str, seat: int, at_ms: int) -> None:
+        """Record ``seat`` as seen at ``at_ms`` (presence; it expires with the session)."""
 
     @abstractmethod
     def commit(
@@ -122,8 +140,9 @@ class SessionStore(ABC):
         idem: Idem | None = None,
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
+        seen: tuple[int, int] | None = None,
     ) -> Commit:
-        """Atomically: if there is no such session, ``missing``; if ``idem`` has a stored
+        """Atomically (``seen``: presence, recorded with an applied commit): if there is no such session, ``missing``; if ``idem`` has a stored
         answer, return it (``replayed``, whatever the version); if the session is not at
         ``expected_version``, ``conflict``; else write the state at
         version + 1, append ``events`` and ``moves``, replace the meta when one is given,
@@ -147,6 +166,33 @@ class SessionStore(ABC):
     def subscribe(self, sid: str) -> Subscription:
         """Notifications of this session's commits (subscribe before reading the log,
         so nothing committed in between is missed)."""
+
+    # ------------------------------------------------------------------ the public lobby
+    # An index of public sessions that wait for seats, newest first: one sorted set per
+    # variant and one for all (Redis: ``<prefix>{lobby}:...``, one slot of its own; the
+    # sessions stay in theirs, so no script touches both). It is kept by separate calls
+    # after a session's own commit and may name sessions that started, expired or were
+    # deleted meanwhile: the listing checks each against its meta and removes those.
+    # At most ``lobby_size`` entries are kept (the oldest go).
+
+    @abstractmethod
+    def lobby_add(self, sid: str, variant: str, created_ms: int) -> None:
+        """List ``sid`` (of ``variant``, created at ``created_ms``)."""
+
+    @abstractmethod
+    def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
+        """Unlist these ``(sid, variant)``."""
+
+    @abstractmethod
+    def lobby_page(
+        self, variant: str | None, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[int, str]]:
+        """Up to ``count`` listed ``(created_ms, sid)``, newest first (ties: the greater id
+        first), strictly after ``before`` in that order; ``variant`` None: every variant."""
+
+    @abstractmethod
+    def metas(self, sids: Sequence[str]) -> list[bytes | None]:
+        """The meta JSON of each session (None when it is gone), one round trip."""
 
     @abstractmethod
     def ping(self) -> None:

@@ -314,3 +314,52 @@ def test_a_clocked_session_through_the_generated_client(api: Api) -> None:
     assert isinstance(log, m.SessionEvents)
     first = log.events[0]
     assert isinstance(first, m.EventTimeout) and first.moves >= 1
+
+
+def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None:
+    """Open seats, the public lobby, join, leave and rematch, all through typed models."""
+    m = api.models
+    seats = [m.SessionSeatRequest(name="Ann"), m.SessionSeatRequest(open_=True)]
+    body = m.SessionCreate(
+        variant="uno_classic", players=seats, public=True, spectators=m.SpectatorAccess.CODE,
+        options=api.options("uno_classic"),
+    )  # fmt: skip
+    created = api.op("sessions", "create_session").sync(client=api.client, body=body)
+    assert isinstance(created, m.SessionCreated), created
+    assert created.status is m.SessionStatus.WAITING and created.view is None
+    assert created.invitation_code and created.spectator_code
+    sid = created.session_id
+    page = api.op("sessions", "list_sessions").sync(client=api.client, variant=m.VariantId("uno_classic"))
+    assert isinstance(page, m.SessionList) and sid in [e.session_id for e in page.sessions]
+    watcher = api.seat_client(created.spectator_code)
+    waiting = api.op("sessions", "get_session").sync(sid, client=watcher)
+    assert isinstance(waiting, m.SessionState) and waiting.view is None
+    joined = api.op("sessions", "join_session").sync(
+        sid, client=api.client, body=m.SessionJoinRequest(name="Bob")
+    )
+    assert isinstance(joined, m.SessionJoined) and joined.status is m.SessionStatus.PLAYING
+    again = api.op("sessions", "join_session").sync(
+        sid, client=api.client, body=m.SessionJoinRequest(name="Eve")
+    )
+    assert isinstance(again, m.Problem) and again.code is m.ProblemCode.SESSION_STARTED
+    ann = api.seat_client(created.seats[0].token)
+    early = api.op("sessions", "rematch_session").sync(sid, client=ann)
+    assert isinstance(early, m.Problem) and early.code is m.ProblemCode.GAME_NOT_OVER
+    left = api.op("sessions", "leave_session").sync(sid, client=api.seat_client(joined.token))
+    assert isinstance(left, m.SessionLeft) and left.seats[1].bot is True
+    for _ in range(MAX_MOVES):
+        state = api.op("sessions", "get_session").sync(sid, client=ann)
+        assert isinstance(state, m.SessionState)
+        if state.status is m.SessionStatus.OVER:
+            break
+        move = m.SessionMoveRequest.from_dict({"move": state.legal_moves[0].to_dict()})
+        api.op("sessions", "apply_session_move").sync(
+            sid, client=ann, body=move, if_match=f'"{state.version}"'
+        )
+    assert state.status is m.SessionStatus.OVER
+    nxt = api.op("sessions", "rematch_session").sync(sid, client=ann)
+    assert isinstance(nxt, m.SessionRematch) and nxt.previous_session_id == sid
+    log = api.op("sessions", "get_session_events").sync(sid, client=watcher, after=0, limit=1000)
+    assert isinstance(log, m.SessionEvents)
+    kinds = [type(e).__name__ for e in log.events]
+    assert {"EventJoined", "EventStarted", "EventLeft", "EventRematch"} <= set(kinds)

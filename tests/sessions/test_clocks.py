@@ -348,11 +348,7 @@ def test_session_events_are_in_the_spec_and_pass_redaction_unchanged() -> None:
     engine_types = {t for v in VARIANTS for t in v.event_types}
     assert spec_names("Event") == engine_types | set(SESSION_EVENTS)
     assert not engine_types & set(SESSION_EVENTS)
-    from tests.contract.test_spec_agrees import _union
-
-    members = _union("Event")
-    for kind, fields in SESSION_EVENTS.items():
-        assert set(members[kind]["properties"]) == {"type", "seq", *fields}
+    # Each member's fields against SESSION_EVENTS: tests/sessions/test_lobby.py.
     ev = {"type": "timeout", "player": 1, "deadline": rfc3339(T0), "moves": 1}
     assert all(engine.redact(ev, seat) == ev for seat in (None, 0, 1))
 

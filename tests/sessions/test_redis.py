@@ -105,10 +105,10 @@ def test_keys_are_hash_tagged_per_session_and_expire(
     seat, body = mover(a, sid, toks)
     a.move(sid, toks[seat], first_move(body), 1, idem="x")
     keys = session_keys(sid, redis_url, request)
-    assert len(keys) == 6
+    assert len(keys) == 7
     assert all(f"{{{sid}}}:" in k for k in keys)
     kinds = {k.rsplit(":", 1)[1]: k for k in keys}
-    assert set(kinds) == {"state", "meta", "events", "idem", "idemq", "moves"}
+    assert set(kinds) == {"state", "meta", "events", "idem", "idemq", "moves", "seen"}
     assert len({id(r) for r in keys.values()}) == 1  # one node: the session's slot
     for k, r in keys.items():
         ttl: Any = r.pttl(k)
@@ -116,6 +116,7 @@ def test_keys_are_hash_tagged_per_session_and_expire(
     r = keys[kinds["events"]]
     assert r.type(kinds["events"]) == b"stream" and r.type(kinds["idem"]) == b"hash"
     assert r.type(kinds["idemq"]) == b"list" and r.type(kinds["moves"]) == b"list"
+    assert r.type(kinds["seen"]) == b"hash"  # presence: seat -> last seen
     # DELETE leaves nothing of the session behind.
     assert a.delete(sid, toks[0]).status_code == 204
     assert session_keys(sid, redis_url, request) == {}

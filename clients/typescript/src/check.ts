@@ -158,3 +158,47 @@ export function parseFrame(text: string): Schemas["SseFrame"] | undefined {
 export const sessionDraw: Schemas["SessionMove"] = { type: "draw" };
 // @ts-expect-error If-Match is required on a session move
 export const noIfMatch: MoveHeaders = {};
+
+// ---------------------------------------------------------------- multiplayer sessions
+type JoinOp = operations["joinSession"];
+type JoinBody = JoinOp["requestBody"]["content"]["application/json"];
+type Joined = JoinOp["responses"][200]["content"]["application/json"];
+type Lobby = operations["listSessions"]["responses"][200]["content"]["application/json"];
+
+export async function joinFromTheLobby(base: string, name: string): Promise<Joined | undefined> {
+  const page = (await (await fetch(`${base}/v1/sessions?status=waiting&variant=uno_classic`)).json()) as Lobby;
+  const entry = page.sessions.find((s) => s.open_seats > 0);
+  if (entry === undefined) return undefined;
+  const body: JoinBody = { name };
+  const resp = await fetch(`${base}/v1/sessions/${entry.session_id}/join`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return resp.status === 200 ? ((await resp.json()) as Joined) : undefined;
+}
+
+export function describeSeatEvent(event: Event): string | undefined {
+  switch (event.type) {
+    case "joined":
+      return `${event.name} took seat ${event.seat}`;
+    case "left":
+      return `${event.name} left seat ${event.seat} (${event.replaced_by})`;
+    case "rematch":
+      return `the next game is ${event.session_id}`;
+    default:
+      return undefined;
+  }
+}
+
+export const openTable: Schemas["SessionCreate"] = {
+  variant: "uno_classic",
+  players: [{ name: "Ann" }, { open: true }, { open: true }],
+  public: true,
+  spectators: "code",
+};
+export const waitingView: Schemas["SessionState"]["view"] = null;
+// @ts-expect-error not a spectator mode
+export const badSpectators: Schemas["SessionCreate"]["spectators"] = "friends";
+// @ts-expect-error a join needs a name
+export const nameless: JoinBody = { code: "x" };
