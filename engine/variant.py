@@ -41,6 +41,9 @@ PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 T = MoveType
 NEXT_ROUND = T.NEXT_ROUND
 
+#: The optional fields of a ``Move`` that sets none of them (``Move(type, player)[2:]``).
+_BARE = Move(T.DRAW, 0)[2:]
+
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
 
@@ -251,16 +254,17 @@ class Variant(Scoring):
             raise RulesError(
                 f"player {player} is not a seat (0..{state.num_players - 1})", code="invalid_player"
             )
-        for index, name in self._field_checks[mtype]:
-            if move[index] is not None:
+        if move[2:] != _BARE:  # some optional field is set: may this type carry it?
+            for index, name in self._field_checks[mtype]:
+                if move[index] is not None:
+                    raise RulesError(
+                        f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
+                    )
+            if move.uno and "uno" not in MOVE_FIELDS[mtype]:
                 raise RulesError(
-                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
+                    f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+                    code="uno_not_applicable",
                 )
-        if move.uno and "uno" not in MOVE_FIELDS[mtype]:
-            raise RulesError(
-                f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-                code="uno_not_applicable",
-            )
         phase = state.phase
         if phase is GAME_OVER:
             raise RulesError("the game is over", code="game_over")
