@@ -25,12 +25,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def play_engine(variant_id: str, moves: int, players: int = 4) -> int:
+#: The table size of the counted games: two players, as RLCard's UNO environment plays
+#: (``rlcard.make("uno")``) and as the timed loop (``engine_bench``) plays.
+PLAYERS = 2
+
+
+def play_engine(variant_id: str, moves: int, players: int = PLAYERS) -> int:
     """``moves`` moves of seeded random games of ``variant_id`` (as engine_bench plays);
     returns the moves the games' states counted (``moves``, unless a step failed)."""
     sys.path.insert(0, str(ROOT))
-    from benchmarks.engine_bench import random_step
-    from engine import Phase, find_variant
+    from benchmarks.engine_bench import GAME_OVER, random_step
+    from engine import find_variant
 
     variant = find_variant(variant_id)
     players = min(max(players, variant.min_players), variant.max_players)
@@ -38,14 +43,14 @@ def play_engine(variant_id: str, moves: int, players: int = 4) -> int:
     state, _ = variant.new_game(players, 1)
     finished = 0
     for _ in range(moves):
-        if state.phase is Phase.GAME_OVER:
+        if state.phase is GAME_OVER:
             finished += state.move_count
             state, _ = variant.new_game(players, rnd.randrange(2**53))
         state = random_step(variant, state, rnd)
     return finished + state.move_count
 
 
-def play_rlcard(moves: int, players: int = 4) -> None:
+def play_rlcard(moves: int, players: int = PLAYERS) -> None:
     """``moves`` moves of RLCard's UNO game API, seeded."""
     from rlcard.games.uno.game import UnoGame
 

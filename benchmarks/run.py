@@ -30,7 +30,7 @@ def engine_section(quick: bool) -> dict[str, Any]:
     through = engine_bench.throughput(seconds, slices)
     calls = engine_bench.per_call(300 if quick else 2000)
     anchor = through["rlcard_moves_per_cpu_s"]
-    print("\nEngine: random games through the validating apply (4 players where allowed)")
+    print("\nEngine: random games through the validating apply (2 players, RLCard too)")
     if anchor:
         print(f"  anchor  rlcard 1.2.0 UnoGame      {anchor:12,.0f} moves/CPU-s   1.00x")
     else:

@@ -34,8 +34,15 @@ class Drawing(Views):
     ) -> list[int]:
         """Move up to ``count`` cards from the draw pile to ``seat``'s hand, reshuffling
         the discard pile when the draw pile runs out (README)."""
-        drawn: list[int] = []
         pile = w.draw_pile
+        if 0 < count <= len(pile):  # the common case: no reshuffle
+            taken = pile[:count]
+            w.draw_pile = pile[count:]
+            w.hands[seat] = w.hands[seat] + taken
+            cards = list(taken)
+            events.append(self.drew_event(w, seat, cards, reason))
+            return cards
+        drawn: list[int] = []
         while len(drawn) < count:
             if not pile:
                 w.draw_pile = pile

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import field, make_dataclass
 from enum import StrEnum
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import Color
@@ -78,8 +77,10 @@ def _top(self: Any) -> int:
 
 
 def _next_seat(self: Any, seat: int, steps: int = 1) -> int:
-    """The seat ``steps`` places after ``seat`` in the current direction of play."""
-    return seat_after(seat, self.num_players, steps, self.direction)
+    """The seat ``steps`` places after ``seat`` in the current direction of play:
+    ``seat_after(seat, num_players, steps, direction)``, written out (it runs for most
+    moves; tests/test_state.py checks that the two agree)."""
+    return (seat + self.direction * steps) % self.num_players  # type: ignore[no-any-return]
 
 
 class State(NamedTuple):
@@ -123,8 +124,39 @@ class State(NamedTuple):
 
 
 FIELDS = State._fields
-_values = attrgetter(*FIELDS)
 _new = tuple.__new__
+
+
+def work_of(state: State) -> Work:
+    """The ``Work`` copy of ``state`` (``hands`` a list): one store per field, no call
+    into a generated ``__init__``. ``_check_copies`` (at import) proves it copies every
+    field of ``State``."""
+    w = _new_work(Work)
+    (
+        w.variant, w.num_players, w.options, w.seed, w.rng, w.phase, w.round, w.dealer,
+        w.direction, w.current, w.side, hands, w.draw_pile, w.discard, w.active_color,
+        w.pending, w.exposed, w.scores, w.round_scores, w.round_winner, w.winners,
+        w.move_count, w.ext,
+    ) = state  # fmt: skip
+    w.hands = list(hands)
+    w.prev_color = None
+    return w
+
+
+def freeze(w: Work) -> State:
+    """The new ``State`` of a ``Work`` (``hands`` back into a tuple)."""
+    hands = w.hands
+    if type(hands) is list:
+        hands = w.hands = tuple(hands)
+    return _new(  # type: ignore[no-any-return]
+        State,
+        (
+            w.variant, w.num_players, w.options, w.seed, w.rng, w.phase, w.round, w.dealer,
+            w.direction, w.current, w.side, hands, w.draw_pile, w.discard, w.active_color,
+            w.pending, w.exposed, w.scores, w.round_scores, w.round_winner, w.winners,
+            w.move_count, w.ext,
+        ),
+    )  # fmt: skip
 
 
 class _WorkMethods:
@@ -138,16 +170,11 @@ class _WorkMethods:
 
     @classmethod
     def of(cls: Any, state: State) -> Work:
-        work = cls(*state)
-        work.hands = list(state.hands)
-        return work
+        return work_of(state)
 
     def freeze(self: Any) -> State:
         """The new ``State`` (hands back into a tuple)."""
-        hands = self.hands
-        if type(hands) is list:
-            self.hands = tuple(hands)
-        return _new(State, _values(self))  # type: ignore[no-any-return]
+        return freeze(self)
 
 
 if TYPE_CHECKING:  # pragma: no cover - the same fields, as the type checker sees them
@@ -198,3 +225,20 @@ else:
         eq=False,
         namespace={"__module__": __name__},
     )
+
+_new_work = object.__new__
+
+
+def _check_copies() -> None:
+    """``work_of`` and ``freeze`` name the fields one by one (the fast way): prove at
+    import that they carry every field of ``State``, in order, so a field added to
+    ``State`` and not to them fails here."""
+    marks = [object() for _ in FIELDS]
+    hands = marks[FIELDS.index("hands")] = ((1,), (2,))
+    state = _new(State, marks)
+    w = work_of(state)
+    if w.hands != list(hands) or tuple(freeze(w)) != tuple(marks):
+        raise RuntimeError("engine.state.work_of/freeze disagree with State's fields")
+
+
+_check_copies()

@@ -37,6 +37,9 @@ class UnoPending(PendingType):
 
 
 P = UnoPending
+# Enum members as module constants: on Python 3.11 every ``UnoPending.X`` is a descriptor call.
+PLAY_DRAWN = P.PLAY_DRAWN
+_new = tuple.__new__
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
 #: for a turned-up card acting as if the dealer had played it (UNO All Wild).
 Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
@@ -172,7 +175,10 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ legal moves
     def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
         """The complete play moves for one card (a colour for wilds; with and without
-        saying UNO when it leaves one card). Moves are immutable, so they are cached."""
+        saying UNO when it leaves one card). Moves are immutable, so they are cached.
+
+        An override must depend only on ``player``, ``card``, the side in play and
+        whether the hand holds two cards: ``legal_turn`` keeps its answers by these."""
         two = self.uno_rule and len(s.hands[player]) == 2
         key = (player, card, s.side, two)
         moves = self._play_cache.get(key)
@@ -206,13 +212,25 @@ class UnoRules(Variant):
         top_symbol = symbol[state.discard[-1]]
         if top_symbol < 0:
             top_symbol = -2  # nothing matches a wild's symbol
-        play_moves = self.play_moves
+        hand = state.hands[player]
+        # card -> its play moves (``play_moves``) for this seat, side and hand size.
+        key = (player, side, self.uno_rule and len(hand) == 2)
+        row = self._play_rows.get(key)
+        if row is None:
+            row = self._play_rows[key] = [None] * cat.size
         moves: list[Move] = []
-        for card in state.hands[player]:
+        for card in hand:
             if wild[card] or color[card] is active or symbol[card] == top_symbol:
-                moves.extend(play_moves(state, player, card))
+                plays = row[card]
+                if plays is None:
+                    plays = row[card] = self.play_moves(state, player, card)
+                moves += plays
         moves.append(self._draw_moves[player])
         return moves
+
+    @cached_property
+    def _play_rows(self) -> dict[tuple[int, int, bool], list[tuple[Move, ...] | None]]:
+        return {}
 
     @lists(P.PLAY_DRAWN)
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
@@ -264,7 +282,7 @@ class UnoRules(Variant):
                 "now, or pass",
                 code="not_drawn_card",
             )
-        if not self.playable(w, card):
+        if not self.matches(w.side, card, w.active_color, w.discard[-1]):
             raise RulesError(
                 f"card {self.card_name(w, card)} ({self.catalog.code[w.side][card]}) matches "
                 "neither the colour "
@@ -474,8 +492,8 @@ class UnoRules(Variant):
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move.player
         drawn = self.draw_cards(w, player, 1, events, "draw")
-        if drawn and self.playable(w, drawn[0]):
-            w.pending = Pending(P.PLAY_DRAWN, player, drawn[0])
+        if drawn and self.matches(w.side, drawn[0], w.active_color, w.discard[-1]):
+            w.pending = _new(Pending, (PLAY_DRAWN, player, drawn[0], ()))
         else:
             w.current = w.next_seat(player)
 

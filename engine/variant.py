@@ -30,7 +30,7 @@ from .events import Event, event
 from .moves import MOVE_FIELDS, NOT_NOW, Move, MoveType
 from .options import OptionSpec
 from .scoring import Scoring
-from .state import PendingType, Phase, State, Work, seat_after
+from .state import PendingType, Phase, State, Work, freeze, seat_after, work_of
 
 __all__ = ["TURN", "OptionSpec", "Variant", "defaults", "first_plain", "handles", "lists"]
 
@@ -41,6 +41,9 @@ PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 
 T = MoveType
 NEXT_ROUND = T.NEXT_ROUND
+
+#: The optional fields of a ``Move`` that sets none of them (``Move(type, player)[2:]``).
+_BARE = Move(T.DRAW, 0)[2:]
 
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
@@ -95,13 +98,13 @@ class Variant(Scoring):
             scores=(0,) * players,
             ext=self.initial_ext(players),
         )
-        w = Work.of(start)
+        w = work_of(start)
         events: list[Event] = []
         if dealer is None:
             dealer = 0 if deck is not None else self.cut_for_dealer(w, events)
         w.dealer = dealer
         self.start_round(w, events, deck)
-        return w.freeze(), events
+        return freeze(w), events
 
     def resolve_options(self, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
         """Every option with its value: the given ones checked, defaults for the rest."""
@@ -257,16 +260,17 @@ class Variant(Scoring):
             raise RulesError(
                 f"player {player} is not a seat (0..{state.num_players - 1})", code="invalid_player"
             )
-        for index, name in self._field_checks[mtype]:
-            if move[index] is not None:
+        if move[2:] != _BARE:  # some optional field is set: may this type carry it?
+            for index, name in self._field_checks[mtype]:
+                if move[index] is not None:
+                    raise RulesError(
+                        f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
+                    )
+            if move.uno and "uno" not in MOVE_FIELDS[mtype]:
                 raise RulesError(
-                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
+                    f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+                    code="uno_not_applicable",
                 )
-        if move.uno and "uno" not in MOVE_FIELDS[mtype]:
-            raise RulesError(
-                f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-                code="uno_not_applicable",
-            )
         phase = state.phase
         if phase is GAME_OVER:
             raise RulesError("the game is over", code="game_over")
@@ -299,16 +303,28 @@ class Variant(Scoring):
             raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
 
     def apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
-        """Validate ``move`` and return the next state and the events it caused."""
-        move = self.decode_move(state, move)
+        """Validate ``move`` and return the next state and the events it caused.
+
+        The handler changes a ``Work`` (``engine.state.work_of``: one store per field),
+        which becomes the new ``State``; the input state is never changed."""
+        if self._translates:
+            move = self.decode_move(state, move)
         self.check_move(state, move)
-        w = Work.of(state)
+        w = work_of(state)
         events: list[Event] = []
-        self._handlers[move.type](w, move, events)
-        if self.uno_rule and move.type is not NEXT_ROUND:
+        mtype = move.type
+        self._handlers[mtype](w, move, events)
+        # Who may be caught: only worth a look while someone is exposed or holds one card.
+        if self.uno_rule and mtype is not NEXT_ROUND and (w.exposed or 1 in map(len, w.hands)):
             self.update_exposed(state, w, move, events)
         w.move_count += 1
-        return w.freeze(), events
+        return freeze(w), events
+
+    @cached_property
+    def _translates(self) -> bool:
+        """Whether this variant names cards to a seat other than by catalog id (its
+        ``decode_move`` is not the identity)."""
+        return type(self).decode_move is not Variant.decode_move
 
     def decode_move(self, state: State, move: Move) -> Move:
         """Translate the card names a seat sees into catalog ids (identity by default)."""
@@ -325,13 +341,15 @@ class Variant(Scoring):
             return []
         if phase is ROUND_OVER:
             return [Move(T.NEXT_ROUND, player)]
-        moves = self.legal_side(state, player)
         pend = state.pending
         if pend is not None:
-            if pend.player == player:
-                moves = self._listers[pend.type](state, player) + moves
+            moves = self._listers[pend.type](state, player) if pend.player == player else []
         elif state.current == player:
-            moves = self.legal_turn(state, player) + moves
+            moves = self.legal_turn(state, player)
+        else:
+            moves = []
+        if self.uno_rule and state.exposed:
+            moves = moves + self.legal_side(state, player)
         return moves
 
     def legal_turn(self, state: State, player: int) -> list[Move]:

@@ -15,8 +15,8 @@ class Views(VariantFacts):
     """Card references and views (what a seat may see)."""
 
     def public_ref(self, s: State | Work, card: int) -> dict[str, Any]:
-        """How a face-up card is shown to everybody."""
-        return self.catalog.card_ref(card, s.side)
+        """How a face-up card is shown to everybody (``Catalog.card_ref``)."""
+        return {"id": card, "code": self.catalog.code[s.side][card]}
 
     def private_ref(self, s: State | Work, card: int) -> dict[str, Any]:
         """How a card is shown to the one seat allowed to see it."""
@@ -26,7 +26,8 @@ class Views(VariantFacts):
         """``private_ref`` of each card (a hand, a draw): one comprehension when the
         variant shows cards as the catalog does, else its own ``private_ref`` per card."""
         if type(self).private_ref is Views.private_ref:
-            return self.catalog.card_refs(cards, s.side)
+            codes = self.catalog.code[s.side]
+            return [{"id": c, "code": codes[c]} for c in cards]  # Catalog.card_refs
         private_ref = self.private_ref
         return [private_ref(s, c) for c in cards]
 
