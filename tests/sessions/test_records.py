@@ -72,3 +72,31 @@ def test_a_finished_record_is_built_once_per_process(api: Api, app: Flask) -> No
     assert record_of(api, sid, token).get_data() == first
     assert api.delete(sid, token).status_code == 204
     problem(record_of(api, sid), 404, "session_not_found")
+
+
+@pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
+def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
+    api: Api, app: Flask, variant: str
+) -> None:
+    """Both people let their time run out once: the clock plays their forced moves, bots
+    take both seats and finish the game; the record (forced, bot and person moves) replays
+    through the API to the session's final state."""
+    now = [1_800_000_000.0]
+    app.extensions["sessions"].clock = lambda: now[0]
+    clock = {"turn_seconds": 10, "max_timeouts": 1}
+    body = api.create(variant, 2, seed=SEED, options={"target": 50}, clock=clock).get_json()
+    sid = body["session_id"]
+    for _ in range(4):
+        now[0] += 11
+        state = api.get(sid).get_json()
+        if state["status"] == "over":
+            break
+    assert state["status"] == "over", state["clock"]
+    r = record_of(api, sid)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    rec = r.get_json()
+    assert {"clock", "bot"} <= {m["by"] for m in rec["moves"]}
+    replayed = api.c.post("/v1/games/replay", json=rec)
+    assert replayed.status_code == 200, replayed.get_data(as_text=True)
+    final = stored_state(app, sid)
+    assert replayed.get_json()["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))
