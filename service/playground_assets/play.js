@@ -393,7 +393,7 @@ function setupBody() {
   const count = number($('players').value);
   const me = { name: $('name').value.trim() || 'You' };
   const players = Number.isInteger(count) && count >= 1 && count <= 10
-    ? [me, ...Array.from({ length: count - 1 }, (_, i) => ({ name: `Bot ${i + 1}`, bot: true }))]
+    ? [me, ...Array.from({ length: count - 1 }, (_, i) => ({ name: `Bot ${i + 1}`, bot: $('bot-level').value }))]
     : count;
   const options = {};
   for (const input of $('options').querySelectorAll('[data-option]')) {

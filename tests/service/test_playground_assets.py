@@ -65,3 +65,11 @@ def test_the_page_has_no_inline_script_or_style_and_loads_local_files() -> None:
         if p.suffix == ".js":
             for imp in re.findall(r"from '\./([^']+)'", p.read_text()):
                 assert imp in asset_names(), (p.name, imp)
+
+
+def test_the_bot_level_choices_are_the_specs_levels() -> None:
+    page = (ASSETS_DIR / PAGE).read_text()
+    select = re.search(r'<select id="bot-level".*?</select>', page, re.S)
+    assert select is not None
+    offered = re.findall(r'<option value="([a-z]+)"', select.group(0))
+    assert offered == spec_document()["components"]["schemas"]["BotLevel"]["enum"]
