@@ -130,6 +130,13 @@ export const EVENT_TEXT = {
     + (e.discarded.length ? ` (discarded ${cards(e.discarded, ctx)})` : ''),
   turned_up: (e, ctx) => `Turned up: ${ctx.card(e.card)}`,
   uno: (e, ctx) => `${ctx.seat(e.player)} said UNO`,
+  // Session events (the service's, not the game's).
+  joined: (e) => `${e.name} took seat ${e.seat + 1}`,
+  started: () => 'Every seat is taken: the game starts',
+  left: (e) => `${e.name} left seat ${e.seat + 1}` + (e.replaced_by === 'bot' ? '; a bot plays it' : ''),
+  rematch: () => 'A rematch was made',
+  timeout: (e, ctx) => `${ctx.seat(e.player)} ran out of time: the clock played ${plural(e.moves, 'move')}`,
+  bot_took_seat: (e, ctx) => `A bot plays for ${ctx.seat(e.player)} from now on`,
 };
 
 export function describeEvent(event, ctx) {
