@@ -131,9 +131,9 @@ export const EVENT_TEXT = {
   turned_up: (e, ctx) => `Turned up: ${ctx.card(e.card)}`,
   uno: (e, ctx) => `${ctx.seat(e.player)} said UNO`,
   // Session events (the service's, not the game's).
-  joined: (e) => `${e.name} took seat ${e.seat + 1}`,
+  joined: (e) => `${e.name} took seat ${e.player + 1}`,
   started: () => 'Every seat is taken: the game starts',
-  left: (e) => `${e.name} left seat ${e.seat + 1}` + (e.replaced_by === 'bot' ? '; a bot plays it' : ''),
+  left: (e) => `${e.name} left seat ${e.player + 1}` + (e.replaced_by === 'bot' ? '; a bot plays it' : ''),
   rematch: () => 'A rematch was made',
   timeout: (e, ctx) => `${ctx.seat(e.player)} ran out of time: the clock played ${plural(e.moves, 'move')}`,
   bot_took_seat: (e, ctx) => `A bot plays for ${ctx.seat(e.player)} from now on`,

@@ -3,7 +3,8 @@ event log, each declared once here.
 
 They go into the session's event log like the engine's (numbered, in every answer, the
 event log and the stream) and carry no hidden information: ``engine.redact`` passes an
-event without a ``secret`` through unchanged. ``SESSION_EVENTS`` names each type once,
+event without a ``secret`` through unchanged. A seat is named ``player``, as in the
+engine's events. ``SESSION_EVENTS`` names each type once,
 with its fields; the spec's ``Event`` union has one member per entry
 (tests/sessions/test_lobby.py and test_clocks.py check they agree). To add one: an entry
 here and its member in the spec's ``Event`` union.
@@ -18,13 +19,13 @@ from engine import Event
 
 #: Each session event type and the fields it carries (beside ``type``).
 SESSION_EVENTS: dict[str, tuple[str, ...]] = {
-    # A person took an open seat (``name``: the name it chose).
-    "joined": ("seat", "name"),
+    # A person took an open seat (``player``: the seat; ``name``: the name it chose).
+    "joined": ("player", "name"),
     # The last open seat was taken: the cards are dealt (the game's events follow).
     "started": (),
     # A seat left: before the start it is open again (``replaced_by: "open"``), after
     # it a bot plays it (``replaced_by: "bot"``).
-    "left": ("seat", "name", "replaced_by"),
+    "left": ("player", "name", "replaced_by"),
     # The next game with the same seats was made: ``session_id`` names it.
     "rematch": ("session_id",),
     # ``player``'s time ran out at ``deadline``; the clock played ``moves`` forced moves

@@ -699,7 +699,7 @@ class SessionManager:
             seats = list(meta.seats)
             seats[seat] = Seat(seat, name, False, tokens.digest(token))
             meta = replace(meta, seats=tuple(seats))
-            events = [session_event("joined", seat=seat, name=name)]
+            events = [session_event("joined", player=seat, name=name)]
             state: State | None = None
             moves: list[bytes] = []
             if not meta.open_seats:
@@ -757,10 +757,10 @@ class SessionManager:
                 seats = list(c.meta.seats)
                 seats[seat] = Seat(seat, f"Player {seat + 1}", False, None, open=True)
                 meta = replace(c.meta, seats=tuple(seats))
-                events = [session_event("left", seat=seat, name=name, replaced_by="open")]
+                events = [session_event("left", player=seat, name=name, replaced_by="open")]
             else:
                 meta = _hand_to_bot(c.meta, seat)
-                events = [session_event("left", seat=seat, name=name, replaced_by="bot")]
+                events = [session_event("left", player=seat, name=name, replaced_by="bot")]
                 state, bot_events, made = self._play_bots(
                     sid, c.version, state, meta.bot_levels, events
                 )

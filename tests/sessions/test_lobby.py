@@ -286,7 +286,7 @@ def test_a_seat_that_leaves_before_the_start_is_open_again(lobby: Lobby) -> None
     problem(lobby.get(sid, bob["token"]), 401, "invalid_token")
     last = lobby.events(sid).get_json()["events"][-1]
     assert last == {
-        "seq": left["last_event"], "type": "left", "seat": 1, "name": "Bob", "replaced_by": "open"
+        "seq": left["last_event"], "type": "left", "player": 1, "name": "Bob", "replaced_by": "open"
     }  # fmt: skip
     eve = joined(lobby.join(sid, "Eve", code, seat=1))
     assert eve["seat"] == 1 and eve["status"] == "waiting"
@@ -302,7 +302,7 @@ def test_a_seat_that_leaves_after_the_start_is_played_by_a_bot(lobby: Lobby) -> 
     assert r.get_json()["seats"][1]["bot"] is True and r.get_json()["status"] == "playing"
     problem(lobby.move(sid, bob["token"], {"type": "draw"}, 1), 401, "invalid_token")
     events = lobby.events(sid, ann).get_json()["events"]
-    assert {"type": "left", "seat": 1, "name": "Bob", "replaced_by": "bot"} in [
+    assert {"type": "left", "player": 1, "name": "Bob", "replaced_by": "bot"} in [
         {k: v for k, v in e.items() if k != "seq"} for e in events
     ]
     # The bot plays seat 1: Ann alone plays the game to its end.

@@ -181,9 +181,9 @@ export async function joinFromTheLobby(base: string, name: string): Promise<Join
 export function describeSeatEvent(event: Event): string | undefined {
   switch (event.type) {
     case "joined":
-      return `${event.name} took seat ${event.seat}`;
+      return `${event.name} took seat ${event.player}`;
     case "left":
-      return `${event.name} left seat ${event.seat} (${event.replaced_by})`;
+      return `${event.name} left seat ${event.player} (${event.replaced_by})`;
     case "rematch":
       return `the next game is ${event.session_id}`;
     default:
