@@ -52,7 +52,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
 
 import orjson
@@ -1162,24 +1162,10 @@ class SessionManager:
             if not moves and owed.meta == c.meta:
                 return c
             new = Cached(c.version + 1, c.seq + len(events), owed.state, owed.meta)
-            res = self._store(partial(self._commit_owed, sid, c.version, new, events, moves))
-            if res.status == "ok":
-                self._remember(sid, new)
-                count_moves(new.meta.variant, len(moves))
+            if self._change(sid, c, new, events, moves):
                 return new
-            self._forget(sid)
-            if res.status == "missing":
-                raise not_found(sid)
             c, _ = self._load(sid)  # another replica moved first: settle what it wrote
         return c
-
-    def _commit_owed(
-        self, sid: str, version: int, new: Cached, events: list[Event], moves: list[bytes]
-    ) -> Any:
-        state = _state_json(new.state)
-        return self.store.commit(
-            sid, version, state, _dump(events), None, moves=moves, meta=new.meta.to_json()
-        )
 
     def next_deadline(self, c: Cached) -> float | None:
         """When the clock will next owe a move (epoch seconds), or None (no clock, a
