@@ -714,10 +714,15 @@ class SessionManager:
         assert c is not None
         if c.state is not None and c.meta.public:
             self._unlist([(sid, c.meta.variant)])
+        return self._seat_changed(sid, c, seat, token=token)
+
+    def _seat_changed(self, sid: str, c: Cached, seat: int, **extra: Any) -> Answer:
+        """A seat change's answer (join, leave, rematch): the seat, ``extra`` (a token,
+        the previous session) and the session's seats as everyone may see them."""
         body = {
             "session_id": sid,
             "seat": seat,
-            "token": token,
+            **extra,
             "status": status_of(c),
             "version": c.version,
             "last_event": c.seq,
@@ -771,15 +776,7 @@ class SessionManager:
         seat = self._changed(sid, step)
         c = self._cached(sid)
         assert c is not None
-        body = {
-            "session_id": sid,
-            "seat": seat,
-            "status": status_of(c),
-            "version": c.version,
-            "last_event": c.seq,
-            "seats": self._seats(c.meta),
-        }
-        return Answer(200, orjson.dumps(body), c.version)
+        return self._seat_changed(sid, c, seat)
 
     # ------------------------------------------------------------------ rematch
     def rematch(self, sid: str, authorization: str | None) -> Answer:
@@ -802,17 +799,7 @@ class SessionManager:
         self._changed(new_sid, claim)
         n = self._cached(new_sid)
         assert n is not None
-        body = {
-            "session_id": new_sid,
-            "previous_session_id": sid,
-            "seat": seat,
-            "token": token,
-            "status": status_of(n),
-            "version": n.version,
-            "last_event": n.seq,
-            "seats": self._seats(n.meta),
-        }
-        return Answer(200, orjson.dumps(body), n.version)
+        return self._seat_changed(new_sid, n, seat, previous_session_id=sid, token=token)
 
     def _make_rematch(self, sid: str, c: Cached) -> str:
         """Make the next game (new server seed, the next dealer, the same seats, variant
