@@ -1,10 +1,13 @@
 """Bot strength and cost: ``python benchmarks/bots_bench.py [--games N] [--variants a,b]``.
 
 For each variant, with 2 and 4 players (where the variant allows 4), it plays
-``--games`` one-round games per pairing (normal against easy, hard against normal) and
-prints the stronger level's win rate with its 95% Wilson interval. A game here is one
-round: its winner is the seat that goes out (a full game to the target score is many
-rounds, too long to play thousands of times).
+``--games`` games per pairing (normal against easy, hard against normal) and prints the
+stronger level's win rate with its 95% Wilson interval. A game is a whole game, round
+after round until a seat reaches the variant's target score, as a session plays it; its
+winner is the seat with the best score then (a shared win counts for nobody).
+``--unit round`` plays one round a game instead (its winner is the seat that goes out):
+about ten times cheaper, and the edge of a level shows less in one round than over a
+game.
 
 Seats: with 2 players one bot of each level, the stronger one seated first in every
 other game; with 4 players one stronger bot against three of the weaker level (1 vs
@@ -36,6 +39,8 @@ import engine  # noqa: E402
 from engine import Phase, bots  # noqa: E402
 
 PAIRINGS = (("normal", "easy"), ("hard", "normal"))
+#: What one "game" of a pairing is: a whole game to the target score, or one round.
+UNITS = ("game", "round")
 SIDE = ("uno", "catch")
 #: A round longer than this many moves is stopped and counted as nobody's win.
 MAX_MOVES = 3000
@@ -65,13 +70,43 @@ def play_round(
     """One round between bots; the winning seat (None: stopped) and the CPU times of
     the hard moves that searched (seconds: process time, which other work on the
     machine does not inflate as it does wall time)."""
+    winner, times, _ = play(variant, levels, seed, budget, whole_game=False)
+    return winner, times
+
+
+def play_game(
+    variant: str, levels: list[str], seed: int, budget: int
+) -> tuple[int | None, list[float]]:
+    """One whole game, round after round until a seat reaches the target score, as a
+    session plays it; the winning seat (None: stopped, or a shared win) and the hard
+    moves' CPU times."""
+    winner, times, _ = play(variant, levels, seed, budget, whole_game=True)
+    return winner, times
+
+
+def play(
+    variant: str, levels: list[str], seed: int, budget: int, whole_game: bool
+) -> tuple[int | None, list[float], engine.State]:
+    """A round or a whole game between bots: the winner, the hard moves' CPU times and
+    the last state."""
     state, events = engine.start(variant, len(levels), seed)
     rnd = random.Random(f"bench:{variant}:{len(levels)}:{seed}")
     seen: list[list[Any]] = [engine.redact_all(events, s) for s in range(len(levels))]
     times: list[float] = []
-    for _ in range(MAX_MOVES):
+    in_round = 0
+    while in_round < MAX_MOVES:
+        if state.phase is Phase.ROUND_OVER and whole_game:
+            # the next round: its deal starts each seat's history afresh (the bots judge
+            # the round in play, as a session's bots see it)
+            seat = engine.waiting_for(state)
+            assert seat is not None
+            state, events = engine.apply(state, engine.legal_moves(state, seat)[0])
+            seen = [engine.redact_all(events, s) for s in range(len(levels))]
+            in_round = 0
+            continue
         if state.phase not in (Phase.PLAY, Phase.DRAFT):
             break
+        in_round += 1
         move = None
         for seat in range(len(levels)):  # every level says UNO and catches first
             side = [m for m in engine.legal_moves(state, seat) if m.type.value in SIDE]
@@ -92,13 +127,17 @@ def play_round(
         state, events = engine.apply(state, move)
         for s in range(len(levels)):
             seen[s].extend(engine.redact_all(events, s))
-    return state.round_winner, times
+    if not whole_game:
+        return state.round_winner, times, state
+    if state.phase is Phase.GAME_OVER and len(state.winners) == 1:
+        return state.winners[0], times, state
+    return None, times, state
 
 
-def _job(args: tuple[str, int, str, str, int, int]) -> tuple[bool, bool, list[float]]:
-    variant, players, strong, weak, game, budget = args
+def _job(args: tuple[str, int, str, str, int, int, bool]) -> tuple[bool, bool, list[float]]:
+    variant, players, strong, weak, game, budget, whole_game = args
     levels = seats_for(game, players, strong, weak)
-    winner, times = play_round(variant, levels, game, budget)
+    winner, times, _ = play(variant, levels, game, budget, whole_game)
     return winner is not None and levels[winner] == strong, winner is None, times
 
 
@@ -109,7 +148,12 @@ def run(
     pairings: tuple[tuple[str, str], ...] = PAIRINGS,
     budget: int = bots.DEFAULT_BUDGET,
     processes: int = 2,
+    unit: str = "game",
 ) -> dict[str, Any]:
+    """Every pairing's games; ``unit``: "game" (whole games to the target score, as
+    sessions play them) or "round" (one round a game: cheaper, and a smaller edge)."""
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {', '.join(UNITS)}")
     ids = variants or [v.id for v in engine.all_variants()]
     rows: list[dict[str, Any]] = []
     with multiprocessing.Pool(processes) as pool:
@@ -119,7 +163,10 @@ def run(
                 if not variant.min_players <= players <= variant.max_players:
                     continue
                 for strong, weak in pairings:
-                    jobs = [(vid, players, strong, weak, g, budget) for g in range(games)]
+                    jobs = [
+                        (vid, players, strong, weak, g, budget, unit == "game")
+                        for g in range(games)
+                    ]
                     t0 = time.perf_counter()
                     results = pool.map(_job, jobs, chunksize=max(1, games // 20))
                     wins = sum(r[0] for r in results)
@@ -132,6 +179,7 @@ def run(
                         "seats": f"1 {strong} vs {players - 1} {weak}",
                         "baseline": 1 / players,
                         "games": games,
+                        "unit": unit,
                         "wins": wins,
                         "stopped": stopped,
                         "win_rate": wins / games,
@@ -147,7 +195,7 @@ def run(
                         }
                     rows.append(row)
                     print_row(row)
-    return {"games_per_pairing": games, "budget": budget, "rows": rows}
+    return {"games_per_pairing": games, "unit": unit, "budget": budget, "rows": rows}
 
 
 def print_row(row: dict[str, Any]) -> None:
@@ -159,7 +207,7 @@ def print_row(row: dict[str, Any]) -> None:
     print(
         f"  {row['variant']:17} {row['players']}p  {row['seats']:22} "
         f"{row['win_rate'] * 100:5.1f}%  [{lo * 100:4.1f}, {hi * 100:4.1f}]  "
-        f"(baseline {row['baseline'] * 100:.0f}%, n={row['games']}){cost}",
+        f"(baseline {row['baseline'] * 100:.0f}%, n={row['games']} {row['unit']}s){cost}",
         flush=True,
     )
 
@@ -172,6 +220,10 @@ def main() -> int:
     parser.add_argument("--pairings", default="normal-easy,hard-normal")
     parser.add_argument("--budget", type=int, default=bots.DEFAULT_BUDGET, help="hard playouts")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--unit", choices=UNITS, default="game",
+        help="game: whole games to the target score (default); round: one round a game",
+    )  # fmt: skip
     args = parser.parse_args()
     pairings = tuple(tuple(p.split("-")) for p in args.pairings.split(","))
     run(
@@ -181,6 +233,7 @@ def main() -> int:
         pairings,  # type: ignore[arg-type]
         args.budget,
         args.processes,
+        args.unit,
     )
     return 0
 

@@ -29,3 +29,14 @@ def test_a_benchmark_round_ends_with_a_winner_and_times_the_hard_moves(variant: 
     assert winner in (0, 1)
     assert times and all(t >= 0 for t in times)
     assert bots_bench.play_round(variant, ["hard", "easy"], 2, budget=6)[0] == winner
+
+
+@pytest.mark.parametrize("variant", ["uno_all_wild", "dos"])
+def test_a_benchmark_game_plays_rounds_to_the_target_score(variant: str) -> None:
+    winner, _, state = bots_bench.play(variant, ["normal", "easy"], 3, 6, whole_game=True)
+    assert state.phase.value == "game_over" and state.winners == (winner,)
+    assert state.round > 1  # more than the one round a round-unit game stops at
+    assert winner is not None and max(state.scores) == state.scores[winner]
+    _, _, first = bots_bench.play(variant, ["normal", "easy"], 3, 6, whole_game=False)
+    assert first.round == 1 and first.phase.value in ("round_over", "game_over")
+    assert bots_bench.play_game(variant, ["normal", "easy"], 3, budget=6)[0] == winner
