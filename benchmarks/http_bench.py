@@ -19,8 +19,9 @@ that reads the same body and answers the same bytes with no rules work, next to 
 server's ``/healthz``.
 
 ``python benchmarks/http_bench.py [--quick] [--servers]``: ``--servers`` compares the
-worker classes gunicorn can run with SSE still working (gevent; gthread, whose streams
-each hold a thread; sync, whose streams block a worker) against the same anchor.
+worker classes gunicorn can run with SSE still working (gevent; gevent_pywsgi, gevent's
+own HTTP server, without gunicorn's post_request hook; gthread, whose streams each hold a
+thread; sync, whose streams block a worker) against the same anchor.
 
 Needs ``wrk`` (Debian package ``wrk``); the section is skipped with a note without it.
 """
@@ -330,6 +331,9 @@ def print_table(res: dict[str, Any]) -> None:
 SERVERS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
     "gevent x2": ({"WEB_CONCURRENCY": "2"}, ()),
     "gevent x1": ({"WEB_CONCURRENCY": "1"}, ()),
+    # gevent's own HTTP server under gunicorn: gunicorn's post_request hook (the
+    # fairness yield) and its max_requests recycling do not run there.
+    "gevent_pywsgi x1": ({"WEB_CONCURRENCY": "1"}, ("--worker-class", "gevent_pywsgi")),
     "gthread x2, 8 threads": ({"WEB_CONCURRENCY": "2"}, ("--worker-class", "gthread", "--threads", "8")),
     "sync x4": ({"WEB_CONCURRENCY": "4", "GUNICORN_WORKER_CLASS": "sync"}, ()),
 }

@@ -210,11 +210,27 @@ def refresh_session_gauges(app: Flask) -> None:
     mgr = app.extensions.get("sessions")
     if mgr is None:
         return
-    SESSIONS_CACHED.set(len(mgr._cache))
+    _set_gauge(SESSIONS_CACHED, len(mgr._cache))
     store = mgr.store
     if store.kind == "memory":
         # Expired sessions are counted until the store's next sweep.
-        SESSIONS_ACTIVE.labels(store.kind).set(len(store._sessions))
+        child = _gauge_children.get(store.kind)
+        if child is None:
+            child = _gauge_children[store.kind] = SESSIONS_ACTIVE.labels(store.kind)
+        _set_gauge(child, len(store._sessions))
+
+
+#: The session gauges' labelled children, and the value this process last gave each
+#: gauge: a value is written only when it changed (in multiprocess mode each ``set``
+#: writes the worker's file, on every session request otherwise).
+_gauge_children: dict[str, Any] = {}
+_gauge_values: dict[int, float] = {}
+
+
+def _set_gauge(gauge: Any, value: float) -> None:
+    if _gauge_values.get(id(gauge)) != value:
+        gauge.set(value)
+        _gauge_values[id(gauge)] = value
 
 
 metrics_bp = Blueprint("observability", __name__)

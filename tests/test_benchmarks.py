@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import engine
-from benchmarks import engine_bench, http_bench, instructions
+from benchmarks import engine_bench, http_bench, http_instructions, instructions
 
 VARIANTS = [v.id for v in engine.all_variants()]
 
@@ -68,3 +68,9 @@ def test_the_anchor_answers_a_small_json_and_the_ratios_divide_medians() -> None
         "requests_per_s": 0.5,
     }
     assert http_bench.body_players(http_bench.apply_body()) == http_bench.PLAYERS == 3
+
+
+@pytest.mark.parametrize("target", list(http_instructions.TARGETS))
+def test_the_counted_http_calls_are_answered_200(target: str) -> None:
+    # child raises on any answer but 200: what is counted is the request itself.
+    http_instructions.child(http_instructions.TARGETS[target][0], target, 3)
