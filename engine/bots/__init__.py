@@ -26,6 +26,7 @@ from typing import Any
 from ..events import Event
 from ..moves import Move, MoveType
 from ..registry import find_variant
+from . import hard_policy
 from . import variants as _variants  # noqa: F401  (registers the per-variant knowledge)
 from .knowledge import KNOWLEDGE, BotKnowledge, Ctx, knowledge_for
 from .montecarlo import DEFAULT_BUDGET, search
@@ -67,10 +68,9 @@ def choose(
     variant = find_variant(view["variant"])
     ctx = Ctx(int(view["player"]), view, list(history), moves, variant)
     know = knowledge_for(variant.id)
-    ranked = rank(know, ctx, rnd)
-    if level == "hard" and searchable(ctx) and len(ranked) > 1:
-        return search(know, ctx, ranked, rnd, budget)
-    return ranked[0]
+    if level == "hard":
+        return hard_policy.rank(know, ctx, rnd)[0]
+    return rank(know, ctx, rnd)[0]
 
 
 def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:

@@ -1,0 +1,316 @@
+"""The hard level's policy: normal's heuristic (``BotKnowledge.score``) plus what a
+seat can infer from its view and its redacted history.
+
+``rank(know, ctx, rnd)`` has ``engine.bots.rank``'s shape (the legal moves, best first),
+so a search may use it as its move ordering. What it adds to normal's value:
+
+- wild draw cards that can be challenged: played when the hand is innocent (it holds
+  no card of the colour in play), never when it is guilty and the card is not its
+  last but one; a challenge only when the offender's play looks guilty (the victim was
+  close to going out, or the offender kept a single card);
+- colours: named and kept in play when the next seat's draws say it lacks them.
+
+Everything it reads is the seat's own: its view, its history and its legal moves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ..cards import COLORLESS_WILDS, Color
+from ..errors import EngineError
+from ..moves import Move, MoveType
+from ..state import Phase, State
+from .knowledge import BotKnowledge, Ctx
+
+T = MoveType
+PLAY = Phase.PLAY
+
+
+class HardPolicy:
+    """The base hard policy (classic UNO's); variants override what differs."""
+
+    #: Value of keeping the next seat on a colour its draws say it lacks.
+    VOID_COLOUR = 2.0
+    #: Value of an innocent challengeable wild draw card (beyond normal's).
+    INNOCENT = 8.0
+    #: Value of a guilty one that is not the hand's last but one.
+    GUILTY = -20.0
+
+    def plans(self, ctx: Ctx) -> bool:
+        """Whether this decision is searched with ``TurnPlan`` (the seat's own turn,
+        nothing pending, some card to play)."""
+        view = ctx.view
+        return (
+            view["phase"] == "play"
+            and view.get("pending") is None
+            and view["current_player"] == ctx.seat
+            and any(m.type is T.PLAY for m in ctx.legal)
+        )
+
+    def value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
+        base = know.score(ctx, move)
+        extra = self._extra.get(move.type)
+        return base if extra is None else base + extra(know, ctx, move)
+
+    @property
+    def _extra(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
+        return {
+            T.PLAY: self.play_value,
+            T.CHOOSE_COLOR: self.colour_value,
+            T.CHALLENGE: self.challenge_value,
+        }
+
+    # ------------------------------------------------------------------ plays
+    def play_value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
+        card = know.move_card(ctx, move)
+        if card is None:
+            return 0.0
+        side = ctx.side
+        kind = know.kind(card, side)
+        value = 0.0
+        left = len(ctx.view["hand"]) - 1 - len(move.chain or ())
+        if kind in ctx.variant.challenge_cards and left >= 1:  # type: ignore[attr-defined]
+            value += self.INNOCENT if not self.guilty(know, ctx, card) else (
+                self.GUILTY if left >= 2 else 0.0
+            )
+        colour = move.color if kind in COLORLESS_WILDS else know.color(card, side)
+        if colour is not None:
+            value += self.colour_bonus(know, ctx, colour)
+        return value
+
+    def guilty(self, know: BotKnowledge, ctx: Ctx, card: int) -> bool:
+        """Whether a challenge would find a card of the colour in play in the hand."""
+        active = ctx.view.get("active_color")
+        side = ctx.side
+        wild = know.variant.catalog.wild[side]
+        for c in know.hand(ctx):
+            colour = know.color(c, side)
+            if not wild[c] and colour is not None and colour.value == active:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ colours
+    def colour_bonus(self, know: BotKnowledge, ctx: Ctx, colour: Color) -> float:
+        """Keeping the next seat on a colour its last draw says it lacks."""
+        nxt = ctx.next_seat(ctx.seat)
+        void = know.voids(ctx).get(nxt)
+        return self.VOID_COLOUR if void and colour in void else 0.0
+
+    def colour_value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
+        return self.colour_bonus(know, ctx, move.color) if move.color is not None else 0.0
+
+    # ------------------------------------------------------------------ challenges
+    def guilt_odds(self, know: BotKnowledge, ctx: Ctx) -> float:
+        """How likely the pending wild draw card's player held the colour in play.
+
+        A wild draw card played on a seat not close to going out is most often a last
+        resort (nothing else fitted); one played on a seat about to go out, or that
+        leaves its player one card, is often played with the colour in hand."""
+        pend = ctx.view.get("pending") or {}
+        offender = ctx.next_seat(pend.get("player", ctx.seat), -1)
+        if ctx.sizes[ctx.seat] <= 2:
+            return 0.65
+        if ctx.sizes[offender] <= 1:
+            return 0.3
+        return 0.05
+
+    def challenge_value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
+        """Replace normal's value: challenge when the odds pay (accept scores 0)."""
+        pend = ctx.view.get("pending") or {}
+        top = ctx.view.get("discard_top")
+        costs = (4, 4, 6)
+        if top is not None:
+            kind = know.kind(know.face_id(top, ctx.side), ctx.side)
+            costs = ctx.variant.challenge_cards.get(kind, costs)  # type: ignore[attr-defined]
+        draw, guilty, innocent = costs
+        del pend
+        p = self.guilt_odds(know, ctx)
+        # accept: we draw ``draw``; challenge: the offender draws ``guilty`` and we keep
+        # the turn, or we draw ``innocent``.
+        gain = p * (draw + guilty + 1) - (1 - p) * (innocent - draw)
+        return gain - know.score(ctx, move)
+
+
+class TurnPlan:
+    """A light search of the seat's own turn on one determinization: every sequence of
+    its own moves while the turn stays its own (with two players a Skip, a Reverse or
+    a draw card gives another move), each end scored by ``leaf``. ``NODES`` bounds the
+    engine moves it applies."""
+
+    NODES = 400
+    #: Per card in the seat's hand.
+    CARD = 10.0
+    #: Per card an opponent took during the turn.
+    GIVEN = 5.0
+    #: Per Wild kept (while the hand holds more than one card).
+    WILD = 6.0
+    #: Per card of the hand in the colour left in play.
+    STAY = 1.5
+    #: The next seat's chance to play on what is left, weighted by its hand size.
+    REPLY = {1: 80.0, 2: 12.0}
+    REPLY_ELSE = 3.0
+    #: How likely an opponent is to challenge a wild draw card from a hand of 2+.
+    CHALLENGE_ODDS = 0.9
+
+    def __init__(self, know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> None:
+        self.know = know
+        self.ctx = ctx
+        self.seat = ctx.seat
+        self.variant = ctx.variant
+        self.state = know.sample(ctx, rnd)
+        self.nodes = 0
+        self.base_sizes = [len(h) for h in self.state.hands]
+        cat = self.variant.catalog
+        self.wild = cat.wild
+        self.colour = cat.color
+        self.symbol = cat.symbol
+        self.kind = cat.kind
+        self.reply_memo: dict[tuple[int, object, int, int], float] = {}
+
+    def values(self) -> dict[Move, float]:
+        """Each legal play's value (the best end of the turn it starts)."""
+        out: dict[Move, float] = {}
+        apply = self.variant.apply
+        for move in self.ctx.legal:
+            if move.type is not T.PLAY:
+                continue
+            try:
+                after, _ = apply(self.state, move)
+            except EngineError:
+                continue
+            self.nodes += 1
+            out[move] = self.node(after, 1)
+        return out
+
+    def node(self, state: State, depth: int) -> float:
+        if state.phase is not PLAY:
+            return 1000.0 if state.round_winner == self.seat else -1000.0
+        pend = state.pending
+        actor = pend.player if pend is not None else state.current
+        if actor != self.seat:
+            if pend is not None and pend.type.value == "challenge" and pend.get("offender") == self.seat:
+                return self.challenge(state, depth)
+            return self.leaf(state)
+        if depth > 6 or self.nodes >= self.NODES:
+            return self.leaf(state)
+        moves = self.variant.legal_moves(state, self.seat)
+        offered = set(moves)
+        best = None
+        encode = self.variant.encode_move
+        apply = self.variant.apply
+        for m in moves:
+            if m.type in (T.UNO, T.CATCH):
+                continue
+            if not m.uno and m._replace(uno=True) in offered:
+                continue
+            if m.type is T.DRAW:
+                v = self.leaf(state) - self.CARD * 0.6
+            else:
+                if self.nodes >= self.NODES:
+                    continue
+                try:
+                    after, _ = apply(state, encode(state, m))
+                except EngineError:
+                    continue
+                self.nodes += 1
+                v = self.node(after, depth + 1)
+            if best is None or v > best:
+                best = v
+        return self.leaf(state) if best is None else best
+
+    def challenge(self, state: State, depth: int) -> float:
+        pend = state.pending
+        assert pend is not None
+        victim = pend.player
+        moves = {m.type: m for m in self.variant.legal_moves(state, victim)}
+        p = self.CHALLENGE_ODDS if len(state.hands[self.seat]) >= 2 else 0.0
+        total = 0.0
+        for kind, weight in ((T.CHALLENGE, p), (T.ACCEPT, 1.0 - p)):
+            if weight <= 0 or kind not in moves:
+                continue
+            try:
+                after, _ = self.variant.apply(state, moves[kind])
+            except EngineError:
+                continue
+            self.nodes += 1
+            total += weight * self.node(after, depth + 1)
+        return total
+
+    def leaf(self, state: State) -> float:
+        seat = self.seat
+        hand = state.hands[seat]
+        side = state.side
+        wild = self.wild[side]
+        colour = self.colour[side]
+        value = -self.CARD * len(hand)
+        for s, h in enumerate(state.hands):
+            if s != seat:
+                value += self.GIVEN * (len(h) - self.base_sizes[s])
+        if len(hand) > 1:
+            value += self.WILD * sum(1 for c in hand if wild[c])
+        active = state.active_color
+        value += self.STAY * sum(1 for c in hand if not wild[c] and colour[c] is active)
+        nxt = state.pending.player if state.pending is not None else state.current
+        n = len(state.hands[nxt])
+        value -= self.REPLY.get(n, self.REPLY_ELSE) * self.reply_odds(state, nxt)
+        return value
+
+    def reply_odds(self, state: State, seat: int) -> float:
+        """The chance that ``seat`` holds a card that plays on the top: each of its cards
+        drawn from the cards this seat cannot see (its draws' voids respected)."""
+        side = state.side
+        top = state.discard[-1] if state.discard else -1
+        active = state.active_color
+        n = len(state.hands[seat])
+        key = (side, active, self.symbol[side][top] if top >= 0 else -1, n)
+        memo = self.reply_memo.get(key)
+        if memo is not None:
+            return memo
+        void = self.know.voids(self.ctx).get(seat) or set()
+        pool = [c for s, h in enumerate(state.hands) if s != self.seat for c in h]
+        pool += state.draw_pile
+        wild, colour, symbol = self.wild[side], self.colour[side], self.symbol[side]
+        top_symbol = symbol[top] if top >= 0 else -1
+        if top_symbol < 0:
+            top_symbol = -2
+        hits = 0
+        for c in pool:
+            if wild[c]:
+                hits += None not in void
+            elif colour[c] is active:
+                hits += active not in void
+            elif symbol[c] == top_symbol:
+                hits += 1
+        f = hits / len(pool) if pool else 0.0
+        odds = 1.0 - (1.0 - f) ** n
+        self.reply_memo[key] = odds
+        return odds
+
+
+POLICIES: dict[str, HardPolicy] = {}
+DEFAULT = HardPolicy()
+
+
+def policy_for(variant_id: str) -> HardPolicy:
+    return POLICIES.get(variant_id, DEFAULT)
+
+
+def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:
+    """The legal moves, best first by the hard policy (ties in random order)."""
+    pol = policy_for(ctx.variant.id)
+    offered = set(ctx.legal)
+    plan: dict[Move, float] = {}
+    if pol.plans(ctx):
+        plan = TurnPlan(know, ctx, rnd).values()
+    keyed = [
+        (plan[m] if m in plan else pol.value(know, ctx, m) - 1e4 * bool(plan), rnd.random(), i)
+        for i, m in enumerate(ctx.legal)
+        if m.uno or m._replace(uno=True) not in offered
+    ]
+    keyed.sort(reverse=True)
+    return [ctx.legal[i] for _, _, i in keyed]
+
+
+__all__ = ["DEFAULT", "POLICIES", "HardPolicy", "policy_for", "rank"]
