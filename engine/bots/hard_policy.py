@@ -20,9 +20,9 @@ from collections.abc import Callable
 
 from ..cards import COLORLESS_WILDS, Color
 from ..errors import EngineError
-from ..moves import Move, MoveType
-from ..state import Phase, State
-from .knowledge import BotKnowledge, Ctx
+from ..moves import MatchPart, Move, MoveType
+from ..state import Pending, Phase, State
+from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
 
 T = MoveType
 PLAY = Phase.PLAY
@@ -38,15 +38,29 @@ class HardPolicy:
     #: Value of a guilty one that is not the hand's last but one.
     GUILTY = -20.0
 
+    #: The decisions within the seat's own turn that ``TurnPlan`` searches (pending
+    #: types; ``None``: the turn itself).
+    PLANNED: frozenset[str | None] = frozenset({None, "play_drawn"})
+    #: The move types that start a searched turn.
+    ROOTS = frozenset({T.PLAY, T.MATCH, T.PASS, T.END_TURN})
+
+    def plan_class(self) -> type[TurnPlan]:
+        return TurnPlan
+
     def plans(self, ctx: Ctx) -> bool:
-        """Whether this decision is searched with ``TurnPlan`` (the seat's own turn,
-        nothing pending, some card to play)."""
+        """Whether this decision is searched with ``TurnPlan`` (the seat's own turn or a
+        decision within it, some card to play)."""
         view = ctx.view
+        pend = view.get("pending")
+        if pend is None:
+            mine = view["current_player"] == ctx.seat
+        else:
+            mine = pend.get("player") == ctx.seat and pend.get("type") in self.PLANNED
         return (
             view["phase"] == "play"
-            and view.get("pending") is None
-            and view["current_player"] == ctx.seat
-            and any(m.type is T.PLAY for m in ctx.legal)
+            and mine
+            and (pend is not None or None in self.PLANNED)
+            and any(m.type in (T.PLAY, T.MATCH) for m in ctx.legal)
         )
 
     def value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
@@ -151,38 +165,76 @@ class TurnPlan:
     #: The next seat's chance to play on what is left, weighted by its hand size.
     REPLY = {1: 80.0, 2: 12.0}
     REPLY_ELSE = 3.0
+    #: Per non-wild action card kept (Skip, Reverse, draw cards).
+    ACTION = 0.0
+    #: Per draw card kept while no other seat holds two cards or fewer.
+    HOLD_DRAW = 0.0
+    #: Per colour the hand holds.
+    COLOURS = 0.0
     #: How likely an opponent is to challenge a wild draw card from a hand of 2+.
     CHALLENGE_ODDS = 0.9
 
-    def __init__(self, know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> None:
+    def __init__(
+        self, know: BotKnowledge, ctx: Ctx, rnd: random.Random, roots: frozenset[MoveType]
+    ) -> None:
         self.know = know
         self.ctx = ctx
         self.seat = ctx.seat
         self.variant = ctx.variant
-        self.state = know.sample(ctx, rnd)
+        self.roots = roots
+        self.state = self.rebuild(know.sample(ctx, rnd))
         self.nodes = 0
+        self.limit = self.NODES
         self.base_sizes = [len(h) for h in self.state.hands]
         cat = self.variant.catalog
         self.wild = cat.wild
         self.colour = cat.color
         self.symbol = cat.symbol
         self.kind = cat.kind
+        self.code = cat.code
         self.reply_memo: dict[tuple[int, object, int, int], float] = {}
 
+    def rebuild(self, state: State) -> State:
+        """The sample with the view's pending decision (one of the seat's own)."""
+        pend = self.ctx.view.get("pending")
+        if pend is None:
+            return state
+        kind = next(k for k in self.variant.pending_moves if k.value == pend["type"])
+        card = None
+        ref = pend.get("card")
+        if ref is not None:
+            ids = [r["id"] for r in self.ctx.view["hand"]]
+            card = state.hands[self.seat][ids.index(ref["id"])]
+        return state._replace(pending=Pending(kind, self.seat, card))
+
     def values(self) -> dict[Move, float]:
-        """Each legal play's value (the best end of the turn it starts)."""
+        """Each root move's value (the best end of the turn it starts); each root gets
+        an equal share of ``NODES``."""
         out: dict[Move, float] = {}
         apply = self.variant.apply
-        for move in self.ctx.legal:
-            if move.type is not T.PLAY:
-                continue
+        roots = [m for m in self.ctx.legal if m.type in self.roots]
+        share = max(8, self.NODES // max(1, len(roots)))
+        for move in roots:
             try:
                 after, _ = apply(self.state, move)
             except EngineError:
                 continue
-            self.nodes += 1
+            self.nodes = 1
+            self.limit = share
             out[move] = self.node(after, 1)
         return out
+
+    def face_key(self, state: State, m: Move) -> tuple[object, ...]:
+        """Moves that differ only in which of two identical cards they use are one."""
+        code = self.code[state.side]
+        return (
+            m.type,
+            code[m.card] if m.card is not None else None,
+            m.color,
+            m.target if not isinstance(m.target, MatchPart) else (code[m.target.card], m.target[1:]),
+            tuple(code[c] for c in m.chain) if m.chain else None,
+            tuple((code[p.card], p[1:]) for p in m.cards) if m.cards else None,
+        )
 
     def node(self, state: State, depth: int) -> float:
         if state.phase is not PLAY:
@@ -193,22 +245,27 @@ class TurnPlan:
             if pend is not None and pend.type.value == "challenge" and pend.get("offender") == self.seat:
                 return self.challenge(state, depth)
             return self.leaf(state)
-        if depth > 6 or self.nodes >= self.NODES:
+        if depth > 6 or self.nodes >= self.limit:
             return self.leaf(state)
         moves = self.variant.legal_moves(state, self.seat)
         offered = set(moves)
         best = None
         encode = self.variant.encode_move
         apply = self.variant.apply
+        seen: set[tuple[object, ...]] = set()
         for m in moves:
             if m.type in (T.UNO, T.CATCH):
                 continue
             if not m.uno and m._replace(uno=True) in offered:
                 continue
+            key = self.face_key(state, m)
+            if key in seen:
+                continue
+            seen.add(key)
             if m.type is T.DRAW:
                 v = self.leaf(state) - self.CARD * 0.6
             else:
-                if self.nodes >= self.NODES:
+                if self.nodes >= self.limit:
                     continue
                 try:
                     after, _ = apply(state, encode(state, m))
@@ -250,6 +307,20 @@ class TurnPlan:
                 value += self.GIVEN * (len(h) - self.base_sizes[s])
         if len(hand) > 1:
             value += self.WILD * sum(1 for c in hand if wild[c])
+        if self.ACTION or self.HOLD_DRAW or self.COLOURS:
+            kind = self.kind[side]
+            low = min(len(h) for s, h in enumerate(state.hands) if s != seat) <= 2
+            held = set()
+            for c in hand:
+                if wild[c]:
+                    continue
+                held.add(colour[c])
+                k = kind[c]
+                if k in ATTACKS:
+                    value += self.ACTION
+                    if k in DRAWS and not low:
+                        value += self.HOLD_DRAW
+            value += self.COLOURS * len(held)
         active = state.active_color
         value += self.STAY * sum(1 for c in hand if not wild[c] and colour[c] is active)
         nxt = state.pending.player if state.pending is not None else state.current
@@ -289,7 +360,35 @@ class TurnPlan:
         return odds
 
 
-POLICIES: dict[str, HardPolicy] = {}
+class DosPlan(TurnPlan):
+    """DOS: nothing is matched against the discard pile, so no reply odds from it."""
+
+    REPLY: dict[int, float] = {}
+    REPLY_ELSE = 0.0
+    STAY = 0.0
+
+
+class DosPolicy(HardPolicy):
+    """DOS: the whole turn (matches, the end of the turn, the bonus placements) is
+    searched at each of its decisions."""
+
+    PLANNED = frozenset({None, "matching", "drawn", "bonus_place"})
+    ROOTS = frozenset({T.MATCH, T.END_TURN, T.PLACE})
+
+    def plan_class(self) -> type[TurnPlan]:
+        return DosPlan
+
+    def plans(self, ctx: Ctx) -> bool:
+        view = ctx.view
+        pend = view.get("pending")
+        if view["phase"] != "play":
+            return False
+        if pend is None:
+            return view["current_player"] == ctx.seat and any(m.type is T.MATCH for m in ctx.legal)
+        return pend.get("player") == ctx.seat and pend.get("type") in self.PLANNED
+
+
+POLICIES: dict[str, HardPolicy] = {"dos": DosPolicy()}
 DEFAULT = HardPolicy()
 
 
@@ -303,7 +402,7 @@ def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:
     offered = set(ctx.legal)
     plan: dict[Move, float] = {}
     if pol.plans(ctx):
-        plan = TurnPlan(know, ctx, rnd).values()
+        plan = pol.plan_class()(know, ctx, rnd, pol.ROOTS).values()
     keyed = [
         (plan[m] if m in plan else pol.value(know, ctx, m) - 1e4 * bool(plan), rnd.random(), i)
         for i, m in enumerate(ctx.legal)
