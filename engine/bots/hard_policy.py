@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
-from ..cards import COLORLESS_WILDS, Color
+from ..cards import COLORLESS_WILDS, Color, Kind
 from ..errors import EngineError
 from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
@@ -26,6 +27,8 @@ from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
 
 T = MoveType
 PLAY = Phase.PLAY
+#: A searched turn's value when the seat goes out in it.
+WIN = 1000.0
 
 
 class HardPolicy:
@@ -44,8 +47,14 @@ class HardPolicy:
     #: The move types that start a searched turn.
     ROOTS = frozenset({T.PLAY, T.MATCH, T.PASS, T.END_TURN})
 
+    #: Whether a searched turn is played only when it goes out for sure.
+    WINS_ONLY = False
+
     def plan_class(self) -> type[TurnPlan]:
         return TurnPlan
+
+    def wins_only(self, ctx: Ctx) -> bool:
+        return self.WINS_ONLY
 
     def plans(self, ctx: Ctx) -> bool:
         """Whether this decision is searched with ``TurnPlan`` (the seat's own turn or a
@@ -238,7 +247,7 @@ class TurnPlan:
 
     def node(self, state: State, depth: int) -> float:
         if state.phase is not PLAY:
-            return 1000.0 if state.round_winner == self.seat else -1000.0
+            return WIN if state.round_winner == self.seat else -WIN
         pend = state.pending
         actor = pend.player if pend is not None else state.current
         if actor != self.seat:
@@ -388,7 +397,90 @@ class DosPolicy(HardPolicy):
         return pend.get("player") == ctx.seat and pend.get("type") in self.PLANNED
 
 
-POLICIES: dict[str, HardPolicy] = {"dos": DosPolicy()}
+#: UNO All Wild with two players: the kinds after which the player moves again.
+KEEPS_TURN = frozenset(
+    {Kind.WILD_REVERSE, Kind.WILD_SKIP, Kind.WILD_SKIP_TWO, Kind.WILD_DRAW_TWO, Kind.WILD_DRAW_FOUR}
+)
+
+
+class AllWildPlan(TurnPlan):
+    """UNO All Wild with two players: every card plays, so a turn is any number of
+    cards that give another move and one that ends the turn; a hand holding at most one
+    turn-ending card goes out on its next turn. The end of a turn is scored by the
+    turn-ending cards each hand holds (the other hand's counted from the cards this
+    seat cannot see, except those it knows it gave)."""
+
+    ENDS = 10.0
+    KEEPS = 2.0
+    #: A turn-ending card given to the other seat.
+    GIVEN_ENDS = 6.0
+    #: The other seat going out on its next turn.
+    LOSS = 150.0
+    #: Per card a kept draw card will make the other seat draw, while it holds 3+.
+    HOLD = 4.0
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        kind = self.kind[0]
+        self.ends = [k not in KEEPS_TURN for k in kind]
+        self.mine = set(self.state.hands[self.seat])
+        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
+        pool += self.state.draw_pile
+        self.f = sum(self.ends[c] for c in pool) / len(pool) if pool else 0.5
+        self.base_ends = [
+            self.expected_ends(h) for h in self.state.hands
+        ]
+
+    def expected_ends(self, hand: tuple[int, ...]) -> float:
+        known = [c for c in hand if c in self.mine]
+        return sum(self.ends[c] for c in known) + self.f * (len(hand) - len(known))
+
+    def out_odds(self, hand: tuple[int, ...]) -> float:
+        """The chance a hand holds at most one turn-ending card."""
+        known = [c for c in hand if c in self.mine]
+        e = sum(self.ends[c] for c in known)
+        n = len(hand) - len(known)
+        f = self.f
+        if e >= 2:
+            return 0.0
+        p0 = (1 - f) ** n
+        if e == 1:
+            return p0
+        return p0 + n * f * (1 - f) ** max(0, n - 1)
+
+    def leaf(self, state: State) -> float:
+        if state.num_players != 2:
+            return super().leaf(state)
+        seat = self.seat
+        hand = state.hands[seat]
+        ends = sum(self.ends[c] for c in hand)
+        value = -self.ENDS * ends - self.KEEPS * (len(hand) - ends)
+        other = 1 - seat
+        opp = state.hands[other]
+        if len(opp) > 2 and len(hand) > 1:
+            amounts = self.variant.draw_amounts  # type: ignore[attr-defined]
+            kind = self.kind[0]
+            value += self.HOLD * sum(amounts.get(kind[c], 0) for c in hand)
+        value += self.GIVEN_ENDS * (self.expected_ends(opp) - self.base_ends[other])
+        value -= self.LOSS * self.out_odds(opp)
+        return value
+
+
+class AllWildPolicy(HardPolicy):
+    """UNO All Wild: normal's values, unless the turn can go out for sure or another
+    seat holds ``DANGER`` cards or fewer (then the searched turn)."""
+
+    WINS_ONLY = True
+    DANGER = 2
+
+    def plan_class(self) -> type[TurnPlan]:
+        return AllWildPlan
+
+    def wins_only(self, ctx: Ctx) -> bool:
+        return min(n for s, n in enumerate(ctx.sizes) if s != ctx.seat) > self.DANGER
+
+
+POLICIES: dict[str, HardPolicy] = {"dos": DosPolicy(), "uno_all_wild": AllWildPolicy()}
 DEFAULT = HardPolicy()
 
 
@@ -403,6 +495,8 @@ def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:
     plan: dict[Move, float] = {}
     if pol.plans(ctx):
         plan = pol.plan_class()(know, ctx, rnd, pol.ROOTS).values()
+        if pol.wins_only(ctx) and not any(v >= WIN for v in plan.values()):
+            plan = {}  # no sure way out this turn: the policy's values decide
     keyed = [
         (plan[m] if m in plan else pol.value(know, ctx, m) - 1e4 * bool(plan), rnd.random(), i)
         for i, m in enumerate(ctx.legal)
