@@ -27,6 +27,10 @@ from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
 
 T = MoveType
 PLAY = Phase.PLAY
+#: The default budget (``engine.bots.DEFAULT_BUDGET``'s value) and the engine moves
+#: the turn search may apply per unit of budget.
+BUDGET = 24
+NODES_PER_BUDGET = 16
 #: A searched turn's value when the seat goes out in it.
 WIN = 1000.0
 
@@ -95,8 +99,10 @@ class HardPolicy:
         value = 0.0
         left = len(ctx.view["hand"]) - 1 - len(move.chain or ())
         if kind in ctx.variant.challenge_cards and left >= 1:  # type: ignore[attr-defined]
-            value += self.INNOCENT if not self.guilty(know, ctx, card) else (
-                self.GUILTY if left >= 2 else 0.0
+            value += (
+                self.INNOCENT
+                if not self.guilty(know, ctx, card)
+                else (self.GUILTY if left >= 2 else 0.0)
             )
         colour = move.color if kind in COLORLESS_WILDS else know.color(card, side)
         if colour is not None:
@@ -162,7 +168,7 @@ class TurnPlan:
     a draw card gives another move), each end scored by ``leaf``. ``NODES`` bounds the
     engine moves it applies."""
 
-    NODES = 400
+    NODES = BUDGET * NODES_PER_BUDGET
     #: Per card in the seat's hand.
     CARD = 10.0
     #: Per card an opponent took during the turn.
@@ -180,12 +186,20 @@ class TurnPlan:
     HOLD_DRAW = 0.0
     #: Per colour the hand holds.
     COLOURS = 0.0
+    #: The chance a seat can follow the colour it last named with a Wild.
+    NAMED = 0.85
     #: How likely an opponent is to challenge a wild draw card from a hand of 2+.
     CHALLENGE_ODDS = 0.9
 
     def __init__(
-        self, know: BotKnowledge, ctx: Ctx, rnd: random.Random, roots: frozenset[MoveType]
+        self,
+        know: BotKnowledge,
+        ctx: Ctx,
+        rnd: random.Random,
+        roots: frozenset[MoveType],
+        nodes: int = BUDGET * NODES_PER_BUDGET,
     ) -> None:
+        self.NODES = nodes
         self.know = know
         self.ctx = ctx
         self.seat = ctx.seat
@@ -240,7 +254,9 @@ class TurnPlan:
             m.type,
             code[m.card] if m.card is not None else None,
             m.color,
-            m.target if not isinstance(m.target, MatchPart) else (code[m.target.card], m.target[1:]),
+            m.target
+            if not isinstance(m.target, MatchPart)
+            else (code[m.target.card], m.target[1:]),
             tuple(code[c] for c in m.chain) if m.chain else None,
             tuple((code[p.card], p[1:]) for p in m.cards) if m.cards else None,
         )
@@ -251,7 +267,11 @@ class TurnPlan:
         pend = state.pending
         actor = pend.player if pend is not None else state.current
         if actor != self.seat:
-            if pend is not None and pend.type.value == "challenge" and pend.get("offender") == self.seat:
+            if (
+                pend is not None
+                and pend.type.value == "challenge"
+                and pend.get("offender") == self.seat
+            ):
                 return self.challenge(state, depth)
             return self.leaf(state)
         if depth > 6 or self.nodes >= self.limit:
@@ -349,6 +369,9 @@ class TurnPlan:
         if memo is not None:
             return memo
         void = self.know.voids(self.ctx).get(seat) or set()
+        if active is not None and active not in void and named(self.ctx).get(seat) is active:
+            self.reply_memo[key] = odds = max(self.NAMED, 1.0 - (1.0 - 0.25) ** n)
+            return odds
         pool = [c for s, h in enumerate(state.hands) if s != self.seat for c in h]
         pool += state.draw_pile
         wild, colour, symbol = self.wild[side], self.colour[side], self.symbol[side]
@@ -427,9 +450,7 @@ class AllWildPlan(TurnPlan):
         pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
         pool += self.state.draw_pile
         self.f = sum(self.ends[c] for c in pool) / len(pool) if pool else 0.5
-        self.base_ends = [
-            self.expected_ends(h) for h in self.state.hands
-        ]
+        self.base_ends = [self.expected_ends(h) for h in self.state.hands]
 
     def expected_ends(self, hand: tuple[int, ...]) -> float:
         known = [c for c in hand if c in self.mine]
@@ -471,7 +492,7 @@ class AllWildPolicy(HardPolicy):
     seat holds ``DANGER`` cards or fewer (then the searched turn)."""
 
     WINS_ONLY = True
-    DANGER = 2
+    DANGER = 1
 
     def plan_class(self) -> type[TurnPlan]:
         return AllWildPlan
@@ -480,7 +501,52 @@ class AllWildPolicy(HardPolicy):
         return min(n for s, n in enumerate(ctx.sizes) if s != ctx.seat) > self.DANGER
 
 
-POLICIES: dict[str, HardPolicy] = {"dos": DosPolicy(), "uno_all_wild": AllWildPolicy()}
+def named(ctx: Ctx) -> dict[int, Color]:
+    """Seat -> the colour it last named with a Wild this round (a seat names a colour
+    it holds), as the history shows; forgotten once the seat draws on that colour."""
+    if "named" in ctx.memo:
+        return ctx.memo["named"]  # type: ignore[no-any-return]
+    out: dict[int, Color] = {}
+    active: Color | None = None
+    for ev in ctx.history:
+        kind = ev.get("type")
+        seat = ev.get("player")
+        if kind == "round_started" or kind == "flipped":
+            out.clear()
+        elif kind in ("played", "color_chosen") and ev.get("color") and isinstance(seat, int):
+            active = Color(ev["color"])
+            out[seat] = active
+        elif (
+            kind == "drew"
+            and ev.get("reason") == "draw"
+            and seat in out
+            and out[seat] is active
+        ):
+            del out[seat]
+    ctx.memo["named"] = out
+    return out
+
+
+class HybridPolicy(HardPolicy):
+    """Normal's values (with the base's challenge, wild draw and colour knowledge),
+    unless the searched turn goes out for sure: in these variants the whole searched
+    turn measured no better than that (see the README's "Bots")."""
+
+    WINS_ONLY = True
+
+
+class DosHybrid(DosPolicy):
+    WINS_ONLY = True
+
+
+HYBRID = HybridPolicy()
+POLICIES: dict[str, HardPolicy] = {
+    "dos": DosHybrid(),
+    "uno_all_wild": AllWildPolicy(),
+    "uno_duo": HYBRID,
+    "uno_flip": HYBRID,
+    "uno_pocket_pizza": HYBRID,
+}
 DEFAULT = HardPolicy()
 
 
@@ -488,13 +554,15 @@ def policy_for(variant_id: str) -> HardPolicy:
     return POLICIES.get(variant_id, DEFAULT)
 
 
-def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:
-    """The legal moves, best first by the hard policy (ties in random order)."""
+def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET) -> list[Move]:
+    """The legal moves, best first by the hard policy (ties in random order).
+    ``budget``: the turn search's size (``NODES_PER_BUDGET`` engine moves a unit)."""
     pol = policy_for(ctx.variant.id)
     offered = set(ctx.legal)
     plan: dict[Move, float] = {}
     if pol.plans(ctx):
-        plan = pol.plan_class()(know, ctx, rnd, pol.ROOTS).values()
+        search = pol.plan_class()(know, ctx, rnd, pol.ROOTS, NODES_PER_BUDGET * max(1, budget))
+        plan = search.values()
         if pol.wins_only(ctx) and not any(v >= WIN for v in plan.values()):
             plan = {}  # no sure way out this turn: the policy's values decide
     keyed = [
