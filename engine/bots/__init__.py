@@ -72,7 +72,7 @@ def choose(
     ctx = Ctx(int(view["player"]), view, list(history), moves, variant)
     know = knowledge_for(variant.id)
     if level == "hard":
-        return hard_policy.rank(know, ctx, rnd, budget)[0]
+        return hard_policy.choose(know, ctx, rnd, budget)
     return rank(know, ctx, rnd)[0]
 
 

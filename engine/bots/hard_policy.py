@@ -23,6 +23,7 @@ from ..cards import COLORLESS_WILDS, Color, Kind
 from ..errors import EngineError
 from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
+from . import montecarlo
 from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
 
 T = MoveType
@@ -53,6 +54,8 @@ class HardPolicy:
 
     #: Whether a searched turn is played only when it goes out for sure.
     WINS_ONLY = False
+    #: Whether the hard level runs the Monte Carlo search over this ranking.
+    SEARCH = False
 
     def plan_class(self) -> type[TurnPlan]:
         return TurnPlan
@@ -493,6 +496,7 @@ class AllWildPolicy(HardPolicy):
 
     WINS_ONLY = True
     DANGER = 1
+    SEARCH = True
 
     def plan_class(self) -> type[TurnPlan]:
         return AllWildPlan
@@ -516,12 +520,7 @@ def named(ctx: Ctx) -> dict[int, Color]:
         elif kind in ("played", "color_chosen") and ev.get("color") and isinstance(seat, int):
             active = Color(ev["color"])
             out[seat] = active
-        elif (
-            kind == "drew"
-            and ev.get("reason") == "draw"
-            and seat in out
-            and out[seat] is active
-        ):
+        elif kind == "drew" and ev.get("reason") == "draw" and seat in out and out[seat] is active:
             del out[seat]
     ctx.memo["named"] = out
     return out
@@ -539,12 +538,18 @@ class DosHybrid(DosPolicy):
     WINS_ONLY = True
 
 
+class SearchHybrid(HybridPolicy):
+    """The hybrid, with the Monte Carlo search over its best moves (UNO Flip)."""
+
+    SEARCH = True
+
+
 HYBRID = HybridPolicy()
 POLICIES: dict[str, HardPolicy] = {
     "dos": DosHybrid(),
     "uno_all_wild": AllWildPolicy(),
     "uno_duo": HYBRID,
-    "uno_flip": HYBRID,
+    "uno_flip": SearchHybrid(),
     "uno_pocket_pizza": HYBRID,
 }
 DEFAULT = HardPolicy()
@@ -552,6 +557,22 @@ DEFAULT = HardPolicy()
 
 def policy_for(variant_id: str) -> HardPolicy:
     return POLICIES.get(variant_id, DEFAULT)
+
+
+def choose(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET) -> Move:
+    """The hard level's move: the policy's best, or where the variant's policy says so
+    (``SEARCH``), the Monte Carlo search (``engine.bots.montecarlo``) over the
+    policy's best moves on the seat's own turn, unless the turn goes out for sure."""
+    ranked = rank(know, ctx, rnd, budget)
+    pol = policy_for(ctx.variant.id)
+    if not pol.SEARCH or len(ranked) < 2 or ctx.memo.get("sure_win"):
+        return ranked[0]
+    view = ctx.view
+    if view["phase"] != "play" or view.get("pending") is not None:
+        return ranked[0]
+    if view["current_player"] != ctx.seat:
+        return ranked[0]
+    return montecarlo.search(know, ctx, ranked, rnd, budget)
 
 
 def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET) -> list[Move]:
@@ -563,6 +584,7 @@ def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET)
     if pol.plans(ctx):
         search = pol.plan_class()(know, ctx, rnd, pol.ROOTS, NODES_PER_BUDGET * max(1, budget))
         plan = search.values()
+        ctx.memo["sure_win"] = any(v >= WIN for v in plan.values())
         if pol.wins_only(ctx) and not any(v >= WIN for v in plan.values()):
             plan = {}  # no sure way out this turn: the policy's values decide
     keyed = [
