@@ -56,6 +56,8 @@ class HardPolicy:
     WINS_ONLY = False
     #: Whether the hard level runs the Monte Carlo search over this ranking.
     SEARCH = False
+    #: The turn search's engine moves per unit of budget.
+    NODES_PER_BUDGET = NODES_PER_BUDGET
 
     def plan_class(self) -> type[TurnPlan]:
         return TurnPlan
@@ -535,7 +537,11 @@ class HybridPolicy(HardPolicy):
 
 
 class DosHybrid(DosPolicy):
+    """DOS: normal's values unless the searched turn goes out for sure; a smaller
+    search (a DOS turn has many more sequences of moves, each dearer to apply)."""
+
     WINS_ONLY = True
+    NODES_PER_BUDGET = 6
 
 
 class SearchHybrid(HybridPolicy):
@@ -582,7 +588,7 @@ def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET)
     offered = set(ctx.legal)
     plan: dict[Move, float] = {}
     if pol.plans(ctx):
-        search = pol.plan_class()(know, ctx, rnd, pol.ROOTS, NODES_PER_BUDGET * max(1, budget))
+        search = pol.plan_class()(know, ctx, rnd, pol.ROOTS, pol.NODES_PER_BUDGET * max(1, budget))
         plan = search.values()
         ctx.memo["sure_win"] = any(v >= WIN for v in plan.values())
         if pol.wins_only(ctx) and not any(v >= WIN for v in plan.values()):
