@@ -83,11 +83,11 @@ class HardPolicy:
 
     def value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
         base = know.score(ctx, move)
-        extra = self._extra.get(move.type)
-        return base if extra is None else base + extra(know, ctx, move)
+        added = self._added.get(move.type)
+        return base if added is None else base + added(know, ctx, move)
 
     @property
-    def _extra(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
+    def _added(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
         return {
             T.PLAY: self.play_value,
             T.CHOOSE_COLOR: self.colour_value,
@@ -313,7 +313,8 @@ class TurnPlan:
 
     def challenge(self, state: State, depth: int) -> float:
         pend = state.pending
-        assert pend is not None
+        if pend is None:
+            return self.leaf(state)
         victim = pend.player
         moves = {m.type: m for m in self.variant.legal_moves(state, victim)}
         p = self.CHALLENGE_ODDS if len(state.hands[self.seat]) >= 2 else 0.0
