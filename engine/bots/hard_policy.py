@@ -1,8 +1,10 @@
 """The hard level's policy: normal's heuristic (``BotKnowledge.score``) plus what a
-seat can infer from its view and its redacted history.
+seat can infer from its view and its redacted history, and a light search of its own
+turn.
 
 ``rank(know, ctx, rnd)`` has ``engine.bots.rank``'s shape (the legal moves, best first),
-so a search may use it as its move ordering. What it adds to normal's value:
+so a search may use it as its move ordering; ``choose`` is the hard level's move.
+What it adds to normal's values (``HardPolicy``):
 
 - wild draw cards that can be challenged: played when the hand is innocent (it holds
   no card of the colour in play), never when it is guilty and the card is not its
@@ -10,7 +12,17 @@ so a search may use it as its move ordering. What it adds to normal's value:
   close to going out, or the offender kept a single card);
 - colours: named and kept in play when the next seat's draws say it lacks them.
 
-Everything it reads is the seat's own: its view, its history and its legal moves.
+``TurnPlan`` searches the seat's own turn on one determinization: every sequence of
+its own moves while the turn stays its own, each end scored by the cards left and
+given, the Wilds kept and the next seat's counted odds to play on what is left. Per
+variant (``POLICIES``): in classic UNO the searched turn picks the move; elsewhere it
+picks only a turn that goes out for sure (UNO All Wild: also when the other seat
+holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
+(``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
+numbers behind each choice.
+
+Everything it reads is the seat's own: its view, its history and its legal moves (a
+sampled state is the bot's own guess).
 """
 
 from __future__ import annotations

@@ -1,0 +1,2 @@
+import type { components } from "../generated/api";
+export const card = (m: components["schemas"]["Move"]): number => m.card;
