@@ -1,2 +1,0 @@
-import type { components } from "../generated/api";
-export const card = (m: components["schemas"]["Move"]): number => m.card;
