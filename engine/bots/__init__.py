@@ -9,10 +9,13 @@ cannot read another hand, the draw pile order or the seed.
 - ``normal``: the best move by a heuristic per variant (``engine.bots.knowledge`` and
   ``engine.bots.variants``): colour choice from its hand, Wilds and draw cards kept for
   later, challenges by the odds, DOS matches that shed most, Flip side awareness, ...;
-- ``hard``: determinized Monte Carlo on its own turn: it samples full states
-  consistent with the view (``BotKnowledge.sample``), plays each of normal's best
-  candidates out in each sample with a fast policy, and picks the best average; other
-  decisions as normal. Its budget is a number of playouts, not time.
+- ``hard``: ``engine.bots.hard_policy``: normal's values with what the seat can infer
+  (wild draw cards played when innocent, challenges when the offender looks guilty,
+  colours the next seat's draws say it lacks), and a search of its own turn on one
+  determinization (``BotKnowledge.sample``): every sequence of its own moves while the
+  turn stays its own. In classic UNO the searched turn decides; in the other variants
+  it decides when it goes out for sure (UNO All Wild: also when the other seat holds
+  one card). Its budget bounds the engine moves the search applies, not time.
 
 Every level is deterministic given its ``random.Random``.
 """
@@ -26,9 +29,10 @@ from typing import Any
 from ..events import Event
 from ..moves import Move, MoveType
 from ..registry import find_variant
+from . import hard_policy
 from . import variants as _variants  # noqa: F401  (registers the per-variant knowledge)
 from .knowledge import KNOWLEDGE, BotKnowledge, Ctx, knowledge_for
-from .montecarlo import DEFAULT_BUDGET, search
+from .montecarlo import DEFAULT_BUDGET
 
 __all__ = [
     "DEFAULT_BUDGET", "KNOWLEDGE", "LEVELS", "BotKnowledge", "Ctx", "choose",
@@ -52,7 +56,7 @@ def choose(
     """The move a bot of ``level`` makes for the seat whose ``view`` it is.
 
     ``history``: the events so far, redacted for the seat (may be empty); ``legal``: the
-    seat's legal moves (not empty); ``budget``: the hard level's playouts per move."""
+    seat's legal moves (not empty); ``budget``: the size of the hard level's search (16 engine moves a unit)."""
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; expected one of {', '.join(LEVELS)}")
     if not legal:
@@ -67,10 +71,9 @@ def choose(
     variant = find_variant(view["variant"])
     ctx = Ctx(int(view["player"]), view, list(history), moves, variant)
     know = knowledge_for(variant.id)
-    ranked = rank(know, ctx, rnd)
-    if level == "hard" and searchable(ctx) and len(ranked) > 1:
-        return search(know, ctx, ranked, rnd, budget)
-    return ranked[0]
+    if level == "hard":
+        return hard_policy.choose(know, ctx, rnd, budget)
+    return rank(know, ctx, rnd)[0]
 
 
 def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:

@@ -1,0 +1,94 @@
+"""The hard level's policy (engine.bots.hard_policy): what it does that normal does not,
+on set-up tables, and the states its turn search rebuilds. Strength is measured in
+benchmarks/bots_bench.py, not here."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import engine
+from engine import bots
+from engine.bots import hard_policy
+from engine.bots.knowledge import Ctx
+from tests.support import card, stacked_game, with_hand
+from tests.test_bots import actor, decisions
+
+
+def choice(level: str, state: engine.State, seat: int) -> engine.Move:
+    return bots.choose(
+        level, engine.view(state, seat), [], engine.legal_moves(state, seat), random.Random(3)
+    )
+
+
+def classic(hand: list[str], other: list[str], turned: str = "R9") -> engine.State:
+    """A two-player classic table, seat 1 to move (dealer 0), with these hands."""
+    fill = ["G1", "G2", "G3", "G4", "G5", "G6", "G7"]
+    state = stacked_game(
+        "uno_classic", [other + fill[len(other) :], hand + fill[len(hand) :]], turned
+    )
+    state = with_hand(state, 1, [card(state, 1, c) for c in hand])
+    return with_hand(state, 0, [card(state, 0, c) for c in other])
+
+
+def test_hard_plays_the_skip_that_lets_it_go_out_this_turn() -> None:
+    """Skip, then the Wild: out in one turn; normal plays the Wild first (it says UNO
+    with either and values the Wild's points) and is left with the Skip."""
+    state = classic(["RS", "W"], ["B1", "B2", "B3", "B4", "B5", "B6", "B7"])
+    assert state.current == 1
+    hard = choice("hard", state, 1)
+    assert hard.card == card(state, 1, "RS") and hard.uno
+    after, _ = engine.apply(state, hard)
+    assert after.current == 1  # a Skip with two players: the seat moves again
+    out = choice("hard", after, 1)
+    done, _ = engine.apply(after, out)
+    assert done.round_winner == 1
+    assert choice("normal", state, 1).card == card(state, 1, "W")
+
+
+def test_hard_keeps_a_guilty_wild_draw_four() -> None:
+    """The hand holds red with red in play: a challenge would find it. Normal plays the
+    Wild Draw Four at a seat about to go out; hard plays the red card."""
+    state = classic(["WD4", "R3", "B7", "B8"], ["B1", "B2"])
+    assert choice("normal", state, 1).card == card(state, 1, "WD4")
+    assert choice("hard", state, 1).card == card(state, 1, "R3")
+
+
+def test_hard_plays_an_innocent_wild_draw_four_before_a_number() -> None:
+    """No red in the hand: the Wild Draw Four is safe from a challenge and gives the
+    turn back (the other seat draws); normal keeps it and plays the Nine."""
+    state = classic(["WD4", "G9", "B7"], ["B1", "B2", "B3", "B4", "B5"])
+    assert choice("normal", state, 1).card == card(state, 1, "G9")
+    assert choice("hard", state, 1).card == card(state, 1, "WD4")
+
+
+@pytest.mark.parametrize("variant_id", ["dos", "uno_classic", "uno_pocket_pizza"])
+def test_the_turn_search_rebuilds_a_whole_state_the_seat_cannot_tell_apart(
+    variant_id: str,
+) -> None:
+    """At each decision the search plans (DOS: within the turn too), the state it plays
+    on passes the engine's checks and shows the seat its own view, pending included."""
+    variant = engine.find_variant(variant_id)
+    know = bots.knowledge_for(variant_id)
+    pol = hard_policy.policy_for(variant_id)
+    pendings: set[Any] = set()
+    for state, history in decisions(variant_id):
+        seat = actor(state)
+        view = engine.view(state, seat)
+        legal = engine.legal_moves(state, seat)
+        ctx = Ctx(seat, view, list(engine.redact_all(history, seat)), legal, variant)
+        if not pol.plans(ctx):
+            continue
+        plan = pol.plan_class()(know, ctx, random.Random(2), pol.ROOTS)
+        engine.check_invariants(plan.state)
+        rebuilt = engine.view(plan.state, seat)
+        # The last round's scores are not rebuilt (nothing in a round reads them).
+        assert {**rebuilt, "round_scores": None} == {**view, "round_scores": None}
+        values = plan.values()
+        assert values and set(values) <= set(legal)
+        pendings.add(view["pending"] and view["pending"]["type"])
+    assert None in pendings
+    if variant_id == "dos":
+        assert {"matching", "drawn", "bonus_place"} <= pendings
