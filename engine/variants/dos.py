@@ -391,9 +391,6 @@ class Dos(Variant):
         Every turn lists these: the hand is grouped by number once, only numbers the
         hand holds are tried, and moves are built as plain tuples."""
         out: list[Move] = []
-        open_cards = [e.card for e in state.ext.row if not e.matched]
-        if not open_cards:
-            return out
         parts_of = self._match_parts
         # number -> the hand cards that can stand for it: (hand index, card, parts)
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
@@ -410,8 +407,10 @@ class Dos(Variant):
         smallest_pair = 2 * numbers[0]
         append = out.append
         get = byn.get
-        for center in open_cards:
-            for total, tparts in parts_of[center]:
+        for entry in state.ext.row:
+            if entry[1]:  # matched this turn
+                continue
+            for total, tparts in parts_of[entry[0]]:
                 singles = get(total)
                 if singles is not None:
                     for _, c, parts in singles:
