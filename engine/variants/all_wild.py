@@ -65,7 +65,10 @@ from ..uno import UnoPending, UnoRules
 from ..variant import TURN, defaults, first_plain, handles, lists
 
 T = MoveType
-PLAY_T = T.PLAY
+# Enum members as module constants: on Python 3.11 every ``T.X`` / ``Phase.X`` is a
+# descriptor call (about a thousand instructions) in the hot paths below.
+PLAY_T, PASS_T, CHOOSE_TARGET_T = T.PLAY, T.PASS, T.CHOOSE_TARGET
+PLAY = Phase.PLAY
 
 
 class AllWildPending(PendingType):
@@ -76,6 +79,7 @@ class AllWildPending(PendingType):
 
 P = AllWildPending
 PLAY_DRAWN = UnoPending.PLAY_DRAWN
+CHOOSE_TARGET = P.CHOOSE_TARGET
 
 WILD = Kind.WILD
 WILD_REVERSE = Kind.WILD_REVERSE
@@ -150,11 +154,11 @@ class AllWild(UnoRules):
         mtype = move.type
         pend = state.pending
         if (
-            mtype is T.PASS
+            mtype is PASS_T
             and pend is not None
             and pend.type is PLAY_DRAWN
             and move.player == pend.player
-            and state.phase is Phase.PLAY
+            and state.phase is PLAY
         ):
             raise RulesError(
                 "the card just drawn must be played at once; there is no pass",
@@ -197,7 +201,7 @@ class AllWild(UnoRules):
             w.current = w.next_seat(dealer)
         elif kind in TARGETED:
             w.current = dealer
-            w.pending = pending(P.CHOOSE_TARGET, dealer, card, then=w.next_seat(dealer))
+            w.pending = pending(CHOOSE_TARGET, dealer, card, then=w.next_seat(dealer))
         elif kind is WILD_REVERSE:
             if w.num_players == 2:  # acts as a Skip: the dealer plays first
                 self.effect_skip(w, dealer, card, None, events)
@@ -302,15 +306,25 @@ class AllWild(UnoRules):
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """Every card of the hand (all are playable), and the draw where the exception
-        allows it."""
-        hand = state.hands[player]
-        table = self._play_table(state.num_players, player, len(hand))
+        allows it (``may_draw``, written out: it runs for every turn)."""
+        hands = state.hands
+        hand = hands[player]
+        n = state.num_players
+        size = len(hand)
+        key = (n, player, 3 if size > 2 else size)
+        table = self._play_tables.get(key)
+        if table is None:
+            table = self._play_table(n, player, size)
         moves: list[Move] = []
         for card in hand:
             plays = table[card]
-            moves.extend(plays if plays is not None else self.swap_moves(state, player, card))
-        if self.may_draw(state, player):
-            moves.append(self._draw_moves[player])
+            if plays is None:
+                plays = self.swap_moves(state, player, card)
+            moves += plays
+        if len(hands[(player + state.direction) % n]) == 1:
+            plain = self._is_plain
+            if all(plain[c] for c in hand):
+                moves.append(self._draw_moves[player])
         return moves
 
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
@@ -420,14 +434,46 @@ class AllWild(UnoRules):
             )
         return len(hand) == 2
 
+    @cached_property
+    def _codes(self) -> tuple[str, ...]:
+        """Card id -> its code (``public_ref``'s, the one side)."""
+        return self.catalog.code[0]
+
+    @cached_property
+    def _card_effects(self) -> tuple[Any, ...]:
+        """Card id -> its action (``effects``, bound), ``None`` for a plain Wild."""
+        methods = self._effect_methods
+        return tuple(methods.get(kind) for kind in self._kinds)
+
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
+        """A play: ``put_on_discard`` and ``card_effect`` written out for a game whose
+        cards are all wild and colourless (the event names no colour: ``None``)."""
         card, _ = self.check_play(w, move)
         player = move.player
         w.pending = None
-        self.put_on_discard(w, player, card, None, events)
-        if move.target is not None:
-            events[-1]["target"] = move.target
-        if not w.hands[player]:
+        hands = w.hands
+        hand = hands[player]
+        i = hand.index(card)
+        hands[player] = hand = hand[:i] + hand[i + 1 :]
+        w.discard = w.discard + (card,)
+        w.active_color = None
+        ev = {
+            "type": "played",
+            "player": player,
+            "card": {"id": card, "code": self._codes[card]},
+            "color": None,
+        }
+        target = move.target
+        if target is not None:
+            ev["target"] = target
+        events.append(ev)
+        if hand:
+            effect = self._card_effects[card]
+            if effect is None:
+                w.current = (player + w.direction) % w.num_players
+            else:
+                effect(w, player, card, move, events)
+        else:
             # The player who plays their last card wins the round; draw cards act first.
             kind = self._kinds[card]
             if kind in self.draw_amounts:
@@ -435,10 +481,29 @@ class AllWild(UnoRules):
             elif kind is WT2:
                 self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
             self.finish_round(w, player, events)
-        else:
-            self.card_effect(w, player, card, move, events)
 
     # ------------------------------------------------------------------ card actions
+    def effect_skip(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
+        """The next player loses their turn (``UnoRules.effect_skip``, the seats counted
+        in line: most plays here are action cards)."""
+        n, direction = w.num_players, w.direction
+        skipped = (player + direction) % n
+        events.append({"type": "skipped", "player": skipped})
+        w.current = (skipped + direction) % n
+
+    def effect_draw(
+        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
+    ) -> None:
+        """The next player draws (Wild Draw Two, Wild Draw Four) and loses their turn
+        (``UnoRules.effect_draw``, the seats counted in line)."""
+        n, direction = w.num_players, w.direction
+        victim = (player + direction) % n
+        self.draw_cards(w, victim, self.draw_amounts[self._kinds[card]], events, "penalty")
+        events.append({"type": "skipped", "player": victim})
+        w.current = (victim + direction) % n
+
     def effect_targeted_draw(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
@@ -464,9 +529,9 @@ class AllWild(UnoRules):
 
     effects = {
         Kind.WILD_REVERSE: UnoRules.effect_reverse,
-        Kind.WILD_SKIP: UnoRules.effect_skip,
-        Kind.WILD_DRAW_TWO: UnoRules.effect_draw,
-        Kind.WILD_DRAW_FOUR: UnoRules.effect_draw,
+        Kind.WILD_SKIP: effect_skip,
+        Kind.WILD_DRAW_TWO: effect_draw,
+        Kind.WILD_DRAW_FOUR: effect_draw,
         Kind.WILD_TARGETED_DRAW_TWO: effect_targeted_draw,
         Kind.WILD_SKIP_TWO: effect_skip_two,
         Kind.WILD_FORCED_SWAP: effect_swap,
@@ -476,13 +541,13 @@ class AllWild(UnoRules):
         """The base rule (a hand that fell to one card), plus a swap party who held one
         card before and is left with a new one-card hand by the swap."""
         super().update_exposed(before, w, move, events)
-        if w.phase is not Phase.PLAY:
+        if w.phase is not PLAY:
             return
         # Only a Wild Forced Swap swaps: played, or turned up and its target chosen.
         mtype = move.type
         if mtype is PLAY_T:
             card = move.card
-        elif mtype is T.CHOOSE_TARGET and before.pending is not None:
+        elif mtype is CHOOSE_TARGET_T and before.pending is not None:
             card = before.pending.card
         else:
             return
@@ -516,7 +581,7 @@ class AllWild(UnoRules):
         pend = state.pending
         if pend is None:
             return
-        if pend.type is P.CHOOSE_TARGET:
+        if pend.type is CHOOSE_TARGET:
             then = pend.get("then")
             if (
                 pend.card is None

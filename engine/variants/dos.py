@@ -76,8 +76,12 @@ class DosPending(PendingType):
 
 
 P = DosPending
+# Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
+MATCHING, DRAWN, BONUS_PLACE = P.MATCHING, P.DRAWN, P.BONUS_PLACE
 NUMBERS = range(1, 11)
 COLORS = LIGHT_COLORS
+#: Colour -> its JSON name (``Color.value`` is a descriptor call on Python 3.11).
+COLOR_NAMES: dict[Color, str] = {c: c.value for c in Color}
 
 #: A hand or row card's readings: declared number -> ((part as sent, colour it has), ...)
 Options = dict[int, tuple[tuple[MatchPart, Color], ...]]
@@ -190,6 +194,24 @@ class Dos(Variant):
     def _draw_moves(self) -> tuple[Move, ...]:
         return tuple(Move(DRAW, p) for p in range(self.max_players))
 
+    @cached_property
+    def _pendings(self) -> dict[PendingType, tuple[Pending, ...]]:
+        """[decision][seat] -> the ``Pending`` without a card (they are immutable)."""
+        return {
+            d: tuple(Pending(d, p) for p in range(self.max_players)) for d in (MATCHING, BONUS_PLACE)
+        }
+
+    @cached_property
+    def _drawn_pendings(self) -> tuple[tuple[Pending, ...], ...]:
+        """[seat][card] -> the ``drawn`` decision on that card."""
+        ids = self.catalog.ids
+        return tuple(tuple(Pending(DRAWN, p, c) for c in ids) for p in range(self.max_players))
+
+    @cached_property
+    def _codes(self) -> tuple[str, ...]:
+        """Card id -> its code: ``public_ref`` written out (DOS cards have one face)."""
+        return self.catalog.code[0]
+
     # ------------------------------------------------------------------ ext
     def initial_ext(self, players: int) -> DosExt:
         return DosExt()
@@ -292,7 +314,7 @@ class Dos(Variant):
     def check_move(self, state: State, move: Move) -> None:
         """The common guards, with DOS's own codes for a draw or end of turn out of place."""
         try:
-            super().check_move(state, move)
+            Variant.check_move(self, state, move)
         except RulesError as exc:
             code = exc.code
             if code == "nothing_to_end":
@@ -369,9 +391,6 @@ class Dos(Variant):
         Every turn lists these: the hand is grouped by number once, only numbers the
         hand holds are tried, and moves are built as plain tuples."""
         out: list[Move] = []
-        open_cards = [e.card for e in state.ext.row if not e.matched]
-        if not open_cards:
-            return out
         parts_of = self._match_parts
         # number -> the hand cards that can stand for it: (hand index, card, parts)
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
@@ -388,8 +407,10 @@ class Dos(Variant):
         smallest_pair = 2 * numbers[0]
         append = out.append
         get = byn.get
-        for center in open_cards:
-            for total, tparts in parts_of[center]:
+        for entry in state.ext.row:
+            if entry[1]:  # matched this turn
+                continue
+            for total, tparts in parts_of[entry[0]]:
                 singles = get(total)
                 if singles is not None:
                     for _, c, parts in singles:
@@ -531,15 +552,29 @@ class Dos(Variant):
         if len(parts) == 2 and parts[0].card == parts[1].card:
             raise RulesError("a double match takes two different cards", code="duplicate_card")
         pend = w.pending
-        if pend is not None and pend.type is P.DRAWN and all(p.card != pend.card for p in parts):
+        if pend is not None and pend.type is DRAWN and all(p.card != pend.card for p in parts):
             raise RulesError(
                 f"after a draw, only a match using the drawn card ({pend.card}) is allowed; "
                 "otherwise place a card",
                 code="must_match_drawn_card",
             )
-        reading = self.reading
-        center = reading(target, "center-row card")
-        readings = [(p.card, *reading(p, "card")) for p in parts]
+        # ``reading`` of each part, its table looked up first (a well-declared part).
+        known = self._readings.get
+        try:
+            center = known(target)
+        except TypeError:  # an unhashable declaration: ``reading`` refuses it
+            center = None
+        if center is None:
+            center = self.reading(target, "center-row card")
+        readings = []
+        for p in parts:
+            try:
+                got = known(p)
+            except TypeError:
+                got = None
+            if got is None:
+                got = self.reading(p, "card")
+            readings.append((p[0], got[0], got[1]))
         total = readings[0][1] if len(readings) == 1 else readings[0][1] + readings[1][1]
         if total != center[0]:
             if len(readings) == 1:
@@ -572,8 +607,8 @@ class Dos(Variant):
         else:
             matched = (readings[0][0],)
             bonus = readings[0][2] is color
-        entry = RowCard(target.card, matched, target.color, target.number)
-        w.ext = DosExt(row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + bonus)
+        entry = _new(RowCard, (target[0], matched, target[1], target[2]))
+        w.ext = _new(DosExt, (row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + bonus))
         part_view = self.part_view
         events.append(
             {
@@ -590,20 +625,21 @@ class Dos(Variant):
             n = w.num_players
             for k in range(1, n):
                 self.draw_cards(w, seat_after(player, n, k), 1, events, "double_color_match")
-        drew = w.pending is not None and w.pending.type is P.DRAWN
+        drew = w.pending is not None and w.pending.type is DRAWN
         if not w.hands[player]:
             self.finish_round(w, player, events)
         elif drew:
             self.end_of_turn(w, player, events)
         else:
-            w.pending = Pending(P.MATCHING, player)
+            w.pending = self._pendings[MATCHING][player]
 
     def part_view(self, s: State | Work, part: MatchPart) -> dict[str, Any]:
-        out: dict[str, Any] = {"card": self.public_ref(s, part.card)}
-        if part.color is not None:
-            out["color"] = part.color.value
-        if part.number is not None:
-            out["number"] = part.number
+        card, color, number = part
+        out: dict[str, Any] = {"card": {"id": card, "code": self._codes[card]}}
+        if color is not None:
+            out["color"] = COLOR_NAMES[color]
+        if number is not None:
+            out["number"] = number
         return out
 
     # ------------------------------------------------------------------ end of turn
@@ -623,9 +659,13 @@ class Dos(Variant):
             else:  # an unmatched card carries no declaration (``check_state``)
                 kept.append(e)
         w.discard = w.discard + tuple(gone)
-        ref = self.public_ref
+        codes = self._codes
         events.append(
-            {"type": "turn_ended", "player": player, "discarded": [ref(w, c) for c in gone]}
+            {
+                "type": "turn_ended",
+                "player": player,
+                "discarded": [{"id": c, "code": codes[c]} for c in gone],
+            }
         )
         added = []
         while len(kept) < 2:
@@ -635,11 +675,13 @@ class Dos(Variant):
             kept.append(RowCard(card))
             added.append(card)
         if added:
-            events.append({"type": "center_row_refilled", "cards": [ref(w, c) for c in added]})
+            events.append(
+                {"type": "center_row_refilled", "cards": [{"id": c, "code": codes[c]} for c in added]}
+            )
         due = min(w.ext.bonus, len(w.hands[player]))
         w.ext = DosExt(tuple(kept), due)
         if due:
-            w.pending = Pending(P.BONUS_PLACE, player)
+            w.pending = self._pendings[BONUS_PLACE][player]
         else:
             self.next_turn(w, player)
 
@@ -653,7 +695,7 @@ class Dos(Variant):
         player = move.player
         drawn = self.draw_cards(w, player, 1, events, "draw")
         if drawn:
-            w.pending = Pending(P.DRAWN, player, drawn[0])
+            w.pending = self._drawn_pendings[player][drawn[0]]
         else:
             events.append(event("turn_ended", player=player, discarded=[]))
             self.next_turn(w, player)
@@ -673,21 +715,21 @@ class Dos(Variant):
         i = hand.index(card)
         w.hands[player] = hand[:i] + hand[i + 1 :]
         ext = w.ext
-        bonus = pend.type is P.BONUS_PLACE
+        bonus = pend.type is BONUS_PLACE
         left = ext.bonus - 1 if bonus else 0
         w.ext = DosExt(ext.row + (RowCard(card),), left)
         events.append(
             {
                 "type": "placed",
                 "player": player,
-                "card": self.public_ref(w, card),
+                "card": {"id": card, "code": self._codes[card]},
                 "reason": "bonus" if bonus else "draw",
             }
         )
         if not w.hands[player]:
             self.finish_round(w, player, events)
         elif left > 0:
-            w.pending = Pending(P.BONUS_PLACE, player)
+            w.pending = self._pendings[BONUS_PLACE][player]
         else:
             self.next_turn(w, player)
 

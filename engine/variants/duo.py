@@ -54,6 +54,8 @@ class DuoPending(PendingType):
 
 P = DuoPending
 CHOOSE_COLOR = UnoPending.CHOOSE_COLOR
+# Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
+VOLLEY, FORCED_RUN = P.VOLLEY, P.FORCED_RUN
 
 
 class DuoExt(NamedTuple):
@@ -285,7 +287,7 @@ class Duo(UnoRules):
         return frozenset(c for c in self.catalog.ids if kind[c] is Kind.REVERSE)
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
-        moves = super().legal_turn(state, player)
+        moves = UnoRules.legal_turn(self, state, player)
         if self._reverse_ids.isdisjoint(state.hands[player]):
             return moves  # the common case: no Reverse, no run
         kind = self.catalog.kind[0]
@@ -299,7 +301,7 @@ class Duo(UnoRules):
         card = state.pending.card  # type: ignore[union-attr]
         if self.catalog.kind[0][card] is Kind.REVERSE:  # type: ignore[index]
             return [*self.reverse_moves(state, player, [card]), Move(T.PASS, player)]  # type: ignore[list-item]
-        return super().legal_play_drawn(state, player)
+        return UnoRules.legal_play_drawn(self, state, player)
 
     @lists(P.VOLLEY)
     def legal_volley(self, state: State, player: int) -> list[Move]:
@@ -341,9 +343,9 @@ class Duo(UnoRules):
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
         ptype = pend.type if pend is not None else None
-        if ptype is P.VOLLEY:
+        if ptype is VOLLEY:
             run, color = self.check_volley_play(w, move)
-        elif ptype is P.FORCED_RUN:
+        elif ptype is FORCED_RUN:
             run, color = self.check_forced_run(w, move, Color(pend.get("color")))  # type: ignore[union-attr]
         else:
             card, color = self.check_play(w, move)
@@ -364,8 +366,8 @@ class Duo(UnoRules):
         if not chain:
             if chain is not None:
                 move = move._replace(chain=None)
-            return super().check_play(w, move)
-        card, color = super().check_play(w, move._replace(chain=None, uno=False))
+            return UnoRules.check_play(self, w, move)
+        card, color = UnoRules.check_play(self, w, move._replace(chain=None, uno=False))
         if self.catalog.kind[0][card] is not Kind.REVERSE:
             raise RulesError(
                 "only a Reverse starts a colour run ('chain')", code="chain_not_allowed"
@@ -464,8 +466,8 @@ class Duo(UnoRules):
 
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
         pend = w.pending
-        if pend is None or pend.type is not P.VOLLEY:
-            super().on_draw(w, move, events)
+        if pend is None or pend.type is not VOLLEY:
+            UnoRules.on_draw(self, w, move, events)
             return
         player = move.player
         stack = w.ext.draw_stack
