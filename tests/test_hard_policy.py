@@ -64,7 +64,7 @@ def test_hard_plays_an_innocent_wild_draw_four_before_a_number() -> None:
     assert choice("hard", state, 1).card == card(state, 1, "WD4")
 
 
-@pytest.mark.parametrize("variant_id", ["dos", "uno_classic", "uno_pocket_pizza"])
+@pytest.mark.parametrize("variant_id", ["dos", "uno_classic", "uno_duo", "uno_pocket_pizza"])
 def test_the_turn_search_rebuilds_a_whole_state_the_seat_cannot_tell_apart(
     variant_id: str,
 ) -> None:

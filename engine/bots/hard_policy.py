@@ -15,8 +15,8 @@ What it adds to normal's values (``HardPolicy``):
 ``TurnPlan`` searches the seat's own turn on one determinization: every sequence of
 its own moves while the turn stays its own, each end scored by the cards left and
 given, the Wilds kept and the next seat's counted odds to play on what is left. Per
-variant (``POLICIES``): in classic UNO and UNO Pocket Pizza Pizza the searched turn
-picks the move (Pocket Pizza: with its own give after a Wild Dip); elsewhere it
+variant (``POLICIES``): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
+turn picks the move (Pocket Pizza: with its own give after a Wild Dip); elsewhere it
 picks only a turn that goes out for sure (UNO All Wild: also when the other seat
 holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
 (``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
@@ -604,11 +604,14 @@ class PizzaPolicy(HardPolicy):
 
 
 HYBRID = HybridPolicy()
+#: UNO Duo: the searched turn picks the move (a Skip, a Reverse run or a Wild Draw
+#: Four keep the turn; the README's "Bots" has the numbers).
+DEFAULT_DUO = HardPolicy()
 PIZZA = PizzaPolicy()
 POLICIES: dict[str, HardPolicy] = {
     "dos": DosHybrid(),
     "uno_all_wild": AllWildPolicy(),
-    "uno_duo": HYBRID,
+    "uno_duo": DEFAULT_DUO,
     "uno_flip": SearchHybrid(),
     "uno_pocket_pizza": PIZZA,
 }
