@@ -64,7 +64,7 @@ def test_hard_plays_an_innocent_wild_draw_four_before_a_number() -> None:
     assert choice("hard", state, 1).card == card(state, 1, "WD4")
 
 
-@pytest.mark.parametrize("variant_id", ["dos", "uno_classic", "uno_pocket_pizza"])
+@pytest.mark.parametrize("variant_id", ["dos", "uno_classic", "uno_duo", "uno_pocket_pizza"])
 def test_the_turn_search_rebuilds_a_whole_state_the_seat_cannot_tell_apart(
     variant_id: str,
 ) -> None:
@@ -92,3 +92,23 @@ def test_the_turn_search_rebuilds_a_whole_state_the_seat_cannot_tell_apart(
     assert None in pendings
     if variant_id == "dos":
         assert {"matching", "drawn", "bonus_place"} <= pendings
+
+
+def test_hard_gives_a_card_the_receiver_cannot_play_at_once() -> None:
+    """After a Wild Dip naming green the receiver plays next on green: hard gives the
+    Blue Nine (off the colour, high in points); normal gives its lowest card in a
+    colour it holds least, here the Yellow One."""
+    hand = ["WDIP", "B9", "G8", "G2", "Y1"]
+    other = ["R1", "R2", "R3", "R5", "R6"]
+    state = stacked_game("uno_pocket_pizza", [other, hand], "R4", draw=["Y3"])
+    assert state.current == 1
+    dip = next(
+        m
+        for m in engine.legal_moves(state, 1)
+        if m.card == card(state, 1, "WDIP") and m.color is not None and m.color.value == "green"
+    )
+    given, _ = engine.apply(state, dip)
+    assert given.pending is not None and given.pending.type.value == "give"
+    assert card(given, 1, "Y3") in given.hands[1]
+    assert choice("normal", given, 1).card == card(given, 1, "Y1")
+    assert choice("hard", given, 1).card == card(given, 1, "B9")

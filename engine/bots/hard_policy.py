@@ -15,7 +15,8 @@ What it adds to normal's values (``HardPolicy``):
 ``TurnPlan`` searches the seat's own turn on one determinization: every sequence of
 its own moves while the turn stays its own, each end scored by the cards left and
 given, the Wilds kept and the next seat's counted odds to play on what is left. Per
-variant (``POLICIES``): in classic UNO the searched turn picks the move; elsewhere it
+variant (``POLICIES``): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
+turn picks the move (Pocket Pizza: with its own give after a Wild Dip); elsewhere it
 picks only a turn that goes out for sure (UNO All Wild: also when the other seat
 holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
 (``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
@@ -563,14 +564,58 @@ class SearchHybrid(HybridPolicy):
     SEARCH = True
 
 
+class PizzaPolicy(HardPolicy):
+    """UNO Pocket Pizza Pizza: the searched turn picks the move (as in classic UNO;
+    with two players a Skip, Reverse or Draw One gives another move, and a 5-card hand
+    often goes out in one turn), with a better give after a Wild Dip. The
+    receiver plays next on the colour just named, so the card given is one it cannot
+    play at once (not that colour, no Wild or action card); among those the highest
+    in points (the winner of the round scores the cards left in the other hands)."""
+
+    #: Giving a card of the colour in play (the receiver plays it at once).
+    GIVE_ACTIVE = -12.0
+    #: Giving a Wild or an action card.
+    GIVE_STRONG = -10.0
+    #: Per point of the card given.
+    GIVE_POINT = 0.2
+
+    @property
+    def _added(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
+        return {**super()._added, T.GIVE: self.give_value}
+
+    def give_value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
+        """Replace normal's value of a give."""
+        card = know.move_card(ctx, move)
+        if card is None:
+            return 0.0
+        side = ctx.side
+        kind = know.kind(card, side)
+        colour = know.color(card, side)
+        active = ctx.view.get("active_color")
+        value = 100.0 if move.uno else 0.0
+        if kind in COLORLESS_WILDS or kind in ATTACKS:
+            value += self.GIVE_STRONG
+        elif colour is not None and colour.value == active:
+            value += self.GIVE_ACTIVE
+        value += self.GIVE_POINT * know.points(card, side)
+        if colour is not None and kind not in COLORLESS_WILDS:
+            value -= 0.5 * know.colour_counts(ctx, [card])[colour]
+        return value - know.score(ctx, move)
+
+
 HYBRID = HybridPolicy()
+#: UNO Duo: the searched turn picks the move (a Skip, a Reverse run or a Wild Draw
+#: Four keep the turn; the README's "Bots" has the numbers).
+DEFAULT_DUO = HardPolicy()
+PIZZA = PizzaPolicy()
 POLICIES: dict[str, HardPolicy] = {
     "dos": DosHybrid(),
     "uno_all_wild": AllWildPolicy(),
-    "uno_duo": HYBRID,
+    "uno_duo": DEFAULT_DUO,
     "uno_flip": SearchHybrid(),
-    "uno_pocket_pizza": HYBRID,
+    "uno_pocket_pizza": PIZZA,
 }
+
 DEFAULT = HardPolicy()
 
 
