@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 from ..cards import COLORLESS_WILDS, Color, Kind
@@ -99,8 +100,12 @@ class HardPolicy:
         added = self._added.get(move.type)
         return base if added is None else base + added(know, ctx, move)
 
-    @property
+    @cached_property
     def _added(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
+        """What this policy adds to normal's value, by move type (made once a policy)."""
+        return self.additions()
+
+    def additions(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
         return {
             T.PLAY: self.play_value,
             T.CHOOSE_COLOR: self.colour_value,
@@ -165,14 +170,7 @@ class HardPolicy:
 
     def challenge_value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
         """Replace normal's value: challenge when the odds pay (accept scores 0)."""
-        pend = ctx.view.get("pending") or {}
-        top = ctx.view.get("discard_top")
-        costs = (4, 4, 6)
-        if top is not None:
-            kind = know.kind(know.face_id(top, ctx.side), ctx.side)
-            costs = ctx.variant.challenge_cards.get(kind, costs)  # type: ignore[attr-defined]
-        draw, guilty, innocent = costs
-        del pend
+        (draw, guilty, innocent), _ = know.challenge_costs(ctx)
         p = self.guilt_odds(know, ctx)
         # accept: we draw ``draw``; challenge: the offender draws ``guilty`` and we keep
         # the turn, or we draw ``innocent``.
@@ -579,9 +577,8 @@ class PizzaPolicy(HardPolicy):
     #: Per point of the card given.
     GIVE_POINT = 0.2
 
-    @property
-    def _added(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
-        return {**super()._added, T.GIVE: self.give_value}
+    def additions(self) -> dict[MoveType, Callable[[BotKnowledge, Ctx, Move], float]]:
+        return {**super().additions(), T.GIVE: self.give_value}
 
     def give_value(self, know: BotKnowledge, ctx: Ctx, move: Move) -> float:
         """Replace normal's value of a give."""

@@ -238,18 +238,21 @@ class BotKnowledge:
         cards is taken to be of it with probability 1/4 (wilds aside)."""
         return 1.0 - 0.75 ** max(0, ctx.sizes[offender])
 
+    def challenge_costs(self, ctx: Ctx) -> tuple[tuple[int, int, int], Kind | None]:
+        """The pending wild draw card's costs: what accepting draws, what a guilty
+        offender draws, what a failed challenge draws (the variant's
+        ``challenge_cards``; 4, 4, 6 when the top is not known), and the card's kind."""
+        top = ctx.view.get("discard_top")
+        if top is None:
+            return (4, 4, 6), None
+        kind = self.kind(self.face_id(top, ctx.side), ctx.side)
+        return self.variant.challenge_cards.get(kind, (4, 4, 6)), kind  # type: ignore[attr-defined]
+
     def score_challenge(self, ctx: Ctx, move: Move) -> float:
         """Challenge when the expected cost of challenging is below accepting's (0)."""
         pend = ctx.view.get("pending") or {}
-        top = ctx.view.get("discard_top")
-        costs = (4, 4, 6)
-        if top is not None:
-            kind = self.kind(self.face_id(top, ctx.side), ctx.side)
-            costs = self.variant.challenge_cards.get(kind, costs)  # type: ignore[attr-defined]
-            extra = 4 if kind is Kind.WILD_DRAW_COLOR else 0  # drawn until the colour
-        else:
-            extra = 0
-        draw, guilty, innocent = costs
+        (draw, guilty, innocent), kind = self.challenge_costs(ctx)
+        extra = 4 if kind is Kind.WILD_DRAW_COLOR else 0  # drawn until the colour
         offender = ctx.next_seat(pend.get("player", ctx.seat), -1)
         p = self.guilty_odds(ctx, offender)
         challenge_cost = (1 - p) * (innocent + extra) - p * 0.5 * (guilty + extra)
