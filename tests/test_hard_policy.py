@@ -112,3 +112,59 @@ def test_hard_gives_a_card_the_receiver_cannot_play_at_once() -> None:
     assert card(given, 1, "Y3") in given.hands[1]
     assert choice("normal", given, 1).card == card(given, 1, "Y1")
     assert choice("hard", given, 1).card == card(given, 1, "B9")
+
+
+def duo(hand: list[str], other: list[str], turned: str = "R9") -> engine.State:
+    """A UNO Duo table after the draft, seat 1 (Player 2) to move, with these hands."""
+    from tests.test_duo import game
+
+    fill = ["Y2", "Y3", "Y4", "Y5", "Y6", "Y7", "Y8"]
+    state = game([*other, *fill[len(other) :]], [*hand, *fill[len(hand) :]], turned)
+    state = with_hand(state, 1, [card(state, 1, c) for c in hand])
+    state = with_hand(state, 0, [card(state, 0, c) for c in other])
+    assert state.current == 1 and state.pending is None
+    return state
+
+
+def test_duo_hard_leads_a_draw_two_the_other_seat_must_answer() -> None:
+    """A Draw Two starts a volley: unless the other seat returns it, it draws two and
+    hard moves again and goes out with the Five. The search without the volley scored
+    the Draw Two as a card left in play and kept it."""
+    state = duo(["RD2", "R5"], ["B1", "B2", "B3", "B4", "B5", "B6", "B7"])
+    hard = choice("hard", state, 1)
+    assert hard.card == card(state, 1, "RD2")
+    after, _ = engine.apply(state, hard)
+    assert after.pending is not None and after.pending.type.value == "volley"
+    drew, _ = engine.apply(after, engine.Move(engine.MoveType.DRAW, 0))
+    assert drew.current == 1 and len(drew.hands[0]) == 9
+    out, _ = engine.apply(drew, choice("hard", drew, 1))
+    assert out.round_winner == 1
+
+
+def test_duo_hard_ends_its_run_on_the_draw_two() -> None:
+    """Every order of the red run goes out; the one that ends on the Draw Two makes the
+    other seat draw two, which it then scores. Normal ends it on either card, at random."""
+    state = duo(["RR", "R5", "RD2"], ["B1", "B2", "B3", "B4", "B5", "B6", "B7"])
+    view, legal = engine.view(state, 1), engine.legal_moves(state, 1)
+    ends = {
+        level: {bots.choose(level, view, [], legal, random.Random(s)).chain[-1] for s in range(6)}  # type: ignore[index]
+        for level in ("normal", "hard")
+    }
+    assert ends == {
+        "normal": {card(state, 1, "R5"), card(state, 1, "RD2")},
+        "hard": {card(state, 1, "RD2")},
+    }
+    hard = choice("hard", state, 1)
+    out, _ = engine.apply(state, hard)
+    assert out.round_winner == 1 and len(out.hands[0]) == 9
+    points = engine.find_variant("uno_duo").catalog.points[0]
+    assert out.round_scores == (sum(points[c] for c in out.hands[0]), 0)
+
+
+def test_duo_hard_sheds_its_wild_when_the_other_seat_holds_one_card() -> None:
+    """The other seat may go out at once, and hard would then score its own hand: it
+    plays the Wild (15 points) and keeps the One and the Three; normal keeps the Wild for
+    later and plays the One."""
+    state = duo(["W", "R1", "G3"], ["B1"])
+    assert choice("normal", state, 1).card == card(state, 1, "R1")
+    assert choice("hard", state, 1).card == card(state, 1, "W")

@@ -16,7 +16,8 @@ What it adds to normal's values (``HardPolicy``):
 its own moves while the turn stays its own, each end scored by the cards left and
 given, the Wilds kept and the next seat's counted odds to play on what is left. Per
 variant (``POLICIES``): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
-turn picks the move (Pocket Pizza: with its own give after a Wild Dip); elsewhere it
+turn picks the move (Pocket Pizza: with its own give after a Wild Dip; UNO Duo: scored
+in points, with the Draw Two volley, ``DuoPlan``); elsewhere it
 picks only a turn that goes out for sure (UNO All Wild: also when the other seat
 holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
 (``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
@@ -600,15 +601,86 @@ class PizzaPolicy(HardPolicy):
         return value - know.score(ctx, move)
 
 
+class DuoPlan(TurnPlan):
+    """UNO Duo: the player who goes out scores 0 and the other scores the cards left in
+    its own hand. So an end of turn also counts the points the hand would lose, by the
+    chance the other seat goes out first (``DANGER``, by its hand size), and a turn
+    that goes out counts the cards the other seat is left with (a last Draw Two or Wild
+    Draw Four adds to them). A Draw Two played starts a volley: the other seat returns
+    it with its counted odds of holding one, else it draws the whole total and this seat
+    moves again (searched on)."""
+
+    #: Per point of the hand, times ``DANGER``.
+    POINT = 1.0
+    #: The chance the other seat goes out before this seat, by its hand size.
+    DANGER = {1: 0.7, 2: 0.3, 3: 0.12}
+    DANGER_ELSE = 0.05
+    #: Per card the other seat holds when this seat goes out.
+    OUT_CARD = 5.0
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        kind = self.kind[0]
+        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
+        pool += self.state.draw_pile
+        self.draw_two = sum(kind[c] is Kind.DRAW_TWO for c in pool) / len(pool) if pool else 0.0
+        self.points = self.variant.catalog.points[0]
+
+    def node(self, state: State, depth: int) -> float:
+        if state.phase is not PLAY:
+            if state.round_winner == self.seat:
+                return WIN + self.OUT_CARD * len(state.hands[1 - self.seat])
+            return -WIN
+        pend = state.pending
+        if pend is not None and pend.player != self.seat and pend.type.value == "volley":
+            return self.volley(state, depth)
+        return super().node(state, depth)
+
+    def volley(self, state: State, depth: int) -> float:
+        """The other seat answers a volley: a Draw Two of its own (its counted odds;
+        then this seat, short of one itself, draws the total), or it draws."""
+        victim = state.pending.player  # type: ignore[union-attr]
+        stack = state.ext.draw_stack
+        n = len(state.hands[victim])
+        q = 1.0 - (1.0 - self.draw_two) ** n
+        kind = self.kind[0]
+        mine = any(kind[c] is Kind.DRAW_TWO for c in state.hands[self.seat])
+        returned = self.leaf(state) - self.CARD * (stack + 2) * (0.5 if mine else 1.0)
+        if self.nodes >= self.limit:
+            drawn = self.leaf(state) + self.GIVEN * stack
+        else:
+            try:
+                after, _ = self.variant.apply(state, Move(T.DRAW, victim))
+            except EngineError:
+                return returned
+            self.nodes += 1
+            drawn = self.node(after, depth + 1)
+        return q * returned + (1.0 - q) * drawn
+
+    def leaf(self, state: State) -> float:
+        value = super().leaf(state)
+        n = len(state.hands[1 - self.seat])
+        danger = self.DANGER.get(n, self.DANGER_ELSE)
+        points = self.points
+        return value - self.POINT * danger * sum(points[c] for c in state.hands[self.seat])
+
+
+class DuoPolicy(HardPolicy):
+    """UNO Duo: the searched turn picks the move (a Skip, a Reverse run, a Wild Draw
+    Four or a Draw Two the other seat cannot return keep the turn), scored in points
+    (``DuoPlan``)."""
+
+    def plan_class(self) -> type[TurnPlan]:
+        return DuoPlan
+
+
 HYBRID = HybridPolicy()
-#: UNO Duo: the searched turn picks the move (a Skip, a Reverse run or a Wild Draw
-#: Four keep the turn; the README's "Bots" has the numbers).
-DEFAULT_DUO = HardPolicy()
+DUO = DuoPolicy()
 PIZZA = PizzaPolicy()
 POLICIES: dict[str, HardPolicy] = {
     "dos": DosHybrid(),
     "uno_all_wild": AllWildPolicy(),
-    "uno_duo": DEFAULT_DUO,
+    "uno_duo": DUO,
     "uno_flip": SearchHybrid(),
     "uno_pocket_pizza": PIZZA,
 }
