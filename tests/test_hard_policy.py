@@ -168,3 +168,27 @@ def test_duo_hard_sheds_its_wild_when_the_other_seat_holds_one_card() -> None:
     state = duo(["W", "R1", "G3"], ["B1"])
     assert choice("normal", state, 1).card == card(state, 1, "R1")
     assert choice("hard", state, 1).card == card(state, 1, "W")
+
+
+@pytest.mark.parametrize(("other", "expected"), [(9, "challenge"), (4, "accept")])
+def test_duo_hard_challenges_a_wild_draw_four_from_a_large_hand(other: int, expected: str) -> None:
+    """Hard holds two cards and the other seat plays a Wild Draw Four on it: from a hand
+    of 8 left the play most often hides the colour in play (hard challenges), from a
+    hand of 3 it is most often a last resort (hard accepts; it challenged both)."""
+    state = duo(["R5", "G2", "G7"], ["WD4", "B1", "B2", "B3", "B4"][:other])
+    more = other - len(state.hands[0])  # taken from the draw pile
+    state = state._replace(
+        hands=(state.hands[0] + state.draw_pile[:more], state.hands[1]),
+        draw_pile=state.draw_pile[more:],
+    )
+    engine.check_invariants(state)
+    played, _ = engine.apply(state, engine.Move(engine.MoveType.PLAY, 1, card(state, 1, "R5")))
+    wd4 = next(
+        m
+        for m in engine.legal_moves(played, 0)
+        if m.card == card(played, 0, "WD4") and m.color is not None
+    )
+    attacked, _ = engine.apply(played, wd4)
+    assert attacked.pending is not None and attacked.pending.type.value == "challenge"
+    assert len(attacked.hands[0]) == other - 1 and len(attacked.hands[1]) == 2
+    assert choice("hard", attacked, 1).type.value == expected

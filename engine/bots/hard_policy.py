@@ -670,8 +670,23 @@ class DuoPolicy(HardPolicy):
     Four or a Draw Two the other seat cannot return keep the turn), scored in points
     (``DuoPlan``)."""
 
+    #: A challenge of a Wild Draw Four played on this seat while it holds two cards or
+    #: fewer: the offender's hand size from which the play looks guilty (a large hand
+    #: most often holds the colour in play and plays the card as an attack; a small one
+    #: as a last resort), and the odds either side of it.
+    BIG_HAND = 7
+    GUILTY_BIG = 0.7
+    GUILTY_SMALL = 0.15
+
     def plan_class(self) -> type[TurnPlan]:
         return DuoPlan
+
+    def guilt_odds(self, know: BotKnowledge, ctx: Ctx) -> float:
+        if ctx.sizes[ctx.seat] > 2:
+            return super().guilt_odds(know, ctx)
+        pend = ctx.view.get("pending") or {}
+        offender = ctx.next_seat(pend.get("player", ctx.seat), -1)
+        return self.GUILTY_BIG if ctx.sizes[offender] >= self.BIG_HAND else self.GUILTY_SMALL
 
 
 HYBRID = HybridPolicy()
