@@ -85,9 +85,7 @@ def replay(variant: str, players: int, game: int) -> list[str]:
 
 
 def generate() -> dict[str, list[str]]:
-    return {
-        key(v, p, g): replay(v, p, g) for v in VARIANTS for p in PLAYERS for g in range(ROUNDS)
-    }
+    return {key(v, p, g): replay(v, p, g) for v in VARIANTS for p in PLAYERS for g in range(ROUNDS)}
 
 
 CASES = [(v, p, g) for v in VARIANTS for p in PLAYERS for g in range(ROUNDS)]
