@@ -25,6 +25,7 @@ import pytest
 from benchmarks import bots_bench
 from engine import bots
 from engine.bots import montecarlo
+from engine.bots.knowledge import shuffle
 from engine.events import Event
 from engine.moves import Move
 
@@ -137,6 +138,27 @@ def test_the_recorder_sees_a_different_choice() -> None:
     finally:
         montecarlo.search = real
     assert changed != base
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 7, 64, 108, 112, 113])
+def test_the_inline_shuffle_is_random_shuffle(size: int) -> None:
+    for seed in range(20):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        a, b = list(range(size)), list(range(size))
+        shuffle(ours, a)
+        theirs.shuffle(b)
+        assert a == b
+        assert ours.getstate() == theirs.getstate()
+
+
+def test_the_inline_shuffle_defers_to_a_subclass() -> None:
+    class Fixed(random.Random):
+        def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+            x.reverse()
+
+    items = [1, 2, 3]
+    shuffle(Fixed(1), items)
+    assert items == [3, 2, 1]
 
 
 if __name__ == "__main__":
