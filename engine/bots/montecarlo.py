@@ -123,9 +123,8 @@ def playout(state: State, seat: int, rnd: random.Random) -> float:
     """Play ``state`` on with the fast policy; the seat's result in [0, 1]."""
     variant = find_variant(state.variant)
     rank = variant.bot_rank
-    legal = variant.legal_moves  # catalog ids; the chosen move is encoded to be applied
-    encode = variant.encode_move
-    apply = variant.apply
+    legal = variant.legal_moves  # catalog ids, applied as listed
+    apply = variant.apply_listed
     for _ in range(DEPTH):
         if state.phase is not PLAY:
             break
@@ -140,7 +139,7 @@ def playout(state: State, seat: int, rnd: random.Random) -> float:
         if not moves:
             break
         move = moves[0] if len(moves) == 1 else policy(state, actor, moves, rank, rnd)
-        state, _ = apply(state, encode(state, move))
+        state, _ = apply(state, move)
     if state.phase is not PLAY:
         return 1.0 if state.round_winner == seat else 0.0
     sizes = [len(h) for h in state.hands]
