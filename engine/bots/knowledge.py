@@ -22,7 +22,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from .. import rng as prng
@@ -77,13 +77,18 @@ def shuffle(rnd: random.Random, x: list[Any]) -> None:
         rnd.shuffle(x)
         return
     getrandbits = rnd.getrandbits
-    for i in range(len(x) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _steps(len(x)):
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         x[i], x[j] = x[j], x[i]
+
+
+@cache
+def _steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    """``random.Random.shuffle``'s steps for a list of ``size``: the place swapped, the
+    bound of the index drawn and the bits drawn for it."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
 
 
 @dataclass

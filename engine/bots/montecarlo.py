@@ -73,7 +73,7 @@ def policy(
     The hand's colours and the threat are worked out only when a move needs them."""
     if len(moves) == 1:
         return moves[0]
-    colour, wild, kind = _faces(state.variant)[state.side]
+    colour, wild, attack = _faces(state.variant)[state.side]
     hand = state.hands[actor]
     big_hand = len(hand) > 2
     counts: dict[object, int] | None = None
@@ -98,7 +98,7 @@ def policy(
                 )
             else:
                 value += counts.get(colour[card], 0) - 1
-            if kind[card] in ATTACKS:
+            if attack[card]:
                 if threat is None:
                     threat = min(len(h) for i, h in enumerate(state.hands) if i != actor) <= 2
                 if threat:
@@ -113,10 +113,14 @@ def policy(
 
 
 @cache
-def _faces(variant_id: str) -> tuple[tuple[Any, Any, Any], ...]:
-    """Per side: the catalog's colour, wild and kind tables."""
+def _faces(variant_id: str) -> tuple[tuple[Any, Any, tuple[bool, ...]], ...]:
+    """Per side: the catalog's colour and wild tables, and whether each card's kind is
+    one of ``ATTACKS``."""
     cat = find_variant(variant_id).catalog
-    return tuple((cat.color[s], cat.wild[s], cat.kind[s]) for s in range(cat.sides))
+    return tuple(
+        (cat.color[s], cat.wild[s], tuple(k in ATTACKS for k in cat.kind[s]))
+        for s in range(cat.sides)
+    )
 
 
 def playout(state: State, seat: int, rnd: random.Random) -> float:
