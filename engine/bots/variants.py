@@ -133,7 +133,7 @@ class FlipKnowledge(BotKnowledge):
             used[ids[i]] = True
             return ids[i]
 
-        labels: dict[int, int] = {}
+        labels = [-1] * size  # catalog id -> its round label (-1: not known yet)
         own = []
         for ref in view["hand"]:
             c = take(side, ref["code"])
@@ -159,13 +159,13 @@ class FlipKnowledge(BotKnowledge):
         draw += rest[: view["draw_pile_size"] - len(draw)]
         under = rest[len(draw) - (1 if view["draw_pile_size"] else 0) :]
         discard = (*under, top) if top is not None else tuple(under)
-        named = set(labels.values())
+        named = set(labels)
         spare = [lab for lab in range(size) if lab not in named]
         shuffle(rnd, spare)
         for c in cat.ids:
-            if c not in labels:
+            if labels[c] < 0:
                 labels[c] = spare.pop()
-        ext = self.variant._ext([labels[c] for c in cat.ids])  # type: ignore[attr-defined]
+        ext = self.variant._ext(labels)  # type: ignore[attr-defined]
         return self.build(ctx, rnd, hands, tuple(draw), discard, ext)
 
 
