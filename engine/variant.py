@@ -310,6 +310,13 @@ class Variant(Scoring):
         if self._translates:
             move = self.decode_move(state, move)
         self.check_move(state, move)
+        return self.apply_listed(state, move)
+
+    def apply_listed(self, state: State, move: Move) -> tuple[State, list[Event]]:
+        """``apply`` of a move ``legal_moves(state, ...)`` listed, as listed (catalog ids):
+        the same state and events as ``apply(state, encode_move(state, move))``, without
+        translating the move back or re-checking what the list ensured (a search's
+        playouts, ``engine.bots.montecarlo``). Any other move: ``apply``."""
         w = work_of(state)
         events: list[Event] = []
         mtype = move.type

@@ -22,7 +22,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from .. import rng as prng
@@ -66,6 +66,29 @@ DRAWS = frozenset(
     }
 )
 SIDES = {"light": 0, "dark": 1}
+
+
+def shuffle(rnd: random.Random, x: list[Any]) -> None:
+    """``rnd.shuffle(x)``: for a plain ``random.Random`` its very steps (the same
+    numbers drawn in the same order, so the same order and the same generator state
+    after it) without a method call per card; tests/test_hard_search_choices.py checks
+    it against ``random.Random.shuffle``."""
+    if type(rnd) is not random.Random:
+        rnd.shuffle(x)
+        return
+    getrandbits = rnd.getrandbits
+    for i, n, k in _steps(len(x)):
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
+
+
+@cache
+def _steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    """``random.Random.shuffle``'s steps for a list of ``size``: the place swapped, the
+    bound of the index drawn and the bits drawn for it."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
 
 
 @dataclass
@@ -315,26 +338,22 @@ class BotKnowledge:
     def sample(self, ctx: Ctx, rnd: random.Random) -> State:
         """A full state consistent with the seat's view (see the module docstring)."""
         view = ctx.view
-        side = ctx.side
-        own = [self.card_id(r, side) for r in view["hand"]]
-        public = self.public_cards(ctx)
-        seen = set(own) | set(public)
-        under = [c for c in dict.fromkeys(self.played_since_shuffle(ctx)) if c not in seen]
-        under = under[-max(0, view["discard_size"] - 1) :] if view["discard_size"] > 1 else []
-        seen |= set(under)
-        pool = [c for c in self.variant.catalog.ids if c not in seen]
-        rnd.shuffle(pool)
+        own, under, unseen = self.unseen(ctx)
+        pool = list(unseen)
+        shuffle(rnd, pool)
         voids = self.voids(ctx)
+        colour = self.variant.catalog.color[ctx.side]
         hands: list[tuple[int, ...]] = []
         for seat, size in enumerate(view["hand_sizes"]):
             if seat == ctx.seat:
-                hands.append(tuple(own))
+                hands.append(own)
                 continue
             void = voids.get(seat)
             if void:  # deal what the seat's last draw says it lacked only if need be
-                fits = [c for c in pool if self.color(c, side) not in void][:size]
+                fits = [c for c in pool if colour[c] not in void][:size]
                 if len(fits) < size:
-                    fits += [c for c in pool if c not in set(fits)][: size - len(fits)]
+                    dealt = set(fits)
+                    fits += [c for c in pool if c not in dealt][: size - len(fits)]
                 taken = set(fits)
                 pool = [c for c in pool if c not in taken]
                 hands.append(tuple(fits))
@@ -344,6 +363,25 @@ class BotKnowledge:
         draw = tuple(pool[: view["draw_pile_size"]])
         rest = pool[view["draw_pile_size"] :]
         return self.build(ctx, rnd, hands, draw, self.discard_of(ctx, rest, under), None)
+
+    def unseen(self, ctx: Ctx) -> tuple[tuple[int, ...], list[int], tuple[int, ...]]:
+        """The seat's hand, the cards known to lie under the discard top, and the cards
+        the seat cannot see in catalog order (what ``sample`` shuffles): the same at
+        every sample of a decision, so worked out once a decision."""
+        memo = ctx.memo.get("unseen")
+        if memo is not None:
+            return memo  # type: ignore[no-any-return]
+        view = ctx.view
+        side = ctx.side
+        own = tuple(self.card_id(r, side) for r in view["hand"])
+        public = self.public_cards(ctx)
+        seen = set(own) | set(public)
+        under = [c for c in dict.fromkeys(self.played_since_shuffle(ctx)) if c not in seen]
+        under = under[-max(0, view["discard_size"] - 1) :] if view["discard_size"] > 1 else []
+        seen |= set(under)
+        unseen = tuple(c for c in self.variant.catalog.ids if c not in seen)
+        ctx.memo["unseen"] = memo = (own, under, unseen)
+        return memo
 
     def voids(self, ctx: Ctx) -> dict[int, set[Color | None]]:
         """Seat -> the colours it most likely lacks: a seat that drew of its own accord
@@ -389,29 +427,40 @@ class BotKnowledge:
         ext: Any,
     ) -> State:
         view = ctx.view
-        variant = self.variant
-        options = dict(variant.resolve_options({}))
-        options["target"] = view.get("target", options.get("target"))
-        active = view.get("active_color")
+        fixed = ctx.memo.get("build")
+        if fixed is None:  # what every sample of the decision shares
+            variant = self.variant
+            options = dict(variant.resolve_options({}))
+            options["target"] = view.get("target", options.get("target"))
+            active = view.get("active_color")
+            fixed = ctx.memo["build"] = (
+                tuple(sorted(options.items())),
+                Phase(view["phase"]),
+                1 if view["direction"] == "clockwise" else -1,
+                Color(active) if active else None,
+                tuple(view["uno_exposed"]),
+                tuple(view["scores"]),
+            )
+        options_items, phase, direction, active_color, exposed, scores = fixed
         return State(
-            variant.id,
+            self.variant.id,
             len(hands),
-            tuple(sorted(options.items())),
+            options_items,
             0,
             prng.seed(rnd.getrandbits(64)),
-            phase=Phase(view["phase"]),
+            phase=phase,
             round=view["round"],
             dealer=view["dealer"],
-            direction=1 if view["direction"] == "clockwise" else -1,
+            direction=direction,
             current=view["current_player"],
             side=ctx.side,
             hands=tuple(hands),
             draw_pile=draw,
             discard=discard,
-            active_color=Color(active) if active else None,
+            active_color=active_color,
             pending=None,
-            exposed=tuple(view["uno_exposed"]),
-            scores=tuple(view["scores"]),
+            exposed=exposed,
+            scores=scores,
             move_count=view["move_count"],
             ext=self.ext(ctx, rnd, hands, draw) if ext is None else ext,
         )

@@ -13,6 +13,8 @@ by ``budget * DEPTH`` engine moves whatever the wall clock does.
 from __future__ import annotations
 
 import random
+from functools import cache
+from typing import Any
 
 from ..errors import EngineError
 from ..moves import Move, MoveType
@@ -67,50 +69,66 @@ def policy(
     """The fast playout policy, on the state itself (a playout's state is the bot's own
     sample): the best-ranked move type; a move that says UNO; a play in a colour the
     hand holds most, Wilds kept for last, an attack on a seat about to go out; the most
-    cards matched (DOS). Ties at random."""
+    cards matched (DOS). Ties at random (one ``rnd.random()`` a move, in list order).
+    The hand's colours and the threat are worked out only when a move needs them."""
     if len(moves) == 1:
         return moves[0]
-    cat = find_variant(state.variant).catalog
-    side = state.side
-    colour, wild, kind = cat.color[side], cat.wild[side], cat.kind[side]
+    colour, wild, attack = _faces(state.variant)[state.side]
     hand = state.hands[actor]
-    counts: dict[object, int] = {}
-    for c in hand:
-        if not wild[c]:
-            counts[colour[c]] = counts.get(colour[c], 0) + 1
-    threat = min(len(h) for i, h in enumerate(state.hands) if i != actor) <= 2
+    big_hand = len(hand) > 2
+    counts: dict[object, int] | None = None
+    threat: bool | None = None
+    draw = rnd.random
     best: Move = moves[0]
     best_value = -1e9
     for m in moves:
-        value = -10.0 * rank[m.type] + rnd.random()
-        if m.uno:
+        mtype, _, card, color, _, chain, uno, cards = m
+        value = -10.0 * rank[mtype] + draw()
+        if uno:
             value += 100.0
-        card = m.card
-        if card is not None and m.type is PLAY_MOVE:
+        if card is not None and mtype is PLAY_MOVE:
+            if counts is None:
+                counts = {}
+                for c in hand:
+                    if not wild[c]:
+                        counts[colour[c]] = counts.get(colour[c], 0) + 1
             if wild[card]:
-                value += (counts.get(m.color, 0) if m.color is not None else 0) - (
-                    6.0 if len(hand) > 2 else 0.0
+                value += (counts.get(color, 0) if color is not None else 0) - (
+                    6.0 if big_hand else 0.0
                 )
             else:
                 value += counts.get(colour[card], 0) - 1
-            if threat and kind[card] in ATTACKS:
-                value += 4.0
-            if m.chain:
-                value += 3.0 * len(m.chain)
-        elif m.cards:
-            value += 10.0 * len(m.cards)
+            if attack[card]:
+                if threat is None:
+                    threat = min(len(h) for i, h in enumerate(state.hands) if i != actor) <= 2
+                if threat:
+                    value += 4.0
+            if chain:
+                value += 3.0 * len(chain)
+        elif cards:
+            value += 10.0 * len(cards)
         if value > best_value:
             best, best_value = m, value
     return best
+
+
+@cache
+def _faces(variant_id: str) -> tuple[tuple[Any, Any, tuple[bool, ...]], ...]:
+    """Per side: the catalog's colour and wild tables, and whether each card's kind is
+    one of ``ATTACKS``."""
+    cat = find_variant(variant_id).catalog
+    return tuple(
+        (cat.color[s], cat.wild[s], tuple(k in ATTACKS for k in cat.kind[s]))
+        for s in range(cat.sides)
+    )
 
 
 def playout(state: State, seat: int, rnd: random.Random) -> float:
     """Play ``state`` on with the fast policy; the seat's result in [0, 1]."""
     variant = find_variant(state.variant)
     rank = variant.bot_rank
-    legal = variant.legal_moves  # catalog ids; the chosen move is encoded to be applied
-    encode = variant.encode_move
-    apply = variant.apply
+    legal = variant.legal_moves  # catalog ids, applied as listed
+    apply = variant.apply_listed
     for _ in range(DEPTH):
         if state.phase is not PLAY:
             break
@@ -124,8 +142,8 @@ def playout(state: State, seat: int, rnd: random.Random) -> float:
         moves = legal(state, actor)
         if not moves:
             break
-        move = policy(state, actor, moves, rank, rnd)
-        state, _ = apply(state, encode(state, move))
+        move = moves[0] if len(moves) == 1 else policy(state, actor, moves, rank, rnd)
+        state, _ = apply(state, move)
     if state.phase is not PLAY:
         return 1.0 if state.round_winner == seat else 0.0
     sizes = [len(h) for h in state.hands]

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import random
+from functools import cached_property
 from typing import Any
 
 from ..cards import COLORLESS_WILDS, Color, Kind
@@ -12,7 +13,7 @@ from ..moves import MatchPart, Move
 from ..state import State
 from ..variants.dos import DosExt, RowCard
 from ..variants.duo import DuoExt
-from .knowledge import ATTACKS, BotKnowledge, Ctx, knows
+from .knowledge import ATTACKS, BotKnowledge, Ctx, knows, shuffle
 
 
 @knows
@@ -85,31 +86,54 @@ class FlipKnowledge(BotKnowledge):
     def played_since_shuffle(self, ctx: Ctx) -> list[int]:
         return []  # labels do not name catalog cards
 
+    @cached_property
+    def _faces(self) -> dict[tuple[int, str], tuple[int, ...]]:
+        """(side, face code) -> the catalog ids with that face."""
+        cat = self.variant.catalog
+        out: dict[tuple[int, str], list[int]] = {}
+        for c in cat.ids:
+            for s in (0, 1):
+                out.setdefault((s, cat.code[s][c]), []).append(c)
+        return {k: tuple(v) for k, v in out.items()}
+
     def sample(self, ctx: Ctx, rnd: random.Random) -> State:
+        """Each card the view shows (the hand's and the top's faces, the other hands'
+        and the draw top's backs) is the first card with that face in a shuffled deck
+        that is not taken yet (any untaken card when none is left); the rest are dealt
+        in the deck's order, the secret labels shuffled onto the unnamed cards."""
         view = ctx.view
         side = ctx.side
         back = 1 - side
         cat = self.variant.catalog
+        size = cat.size
         ids = list(cat.ids)
-        rnd.shuffle(ids)
-        free: dict[tuple[int, str], list[int]] = {}
-        for c in ids:
-            for s in (0, 1):
-                free.setdefault((s, cat.code[s][c]), []).append(c)
-        used: set[int] = set()
+        shuffle(rnd, ids)
+        pos = [0] * size
+        for i, c in enumerate(ids):
+            pos[c] = i
+        faces = self._faces
+        used = [False] * size
+        first = [0]  # every card before ids[first[0]] is taken
 
         def take(s: int, code: str | None) -> int:
-            for c in free.get((s, code), []) if code is not None else []:
-                if c not in used:
-                    used.add(c)
-                    return c
-            for c in ids:  # no card left with that face: any card (keeps the state whole)
-                if c not in used:
-                    used.add(c)
-                    return c
-            raise LookupError("no card left")
+            if code is not None:
+                best = -1
+                for c in faces.get((s, code), ()):
+                    if not used[c] and (best < 0 or pos[c] < pos[best]):
+                        best = c
+                if best >= 0:
+                    used[best] = True
+                    return best
+            i = first[0]
+            while i < size and used[ids[i]]:
+                i += 1
+            if i == size:
+                raise LookupError("no card left")
+            first[0] = i + 1
+            used[ids[i]] = True
+            return ids[i]
 
-        labels: dict[int, int] = {}
+        labels = [-1] * size  # catalog id -> its round label (-1: not known yet)
         own = []
         for ref in view["hand"]:
             c = take(side, ref["code"])
@@ -122,25 +146,26 @@ class FlipKnowledge(BotKnowledge):
             labels[top] = int(top_ref["id"])
         backs = view.get("backs") or []
         hands: list[tuple[int, ...]] = []
-        for seat, size in enumerate(view["hand_sizes"]):
+        for seat, n in enumerate(view["hand_sizes"]):
             if seat == ctx.seat:
                 hands.append(tuple(own))
                 continue
             seen = backs[seat] if seat < len(backs) else []
-            hands.append(tuple(take(back, seen[i] if i < len(seen) else None) for i in range(size)))
+            hands.append(tuple(take(back, seen[i] if i < len(seen) else None) for i in range(n)))
         draw: list[int] = []
         if view["draw_pile_size"]:
             draw.append(take(back, view.get("draw_top_back")))
-        rest = [c for c in ids if c not in used]
+        rest = [c for c in ids if not used[c]]
         draw += rest[: view["draw_pile_size"] - len(draw)]
         under = rest[len(draw) - (1 if view["draw_pile_size"] else 0) :]
         discard = (*under, top) if top is not None else tuple(under)
-        spare = [lab for lab in range(cat.size) if lab not in set(labels.values())]
-        rnd.shuffle(spare)
+        named = set(labels)
+        spare = [lab for lab in range(size) if lab not in named]
+        shuffle(rnd, spare)
         for c in cat.ids:
-            if c not in labels:
+            if labels[c] < 0:
                 labels[c] = spare.pop()
-        ext = self.variant._ext([labels[c] for c in cat.ids])  # type: ignore[attr-defined]
+        ext = self.variant._ext(labels)  # type: ignore[attr-defined]
         return self.build(ctx, rnd, hands, tuple(draw), discard, ext)
 
 
