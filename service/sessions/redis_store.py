@@ -361,10 +361,13 @@ class RedisStore(SessionStore):
             if seen is not None:
                 pipe.hset(seen_key, str(seen[0]), seen[1])
                 pipe.pexpire(seen_key, self._ttl_ms)
-            # ``execute_command``: a cluster pipeline's ``eval`` is not the command
+            # ``execute_command``: a cluster pipeline's ``eval`` is not the command; and
+            # told the slot's node, it does not ask Redis for the keys (COMMAND GETKEYS,
+            # one more round trip) before it sends the pipeline.
             pipe.execute_command(
-                "EVAL", READ, 2, state_key, events_key, history_known, HISTORY_EVENTS
-            )
+                "EVAL", READ, 2, state_key, events_key, history_known, HISTORY_EVENTS,
+                **({"target_nodes": self.redis.get_node_from_key(state_key)} if self.cluster else {}),
+            )  # fmt: skip
             pipe.get(meta_key)
             pipe.hgetall(seen_key)
             if idem_key:
