@@ -710,9 +710,10 @@ class SessionManager:
     # ------------------------------------------------------------------ seat changes
     def _change(
         self, sid: str, c: Cached, new: Cached, events: list[Event], moves: list[bytes]
-    ) -> bool:
-        """Compare-and-set ``new`` (state, meta, ``events``, ``moves``) over ``c``: True when
-        applied; False when another commit came first (then look again); 404 when gone."""
+    ) -> Cached | None:
+        """Compare-and-set ``new`` (state, meta, ``events``, ``moves``) over ``c``: the entry
+        now cached (``new`` with the bots' history) when applied; None when another commit
+        came first (then look again); 404 when gone."""
         dumped = _dump(events)
         new = _with_history(c, new, events, dumped)
         res = self._store(
@@ -725,11 +726,11 @@ class SessionManager:
             self._remember(sid, new)
             if moves:
                 count_moves(new.meta.variant, len(moves))
-            return True
+            return new
         self._forget(sid)
         if res.status == "missing":
             raise not_found(sid)
-        return False
+        return None
 
     def _changed(
         self, sid: str, step: Callable[[Cached], tuple[Cached, list[Event], list[bytes], R]]
@@ -739,7 +740,7 @@ class SessionManager:
         for _ in range(CHANGE_TRIES):
             c, _ = self._load(sid)
             new, events, moves, out = step(c)
-            if self._change(sid, c, new, events, moves):
+            if self._change(sid, c, new, events, moves) is not None:
                 return out
         raise self._stale(c.version)
 
@@ -896,7 +897,8 @@ class SessionManager:
                 break
             link = replace(c.meta, rematch=new_sid)
             event = [session_event("rematch", session_id=new_sid)]
-            if self._change(sid, c, Cached(c.version + 1, c.seq + 1, c.state, link), event, []):
+            linked = Cached(c.version + 1, c.seq + 1, c.state, link)
+            if self._change(sid, c, linked, event, []) is not None:
                 return new_sid
             c, _ = self._load(sid)
         self._store(lambda: self.store.delete(new_sid))
@@ -1213,8 +1215,9 @@ class SessionManager:
             if not moves and owed.meta == c.meta:
                 return c
             new = Cached(c.version + 1, c.seq + len(events), owed.state, owed.meta)
-            if self._change(sid, c, new, events, moves):
-                return new
+            done = self._change(sid, c, new, events, moves)
+            if done is not None:
+                return done
             c, _ = self._load(sid)  # another replica moved first: settle what it wrote
         return c
 

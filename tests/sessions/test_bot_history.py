@@ -259,3 +259,34 @@ def _connection_class(store: RedisStore) -> Any:
         node = client.get_node_from_key("x")
         return node.redis_connection.connection_pool.connection_class
     return client.connection_pool.connection_class
+
+
+def test_a_bot_moving_after_a_timeout_sees_the_rounds_events(api: Api, calls: list[Call]) -> None:
+    mgr: SessionManager = api.c.application.extensions["sessions"]
+    now = [1_800_000_000.0]
+    mgr.clock = lambda: now[0]
+    r = api.create(
+        "uno_classic", [{"name": "me"}, {"bot": "hard"}], seed=SEED, clock={"turn_seconds": 30}
+    )
+    assert r.status_code == 201, r.get_data(as_text=True)
+    sid, tok = r.get_json()["session_id"], r.get_json()["seats"][0]["token"]
+    rnd = random.Random(5)
+    for _ in range(4):
+        state = api.get(sid, tok).get_json()
+        now[0] += 1
+        assert api.move(sid, tok, _person_move(state, rnd), state["version"]).status_code == 200
+    mgr._cache.clear()  # the clock's request reads the session (and the round's events)
+    before = len(calls)
+    now[0] += 31
+    assert api.get(sid, tok).get_json()["view"]["phase"] == "play"
+    after = calls[before:]
+    assert after, "the bot should reply to the clock's move"
+    rows = mgr.store.events(sid, 0, 100_000)
+    assert any(orjson.loads(e)["type"] == "timeout" for _, e in rows)
+    game = [e for e in map(orjson.loads, (e for _, e in rows)) if e["type"] != "timeout"]
+    start = round_start(game)
+    assert start is not None
+    for call in after:
+        full = engine.redact_all(game[start:], call.view["player"])
+        assert call.history == full[: len(call.history)]
+        assert len(call.history) > 10  # the round so far, not only this request's events
