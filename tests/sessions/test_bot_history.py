@@ -290,3 +290,12 @@ def test_a_bot_moving_after_a_timeout_sees_the_rounds_events(api: Api, calls: li
         full = engine.redact_all(game[start:], call.view["player"])
         assert call.history == full[: len(call.history)]
         assert len(call.history) > 10  # the round so far, not only this request's events
+
+
+def test_the_readme_states_the_history_bound_the_store_keeps() -> None:
+    from pathlib import Path
+
+    from service.sessions.store import HISTORY_EVENTS
+
+    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert f"newest {HISTORY_EVENTS:,} events" in text
