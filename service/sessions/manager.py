@@ -13,7 +13,12 @@ when it does not match is the session read again first (one extra round trip).
 
 Bot seats move by themselves after each human move (and at creation when a bot
 starts); all bot moves of a request are committed with the human move in the same
-compare-and-set.
+compare-and-set. A levelled bot ("normal", "hard") sees the game's events of the
+current round redacted for its seat (``bots.BotHistory``): the cached copy keeps that
+round's events with its state (``Cached.history``, the newest ``HISTORY_EVENTS``), and
+a read of the session brings them in the same round trip when the copy lacks them
+(the store keeps where the round starts: ``history_from``). A session without a
+levelled bot keeps and reads none.
 
 Every move made (a person's or a bot's) is appended to the session's move log with who
 made it and when (``Logged``): the game's record, which replays to the session's state.
@@ -66,7 +71,7 @@ from service.observability import count_moves
 
 from . import events as session_events
 from . import tokens
-from .bots import play_bots
+from .bots import READS_HISTORY, play_bots, round_start
 from .clock import Clock
 from .config import SessionConfig
 from .events import session_event
@@ -77,7 +82,7 @@ from .problems import (
     not_found,
     unavailable,
 )
-from .store import Idem, Loaded, SessionStore, StoreUnavailable, Subscription
+from .store import HISTORY_EVENTS, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
 
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 CURSOR = re.compile(r"^([0-9]{1,15})\.([A-Za-z0-9_-]{8,64})$")
@@ -141,6 +146,11 @@ class Meta:
         return {s.seat: s.bot for s in self.seats if s.bot}
 
     @cached_property
+    def levelled(self) -> bool:
+        """Some seat is a bot of a level that reads the history (``READS_HISTORY``)."""
+        return any(level in READS_HISTORY for level in self.bot_levels.values())
+
+    @cached_property
     def hashes(self) -> list[str | None]:
         return [s.token_sha256 for s in self.seats]
 
@@ -171,6 +181,40 @@ class Cached:
     #: None while the session waits for its open seats (nothing is dealt yet).
     state: State | None
     meta: Meta
+    #: The number of the first event the levelled bots need (the current round's
+    #: first; 0: none) and those events as stored (the newest ``HISTORY_EVENTS``);
+    #: None: not known here (a read brings them).
+    history_from: int = 0
+    history: tuple[bytes, ...] | None = None
+
+    def needs_history(self) -> bool:
+        """A levelled bot may move and this copy lacks the round's events."""
+        return self.history is None and self.state is not None and self.meta.levelled
+
+
+def _with_history(
+    prev: Cached | None, new: Cached, events: list[Event], dumped: list[bytes]
+) -> Cached:
+    """``new`` (``prev`` and ``events``, ``dumped`` their JSON; ``prev`` None: a new
+    session) with the round's events the levelled bots need next."""
+    if new.state is None or not new.meta.levelled:
+        return replace(new, history_from=0, history=())
+    start = round_start(events)
+    if start is not None:
+        first = new.seq - len(events) + 1
+        return replace(
+            new, history_from=first + start, history=tuple(dumped[start:][-HISTORY_EVENTS:])
+        )
+    if prev is None or prev.history_from == 0:
+        # a session stored before its round's start was kept: its bots see this request's
+        return replace(new, history_from=0, history=())
+    if prev.history is None:
+        return replace(new, history_from=prev.history_from, history=None)
+    return replace(
+        new,
+        history_from=prev.history_from,
+        history=(*prev.history, *dumped)[-HISTORY_EVENTS:],
+    )
 
 
 def status_of(c: Cached) -> str:
@@ -320,7 +364,6 @@ def _clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) 
     return replace(meta, clock=clock)
 
 
-
 def _state_json(state: State | None) -> bytes:
     return orjson.dumps(None if state is None else engine.to_dict(state))
 
@@ -463,20 +506,29 @@ class SessionManager:
     ) -> tuple[Cached, Loaded]:
         if not SID.match(sid):
             raise not_found(sid)
-        loaded = self._store(lambda: self.store.load(sid, idem_key, seen))
+        hit = self._cached(sid)
+        # The round's events come with the state unless this copy holds them (and is current).
+        known = hit.version if hit is not None and hit.history is not None else 0
+        loaded = self._store(lambda: self.store.load(sid, idem_key, seen, known))
         if loaded is None:
             self._forget(sid)
             raise not_found(sid)
         hit = self._cached(sid)
+        history = loaded.history if loaded.history_from else ()
         if hit is not None and hit.version == loaded.version:
-            return hit, loaded
-        entry = Cached(
-            loaded.version,
-            loaded.seq,
-            _state_of(loaded.state),
-            # A commit may have replaced the meta (a seat joined, left, ...).
-            Meta.from_json(loaded.meta),
-        )
+            if hit.history is not None or history is None:
+                return hit, loaded
+            entry = replace(hit, history_from=loaded.history_from, history=history)
+        else:
+            entry = Cached(
+                loaded.version,
+                loaded.seq,
+                _state_of(loaded.state),
+                # A commit may have replaced the meta (a seat joined, left, ...).
+                Meta.from_json(loaded.meta),
+                loaded.history_from,
+                history,
+            )
         self._remember(sid, entry)
         return entry, loaded
 
@@ -572,16 +624,20 @@ class SessionManager:
         bots: Mapping[int, bool | str],
         history: list[Event],
         tag: str = "",
+        before: tuple[bytes, ...] | None = (),
     ) -> Played:
         """The bots' moves until a person must move (at most ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
         with the session and that version (and ``tag``: the timeout of a chain), so a
-        session replays alike. ``history``: this request's events so far (each bot sees
-        them redacted for its seat)."""
+        session replays alike. ``history``: this request's events so far, after
+        ``before`` (the session's events of the round as stored, ``Cached.history``):
+        each levelled bot sees the round's game events redacted for its seat."""
         limit = min(self.config.max_bot_moves, self.config.max_moves - state.move_count)
         if not bots or limit <= 0:
             return state, [], []
         rnd = random.Random(f"{sid}:{version}{tag}")
+        if before and any(level in READS_HISTORY for level in bots.values()):
+            history = [*map(orjson.loads, before), *history]
         return play_bots(state, bots, rnd, limit, history)
 
     # ------------------------------------------------------------------ create
@@ -616,10 +672,13 @@ class SessionManager:
             held, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
             events = setup + bot_events
             moves = logged(made, "bot", now)
+        dumped = _dump(events)
+        entry = _with_history(None, Cached(1, len(events), held, meta), events, dumped)
         self._store(
-            lambda: self.store.create(sid, meta.to_json(), _state_json(held), _dump(events), moves)
+            lambda: self.store.create(
+                sid, meta.to_json(), _state_json(held), dumped, moves, entry.history_from
+            )
         )
-        entry = Cached(1, len(events), held, meta)
         self._remember(sid, entry)
         if waiting and meta.public:
             self._store(lambda: self.store.lobby_add(sid, meta.variant, int(now * 1000)))
@@ -651,24 +710,27 @@ class SessionManager:
     # ------------------------------------------------------------------ seat changes
     def _change(
         self, sid: str, c: Cached, new: Cached, events: list[Event], moves: list[bytes]
-    ) -> bool:
-        """Compare-and-set ``new`` (state, meta, ``events``, ``moves``) over ``c``: True when
-        applied; False when another commit came first (then look again); 404 when gone."""
+    ) -> Cached | None:
+        """Compare-and-set ``new`` (state, meta, ``events``, ``moves``) over ``c``: the entry
+        now cached (``new`` with the bots' history) when applied; None when another commit
+        came first (then look again); 404 when gone."""
+        dumped = _dump(events)
+        new = _with_history(c, new, events, dumped)
         res = self._store(
             lambda: self.store.commit(
-                sid, c.version, _state_json(new.state), _dump(events), moves=moves,
-                meta=new.meta.to_json(),
+                sid, c.version, _state_json(new.state), dumped, moves=moves,
+                meta=new.meta.to_json(), history_from=new.history_from,
             )
         )  # fmt: skip
         if res.status == "ok":
             self._remember(sid, new)
             if moves:
                 count_moves(new.meta.variant, len(moves))
-            return True
+            return new
         self._forget(sid)
         if res.status == "missing":
             raise not_found(sid)
-        return False
+        return None
 
     def _changed(
         self, sid: str, step: Callable[[Cached], tuple[Cached, list[Event], list[bytes], R]]
@@ -678,7 +740,7 @@ class SessionManager:
         for _ in range(CHANGE_TRIES):
             c, _ = self._load(sid)
             new, events, moves, out = step(c)
-            if self._change(sid, c, new, events, moves):
+            if self._change(sid, c, new, events, moves) is not None:
                 return out
         raise self._stale(c.version)
 
@@ -767,7 +829,7 @@ class SessionManager:
                 meta = _hand_to_bot(c.meta, seat)
                 events = [session_event("left", player=seat, name=name, replaced_by="bot")]
                 state, bot_events, made = self._play_bots(
-                    sid, c.version, state, meta.bot_levels, events
+                    sid, c.version, state, meta.bot_levels, events, before=c.history
                 )
                 events += bot_events
                 moves = logged(made, "bot", self.clock())
@@ -821,19 +883,22 @@ class SessionManager:
         )  # fmt: skip
         state, bot_events, made = self._play_bots(new_sid, 0, state, meta.bot_levels, setup)
         events = setup + bot_events
+        dumped = _dump(events)
+        entry = _with_history(None, Cached(1, len(events), state, meta), events, dumped)
         self._store(
             lambda: self.store.create(
-                new_sid, meta.to_json(), _state_json(state), _dump(events),
-                logged(made, "bot", now),
+                new_sid, meta.to_json(), _state_json(state), dumped,
+                logged(made, "bot", now), entry.history_from,
             )
         )  # fmt: skip
-        self._remember(new_sid, Cached(1, len(events), state, meta))
+        self._remember(new_sid, entry)
         for _ in range(CHANGE_TRIES):
             if c.meta.rematch is not None:
                 break
             link = replace(c.meta, rematch=new_sid)
             event = [session_event("rematch", session_id=new_sid)]
-            if self._change(sid, c, Cached(c.version + 1, c.seq + 1, c.state, link), event, []):
+            linked = Cached(c.version + 1, c.seq + 1, c.state, link)
+            if self._change(sid, c, linked, event, []) is not None:
                 return new_sid
             c, _ = self._load(sid)
         self._store(lambda: self.store.delete(new_sid))
@@ -964,7 +1029,7 @@ class SessionManager:
             )
         state, events = _engine_call(engine.apply, current, ask.move)
         state, bot_events, made = self._play_bots(
-            sid, ask.expected, state, at.meta.bot_levels, events
+            sid, ask.expected, state, at.meta.bot_levels, events, before=at.history
         )
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
@@ -972,8 +1037,8 @@ class SessionManager:
         new = Cached(ask.expected + 1, at.seq + len(events), state, meta)
         out = self._moved_body(sid, new, ask.seat, events, at.seq + 1)
         return self._commit(
-            sid, ask, new, events, out, moves,
-            meta_changed=meta is not at.meta, seen=self._seen(sid, ask.seat),
+            sid, ask, _with_history(at, new, events, dumped := _dump(events)), dumped, out,
+            moves, meta_changed=meta is not at.meta, seen=self._seen(sid, ask.seat),
         )  # fmt: skip
 
     def _load_seat(self, sid: str, authorization: str | None) -> tuple[Cached, Loaded | None, int]:
@@ -983,7 +1048,7 @@ class SessionManager:
             raise not_found(sid)
         c = self._cached(sid)
         loaded: Loaded | None = None
-        if c is None:
+        if c is None or c.needs_history():
             c, loaded = self._load(sid)
         seat = self._seat(c.meta, authorization, required=True)
         assert seat is not None
@@ -1035,13 +1100,13 @@ class SessionManager:
         sid: str,
         ask: Ask,
         new: Cached,
-        events: list[Event],
+        events: list[bytes],
         out: bytes,
         moves: list[bytes],
         meta_changed: bool = False,
         seen: tuple[int, int] | None = None,
     ) -> Answer:
-        """Compare-and-set ``new`` over ``ask.expected`` with the ``moves`` to log (and
+        """Compare-and-set ``new`` over ``ask.expected`` with its ``events`` (JSON) and the ``moves`` to log (and
         ``new.meta`` when ``meta_changed``), storing ``out`` under the Idempotency-Key. A
         stored answer (a retry that raced) is replayed; a conflict is 412 and a vanished
         session 404, both forgetting the cached copy."""
@@ -1050,9 +1115,10 @@ class SessionManager:
         meta = new.meta.to_json() if meta_changed else None
         res = self._store(
             lambda: self.store.commit(
-                sid, ask.expected, state, _dump(events), idem, moves=moves, meta=meta, seen=seen
+                sid, ask.expected, state, events, idem, moves=moves, meta=meta, seen=seen,
+                history_from=new.history_from,
             )
-        )
+        )  # fmt: skip
         if res.status == "ok":
             self._remember(sid, new)
             count_moves(new.meta.variant, len(moves))
@@ -1128,7 +1194,7 @@ class SessionManager:
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
             chain += 1
             state, bot_events, made = self._play_bots(
-                sid, c.version, state, meta.bot_levels, events, f":clock:{chain}"
+                sid, c.version, state, meta.bot_levels, events, f":clock:{chain}", c.history
             )
             events += bot_events
             moves += logged(made, "bot", deadline)
@@ -1149,8 +1215,9 @@ class SessionManager:
             if not moves and owed.meta == c.meta:
                 return c
             new = Cached(c.version + 1, c.seq + len(events), owed.state, owed.meta)
-            if self._change(sid, c, new, events, moves):
-                return new
+            done = self._change(sid, c, new, events, moves)
+            if done is not None:
+                return done
             c, _ = self._load(sid)  # another replica moved first: settle what it wrote
         return c
 

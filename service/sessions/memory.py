@@ -13,7 +13,16 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .store import IDEMPOTENCY_KEYS, LOBBY_SIZE, Commit, Idem, Loaded, SessionStore, Subscription
+from .store import (
+    HISTORY_EVENTS,
+    IDEMPOTENCY_KEYS,
+    LOBBY_SIZE,
+    Commit,
+    Idem,
+    Loaded,
+    SessionStore,
+    Subscription,
+)
 
 
 @dataclass
@@ -28,6 +37,16 @@ class _Session:
     idem: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     moves: list[bytes] = field(default_factory=list)
     seen: dict[int, int] = field(default_factory=dict)
+    history_from: int = 0
+
+    def history(self) -> tuple[bytes, ...]:
+        """The events numbered ``history_from`` and after, the newest ``HISTORY_EVENTS``."""
+        out: list[bytes] = []
+        for seq, e in reversed(self.events):
+            if seq < self.history_from or len(out) == HISTORY_EVENTS:
+                break
+            out.append(e)
+        return tuple(reversed(out))
 
 
 class MemoryStore(SessionStore):
@@ -77,7 +96,13 @@ class MemoryStore(SessionStore):
 
     # ------------------------------------------------------------------ the API
     def create(
-        self, sid: str, meta: bytes, state: bytes, events: list[bytes], moves: Sequence[bytes] = ()
+        self,
+        sid: str,
+        meta: bytes,
+        state: bytes,
+        events: list[bytes],
+        moves: Sequence[bytes] = (),
+        history_from: int = 0,
     ) -> Commit:
         with self._lock:
             self._sweep()
@@ -85,13 +110,18 @@ class MemoryStore(SessionStore):
             log.extend((i, e) for i, e in enumerate(events, 1))
             expires = self._clock() + self.ttl
             self._sessions[sid] = _Session(
-                1, len(events), state, meta, log, expires, moves=list(moves)
-            )
+                1, len(events), state, meta, log, expires, moves=list(moves),
+                history_from=history_from,
+            )  # fmt: skip
             self._notify(sid)
             return Commit("ok", 1, len(events))
 
     def load(
-        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+        self,
+        sid: str,
+        idem_key: str | None = None,
+        seen: tuple[int, int] | None = None,
+        history_known: int = 0,
     ) -> Loaded | None:
         with self._lock:
             s = self._get(sid)
@@ -100,7 +130,11 @@ class MemoryStore(SessionStore):
             if seen is not None:
                 s.seen[seen[0]] = seen[1]
             answer = s.idem.get(idem_key) if idem_key else None
-            return Loaded(s.version, s.seq, s.state, s.meta, answer, dict(s.seen))
+            wanted = s.history_from > 0 and s.version != history_known
+            return Loaded(
+                s.version, s.seq, s.state, s.meta, answer, dict(s.seen),
+                s.history_from, s.history() if wanted else None,
+            )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
         with self._lock:
@@ -118,6 +152,7 @@ class MemoryStore(SessionStore):
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
         seen: tuple[int, int] | None = None,
+        history_from: int = 0,
     ) -> Commit:
         with self._lock:
             s = self._get(sid)
@@ -139,6 +174,7 @@ class MemoryStore(SessionStore):
                 s.seen[seen[0]] = seen[1]
             s.version += 1
             s.state = state
+            s.history_from = history_from
             s.expires = self._clock() + self.ttl
             if idem is not None:
                 s.idem[idem.key] = idem.answer

@@ -6,7 +6,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 
 | key | type | holds |
 |---|---|---|
-| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON |
+| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none) |
 | ``<prefix>{<sid>}:meta`` | string | meta JSON (variant, seats, token hashes) |
 | ``<prefix>{<sid>}:events`` | stream | entry id ``<seq>-0``, field ``e`` = event JSON (MAXLEN ~) |
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
@@ -19,7 +19,8 @@ Every key expires with the session (each commit refreshes all of them) and ``DEL
 removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message is
 ``<version>:<seq>``): ``PUBLISH``/``SUBSCRIBE`` on one server, sharded pub/sub
 (``SPUBLISH``/``SSUBSCRIBE``, Redis 7) on a cluster, so a message stays on the node of
-the session's slot. The scripts are redis-py's ``register_script`` (``EVALSHA``, loaded
+the session's slot. A load is one pipeline (``READ``: the state, and the bots' history
+from ``h`` when the caller does not hold it). The scripts are redis-py's ``register_script`` (``EVALSHA``, loaded
 again after a flush or a restart).
 
 ``make_client`` reads ``redis://`` and ``rediss://`` (one server) and
@@ -44,25 +45,34 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
 from redis.retry import Retry
 
-from .store import LOBBY_SIZE, Commit, Idem, Loaded, SessionStore, StoreUnavailable, Subscription
+from .store import (
+    HISTORY_EVENTS,
+    LOBBY_SIZE,
+    Commit,
+    Idem,
+    Loaded,
+    SessionStore,
+    StoreUnavailable,
+    Subscription,
+)
 
 T = TypeVar("T")
 
 CLUSTER_SCHEME = "redis+cluster"
 
 # KEYS: state, meta, events, idem, idemq, channel, moves.
-# ARGV: ttl_ms, maxlen, publish command, meta, state, number of events, events...,
-# moves... The first write must be one Redis refuses when out of memory (SET): after
+# ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, number of events,
+# events..., moves... The first write must be one Redis refuses when out of memory (SET): after
 # any write (even a DEL of nothing) a script's later writes pass the maxmemory check.
 CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
-local n = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
 for i = 1, n do
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[6 + i])
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[7 + i])
 end
-for i = 7 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
-redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5])
+for i = 8 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6])
 for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
@@ -71,7 +81,8 @@ return {1, n}
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen.
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
 # none), idem answer, idem bound, meta ('' keeps it), seen field (the mover's seat, ''
-# for none), seen value (epoch ms), number of events, events..., moves... Its first
+# for none), seen value (epoch ms), history_from, number of events, events...,
+# moves... Its first
 # write is XADD, RPUSH, SET or HSET: refused when Redis is out of memory, so a full
 # Redis changes nothing. The checks run in the order of ``SessionStore.commit`` (and
 # ``MemoryStore``): missing, replayed, conflict.
@@ -85,15 +96,15 @@ if field ~= '' then
 end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
-local n = tonumber(ARGV[12])
-for i = 13, 12 + n do
+local n = tonumber(ARGV[13])
+for i = 14, 13 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
 end
-for i = 13 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+for i = 14 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
-redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5])
+redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12])
 if field ~= '' then
   redis.call('HSET', KEYS[4], field, ARGV[7])
   local q = redis.call('RPUSH', KEYS[5], field)
@@ -106,6 +117,21 @@ if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], ARGV[10], ARGV[11]) end
 for _, i in ipairs({1, 2, 3, 4, 5, 7, 8}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
+"""
+
+# KEYS: state, events. ARGV: the version whose history the caller holds, the most
+# events to return. The state's version, last event number, state JSON and ``h``; with
+# the events numbered ``h`` and after, newest first (at most ARGV[2]), when ``h`` is not 0
+# and the session is not at version ARGV[1]. Read only: sent with ``EVAL`` in the load's
+# pipeline (a cluster pipeline refuses ``EVALSHA``; Redis caches the script by its hash).
+READ = """
+local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h')
+local h = tonumber(st[4] or '0') or 0
+if h > 0 and st[1] ~= ARGV[1] then
+  local rows = redis.call('XREVRANGE', KEYS[2], '+', h .. '-0', 'COUNT', ARGV[2])
+  return {st[1], st[2], st[3], st[4], rows}
+end
+return {st[1], st[2], st[3], tostring(h)}
 """
 
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen. ARGV: publish command.
@@ -300,11 +326,17 @@ class RedisStore(SessionStore):
 
     # ------------------------------------------------------------------ the API
     def create(
-        self, sid: str, meta: bytes, state: bytes, events: list[bytes], moves: Sequence[bytes] = ()
+        self,
+        sid: str,
+        meta: bytes,
+        state: bytes,
+        events: list[bytes],
+        moves: Sequence[bytes] = (),
+        history_from: int = 0,
     ) -> Commit:
         args: list[Any] = [
-            self._ttl_ms, self.max_events, self._publish, meta, state, len(events), *events,
-            *moves,
+            self._ttl_ms, self.max_events, self._publish, meta, state, history_from,
+            len(events), *events, *moves,
         ]  # fmt: skip
 
         def run() -> Any:
@@ -314,10 +346,14 @@ class RedisStore(SessionStore):
         return Commit("ok", int(v), int(n))
 
     def load(
-        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+        self,
+        sid: str,
+        idem_key: str | None = None,
+        seen: tuple[int, int] | None = None,
+        history_known: int = 0,
     ) -> Loaded | None:
         keys = self._keys(sid)
-        state_key, meta_key, _, idem_hash = keys[:4]
+        state_key, meta_key, events_key, idem_hash = keys[:4]
         seen_key = keys[7]
 
         def read() -> list[Any]:
@@ -325,7 +361,13 @@ class RedisStore(SessionStore):
             if seen is not None:
                 pipe.hset(seen_key, str(seen[0]), seen[1])
                 pipe.pexpire(seen_key, self._ttl_ms)
-            pipe.hmget(state_key, "v", "seq", "s")
+            # ``execute_command``: a cluster pipeline's ``eval`` is not the command; and
+            # told the slot's node, it does not ask Redis for the keys (COMMAND GETKEYS,
+            # one more round trip) before it sends the pipeline.
+            pipe.execute_command(
+                "EVAL", READ, 2, state_key, events_key, history_known, HISTORY_EVENTS,
+                **({"target_nodes": self.redis.get_node_from_key(state_key)} if self.cluster else {}),
+            )  # fmt: skip
             pipe.get(meta_key)
             pipe.hgetall(seen_key)
             if idem_key:
@@ -333,11 +375,16 @@ class RedisStore(SessionStore):
             return pipe.execute()  # type: ignore[no-any-return]
 
         res = self._call(read)[0 if seen is None else 2 :]
-        (v, seq, state), meta, last = res[0], res[1], res[2]
+        row, meta, last = res[0], res[1], res[2]
+        v, seq, state, since = row[:4]
         if v is None or meta is None:
             return None
         presence = {int(k): int(t) for k, t in last.items()}
-        return Loaded(int(v), int(seq), state, meta, res[3] if idem_key else None, presence)
+        history = tuple(fields[1] for _, fields in reversed(row[4])) if len(row) > 4 else None
+        return Loaded(
+            int(v), int(seq), state, meta, res[3] if idem_key else None, presence,
+            int(since), history,
+        )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
         key = self._keys(sid)[7]
@@ -360,12 +407,13 @@ class RedisStore(SessionStore):
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
         seen: tuple[int, int] | None = None,
+        history_from: int = 0,
     ) -> Commit:
         args: list[Any] = [
             expected_version, self._ttl_ms, self.max_events, self._publish, state,
             idem.key if idem else "", idem.answer if idem else b"", self.max_idem,
             meta or b"", "" if seen is None else str(seen[0]), 0 if seen is None else seen[1],
-            len(events), *events, *moves,
+            history_from, len(events), *events, *moves,
         ]  # fmt: skip
 
         def run() -> Any:

@@ -15,6 +15,12 @@ limit). ``version`` starts at 1 and grows by one per commit; event
 numbers start at 1 and grow by one per event, so a commit of k events moves ``seq``
 by k. Every write refreshes the session's TTL.
 
+The state also names ``history_from``: the number of the first event the session's
+levelled bots need (the current round's first; 0: none, the session has no "normal" or
+"hard" bot seat). A load returns those events with the state, the newest
+``HISTORY_EVENTS`` at most, in the same round trip, unless the caller says it holds them
+for the version read (``history_known``).
+
 Idempotent answers are kept per session, only the ``max_idem`` most recent (a retry
 comes seconds after its request): they expire with the session and go with it.
 """
@@ -30,6 +36,9 @@ from typing import Literal
 IDEMPOTENCY_KEYS = 32
 #: Public waiting sessions the lobby index keeps (``SESSION_LOBBY_SIZE``): the newest.
 LOBBY_SIZE = 1000
+#: The most events a load returns as the bots' history (the newest of the round):
+#: rounds of whole bot games run to a few hundred events.
+HISTORY_EVENTS = 1000
 
 
 class StoreUnavailable(Exception):
@@ -48,6 +57,12 @@ class Loaded:
     idem: bytes | None = None
     #: Presence: seat -> when it was last seen (epoch ms).
     seen: dict[int, int] = field(default_factory=dict)
+    #: The number of the first event the bots need (0: none; see the module).
+    history_from: int = 0
+    #: The events numbered ``history_from`` and after (the newest ``HISTORY_EVENTS``),
+    #: oldest first; None when ``history_from`` is 0 or the caller holds them
+    #: (``history_known`` is the version read).
+    history: tuple[bytes, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -114,17 +129,28 @@ class SessionStore(ABC):
 
     @abstractmethod
     def create(
-        self, sid: str, meta: bytes, state: bytes, events: list[bytes], moves: Sequence[bytes] = ()
+        self,
+        sid: str,
+        meta: bytes,
+        state: bytes,
+        events: list[bytes],
+        moves: Sequence[bytes] = (),
+        history_from: int = 0,
     ) -> Commit:
-        """A new session at version 1 with ``events`` numbered from 1 and ``moves`` as
-        its move log."""
+        """A new session at version 1 with ``events`` numbered from 1, ``moves`` as
+        its move log and ``history_from`` (see the module)."""
 
     @abstractmethod
     def load(
-        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+        self,
+        sid: str,
+        idem_key: str | None = None,
+        seen: tuple[int, int] | None = None,
+        history_known: int = 0,
     ) -> Loaded | None:
         """The session, or None; one round trip (``idem_key``: also fetch that answer;
-        ``seen``: first record that seat as seen at that epoch ms)."""
+        ``seen``: first record that seat as seen at that epoch ms; the bots' history
+        too unless the session is at version ``history_known``)."""
 
     @abstractmethod
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
@@ -141,10 +167,11 @@ class SessionStore(ABC):
         moves: Sequence[bytes] = (),
         meta: bytes | None = None,
         seen: tuple[int, int] | None = None,
+        history_from: int = 0,
     ) -> Commit:
         """Atomically (``seen``: presence, recorded with an applied commit): if there is no such session, ``missing``; if ``idem`` has a stored
         answer, return it (``replayed``, whatever the version); if the session is not at
-        ``expected_version``, ``conflict``; else write the state at
+        ``expected_version``, ``conflict``; else write the state (and ``history_from``) at
         version + 1, append ``events`` and ``moves``, replace the meta when one is given,
         store the idempotent answer (dropping the oldest past ``max_idem``), refresh the
         TTL and notify subscribers."""

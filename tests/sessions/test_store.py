@@ -136,3 +136,27 @@ def test_memory_sessions_expire_on_a_monotonic_clock() -> None:
     assert s.load("abc") is not None
     now[0] += 1.5
     assert s.load("abc") is None
+
+
+def test_a_load_brings_the_bots_history_from_where_it_starts(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.create("abc", b"m", b"s1", [b"e1", b"e2", b"e3"], history_from=2)
+    got = store.load("abc")
+    assert got is not None and (got.history_from, got.history) == (2, (b"e2", b"e3"))
+    # The caller holds the history of the version read: none is read.
+    held = store.load("abc", history_known=1)
+    assert held is not None and (held.history_from, held.history) == (2, None)
+    assert store.commit("abc", 1, b"s2", [b"e4", b"e5"], history_from=2).status == "ok"
+    stale = store.load("abc", history_known=1)  # held for version 1, the session is at 2
+    assert stale is not None and stale.history == (b"e2", b"e3", b"e4", b"e5")
+    # A new round: the history starts afresh, and only the newest HISTORY_EVENTS come.
+    monkeypatch.setattr("service.sessions.memory.HISTORY_EVENTS", 2)
+    monkeypatch.setattr("service.sessions.redis_store.HISTORY_EVENTS", 2)
+    assert store.commit("abc", 2, b"s3", [b"r1", b"r2", b"r3"], history_from=6).status == "ok"
+    got = store.load("abc")
+    assert got is not None and (got.history_from, got.history) == (6, (b"r2", b"r3"))
+    # No bot needs one: none is read.
+    assert store.commit("abc", 3, b"s4", [b"x"], history_from=0).status == "ok"
+    got = store.load("abc")
+    assert got is not None and (got.history_from, got.history) == (0, None)

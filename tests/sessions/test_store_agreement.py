@@ -2,7 +2,7 @@
 
 One sequence of calls over the whole interface (create, load with and without an
 idempotency key, commit: ok, conflict, replayed, missing, the idempotency bound,
-events, the move log, a new meta, delete, a re-create) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
+events, the move log, a new meta, delete, a re-create, the bots' history) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
 server, then the cluster); every answer, ``Commit`` and ``Loaded`` values included, must
 be equal. The log is never trimmed here (Redis trims approximately: ``MAXLEN ~``).
 """
@@ -85,6 +85,18 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("commit deleted", s.commit(sid, 1, b"s", [b"x"]))
     note("idem commit deleted", s.commit(sid, 1, b"s", [b"x"], Idem("0:k3", b"X")))
     note("the other session is intact", s.load(other, "0:k3"))
+    # The bots' history: from where the state says it starts, unless the caller holds it.
+    third = "agree-3"
+    note("create with a history", s.create(third, b"m", b"h1", [b"d1", b"d2", b"d3"], [], 2))
+    note("load the history", s.load(third))
+    note("load, history held", s.load(third, history_known=1))
+    note("load, history held for another version", s.load(third, history_known=7))
+    note("commit in the round", s.commit(third, 1, b"h2", [b"d4"], history_from=2))
+    note("load the longer history", s.load(third, "0:x", history_known=1))
+    note("commit a new round", s.commit(third, 2, b"h3", [b"n1", b"n2"], history_from=5))
+    note("load the new round", s.load(third))
+    note("commit, no history", s.commit(third, 3, b"h4", [b"n3"]))
+    note("load, no history", s.load(third))
     return out
 
 
