@@ -12,6 +12,7 @@
 | ``SESSION_LOBBY_SIZE`` | 1000 | public waiting sessions the lobby index keeps (the newest) |
 | ``SESSION_PRESENCE_SECONDS`` | 30 | a seat is connected when it made a request (or held a stream) this recently |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
+| ``SESSION_CACHE_HISTORY_BYTES`` | 33554432 (32 MiB) | the bots' round events a process keeps with those states, in all; past it the least recently used sessions' events are dropped and read again with the state on their next load |
 | ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
 | ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
 | ``SESSION_RETRY_AFTER`` | 1 | ``Retry-After`` of a 503 when the store is down |
@@ -44,6 +45,7 @@ class SessionConfig:
     max_bot_moves: int = 500
     max_moves: int = 20_000
     cache_size: int = 10_000
+    cache_history_bytes: int = 32 * 2**20
     lobby_size: int = LOBBY_SIZE
     presence_seconds: float = 30.0
     stream_seconds: float = 300.0
@@ -96,6 +98,9 @@ class SessionConfig:
             max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
             max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
+            cache_history_bytes=get(
+                "SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int
+            ),
             lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),
             presence_seconds=get("SESSION_PRESENCE_SECONDS", cls.presence_seconds, float),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),

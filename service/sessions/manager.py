@@ -192,6 +192,11 @@ class Cached:
         return self.history is None and self.state is not None and self.meta.levelled
 
 
+def _history_size(entry: Cached) -> int:
+    """The bytes of the bots' history an entry holds."""
+    return sum(map(len, entry.history)) if entry.history else 0
+
+
 def _with_history(
     prev: Cached | None, new: Cached, events: list[Event], dumped: list[bytes]
 ) -> Cached:
@@ -438,6 +443,10 @@ class SessionManager:
         #: Wall-clock seconds (the move log's times); tests replace it.
         self.clock: Callable[[], float] = time.time
         self._cache: OrderedDict[str, Cached] = OrderedDict()
+        #: The cached sessions that hold the bots' history -> its bytes, least recently
+        #: cached first; their sum (``cache_history_bytes`` at most).
+        self._histories: OrderedDict[str, int] = OrderedDict()
+        self._history_bytes = 0
         self._lock = threading.Lock()
         #: Finished games' records by session (a replay of the whole log builds one).
         self._records: OrderedDict[str, bytes] = OrderedDict()
@@ -457,10 +466,27 @@ class SessionManager:
             old = self._cache.get(sid)
             if old is not None and old.version > entry.version:
                 return
+            self._drop_history(sid)
             self._cache[sid] = entry
             self._cache.move_to_end(sid)
+            size = _history_size(entry)
+            if size:
+                self._histories[sid] = size
+                self._history_bytes += size
             while len(self._cache) > self.config.cache_size:
-                self._cache.popitem(last=False)
+                self._drop_history(self._cache.popitem(last=False)[0])
+            # Past the budget, the least recently cached sessions keep their state but not
+            # their history: their next load reads it again, in the same round trip.
+            while self._history_bytes > self.config.cache_history_bytes and self._histories:
+                key = next(iter(self._histories))
+                self._drop_history(key)
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache[key] = replace(hit, history=None)
+
+    def _drop_history(self, sid: str) -> None:
+        """Stop counting ``sid``'s history (the lock held)."""
+        self._history_bytes -= self._histories.pop(sid, 0)
 
     # ------------------------------------------------------------------ presence
     def _seen(self, sid: str, seat: int | None) -> tuple[int, int] | None:
@@ -499,6 +525,7 @@ class SessionManager:
     def _forget(self, sid: str) -> None:
         with self._lock:
             self._cache.pop(sid, None)
+            self._drop_history(sid)
 
     # ------------------------------------------------------------------ reading
     def _load(

@@ -7,6 +7,7 @@ may see."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -65,7 +66,7 @@ def play_session(
     bench seeds its games, played ``moves`` person moves (or to its end; with
     ``rounds``, until ``moves`` more into round ``rounds``, at most 400); every
     ``cold_every``-th move is made with this process's cache emptied first, so the
-    history comes from the store."""
+    history comes from the store (0: never)."""
     r = api.create(variant, [{"name": "me"}, {"bot": level}], seed=SEED)
     assert r.status_code == 201, r.get_data(as_text=True)
     body = r.get_json()
@@ -82,7 +83,7 @@ def play_session(
             if left < 0:
                 break
         assert turn_seat(state["view"]) == 0 or state["view"]["phase"] == "round_over"
-        if i % cold_every == 0:
+        if cold_every and i % cold_every == 0:
             mgr._cache.clear()
         r = api.move(sid, tok, _person_move(state, rnd), state["version"])
         assert r.status_code == 200, r.get_data(as_text=True)
@@ -299,3 +300,46 @@ def test_the_readme_states_the_history_bound_the_store_keeps() -> None:
 
     text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
     assert f"newest {HISTORY_EVENTS:,} events" in text
+
+
+def test_the_cache_keeps_the_bots_history_within_its_byte_budget(
+    api: Api, calls: list[Call]
+) -> None:
+    """Past ``SESSION_CACHE_HISTORY_BYTES`` the least recently cached sessions lose their
+    history (not their state), and their bots still get the round's events: read again
+    with the state."""
+    mgr: SessionManager = api.c.application.extensions["sessions"]
+    first, _ = play_session(api, "uno_classic", "hard", 6, cold_every=0)
+    size = sum(map(len, mgr._cache[first].history or ()))
+    assert size > 0 and mgr._history_bytes == size
+    # Room for the first session's history only: a second session's pushes it out.
+    mgr.config = dataclasses.replace(mgr.config, cache_history_bytes=size)
+    second, _ = play_session(api, "uno_classic", "hard", 6, cold_every=0)
+    held = sum(map(len, mgr._cache[second].history or ()))
+    assert mgr._cache[first].history is None
+    assert mgr._cache[first].state is not None
+    assert mgr._history_bytes == held <= mgr.config.cache_history_bytes
+    # No room at all: every move reads the history again, and the bot's is still the
+    # bench's, move for move.
+    mgr.config = dataclasses.replace(mgr.config, cache_history_bytes=0)
+    calls.clear()
+    sid, _ = play_session(api, "uno_classic", "hard", 10, cold_every=0, rounds=2)
+    assert mgr._history_bytes == 0
+    assert all(hit.history is None for hit in mgr._cache.values())
+    store = mgr.store
+    log = [engine.Move.from_dict(orjson.loads(m)["move"]) for m in store.moves(sid)]
+    hard = [(seat, h) for seat, h in bench_histories("uno_classic", log) if seat == 1]
+    ours = [c for c in calls if c.view["phase"] in ("play", "draft")]
+    assert len(ours) > 5 and len(hard) == len(ours)
+    for call, (seat, history) in zip(ours, hard, strict=True):
+        assert call.view["player"] == seat and call.history == history
+
+
+def test_the_config_documents_the_history_budget() -> None:
+    from service.sessions import config
+
+    assert "``SESSION_CACHE_HISTORY_BYTES`` | 33554432" in (config.__doc__ or "")
+    assert config.SessionConfig.load({}).cache_history_bytes == 33554432
+    assert config.SessionConfig.load(
+        {"SESSION_CACHE_HISTORY_BYTES": "1000"}
+    ).cache_history_bytes == 1000
