@@ -98,9 +98,7 @@ class SessionConfig:
             max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
             max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
-            cache_history_bytes=get(
-                "SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int
-            ),
+            cache_history_bytes=get("SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int),
             lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),
             presence_seconds=get("SESSION_PRESENCE_SECONDS", cls.presence_seconds, float),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),

@@ -340,6 +340,7 @@ def test_the_config_documents_the_history_budget() -> None:
 
     assert "``SESSION_CACHE_HISTORY_BYTES`` | 33554432" in (config.__doc__ or "")
     assert config.SessionConfig.load({}).cache_history_bytes == 33554432
-    assert config.SessionConfig.load(
-        {"SESSION_CACHE_HISTORY_BYTES": "1000"}
-    ).cache_history_bytes == 1000
+    assert (
+        config.SessionConfig.load({"SESSION_CACHE_HISTORY_BYTES": "1000"}).cache_history_bytes
+        == 1000
+    )
