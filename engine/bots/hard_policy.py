@@ -37,7 +37,7 @@ from ..cards import COLORLESS_WILDS, Color, Kind
 from ..errors import EngineError
 from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
-from . import montecarlo
+from . import dos_turn, montecarlo
 from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
 
 T = MoveType
@@ -556,6 +556,39 @@ class DosHybrid(DosPolicy):
     NODES_PER_BUDGET = 6
 
 
+class DosTurnPlan(TurnPlan):
+    """DOS: the turn planned on the view by ``engine.bots.dos_turn`` (no engine moves);
+    the sampled state is built only when read."""
+
+    def __init__(
+        self,
+        know: BotKnowledge,
+        ctx: Ctx,
+        rnd: random.Random,
+        roots: frozenset[MoveType],
+        nodes: int = BUDGET * NODES_PER_BUDGET,
+    ) -> None:
+        self.know = know
+        self.ctx = ctx
+        self.seat = ctx.seat
+        self.variant = ctx.variant
+        self.rnd = rnd
+
+    @cached_property
+    def state(self) -> State:  # type: ignore[override]
+        return self.rebuild(self.know.sample(self.ctx, self.rnd))
+
+    def values(self) -> dict[Move, float]:
+        return dos_turn.DosTurn(self.ctx).values(self.ctx.legal)
+
+
+class DosPlanned(DosPolicy):
+    """DOS: the planned turn (``DosTurnPlan``) values every move of the seat's turn."""
+
+    def plan_class(self) -> type[TurnPlan]:
+        return DosTurnPlan
+
+
 class SearchHybrid(HybridPolicy):
     """The hybrid, with the Monte Carlo search over its best moves (UNO Flip)."""
 
@@ -606,7 +639,7 @@ HYBRID = HybridPolicy()
 DEFAULT_DUO = HardPolicy()
 PIZZA = PizzaPolicy()
 POLICIES: dict[str, HardPolicy] = {
-    "dos": DosHybrid(),
+    "dos": DosPlanned(),
     "uno_all_wild": AllWildPolicy(),
     "uno_duo": DEFAULT_DUO,
     "uno_flip": SearchHybrid(),
