@@ -236,6 +236,7 @@ class DosTurn:
         self.odds = number_odds(self.unseen)
         self.by_code = {f.code: f for f in faces()}
         self.ease_memo: dict[tuple[int, int], float] = {}
+        self.pair_memo: dict[tuple[int, int], float] = {}
 
     # ------------------------------------------------------------------ the next seat
     def ease(self, card: int, k: int) -> float:
@@ -293,20 +294,34 @@ class DosTurn:
     def use(self, card: int, hand: Sequence[int]) -> float:
         """The odds ``card`` finds a match on a later row card: alone, or in a double
         with another card of ``hand`` (at most 1)."""
+        total = self.pair(card, -1)
+        for other in hand:
+            if other != card:
+                total += self.pair(card, other)
+                if total >= 1.0:
+                    return 1.0
+        return min(1.0, total)
+
+    def pair(self, card: int, other: int) -> float:
+        """``card``'s odds to be matched alone (``other`` -1), or half its odds to be
+        matched with ``other`` in a double."""
+        key = (card, other)
+        got = self.pair_memo.get(key)
+        if got is not None:
+            return got
         fs = faces()
         odds = self.odds
-        total = 0.0
         mine = fs[card].numbers
-        for n in mine:
-            total += odds[n]
-        for other in hand:
-            if other == card:
-                continue
+        if other < 0:
+            got = sum(odds[n] for n in mine)
+        else:
+            got = 0.0
             for n in mine:
                 for m in fs[other].numbers:
                     if n + m <= 10:
-                        total += 0.5 * odds[n + m]
-        return min(1.0, total)
+                        got += 0.5 * odds[n + m]
+        self.pair_memo[key] = got
+        return got
 
     def value(
         self,
