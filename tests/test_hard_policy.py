@@ -191,3 +191,20 @@ def test_hard_in_dos_keeps_the_drawn_one_and_places_a_card_it_can_hardly_use() -
     assert dos_names(choice("normal", state, 0))[0] == "match"
     kind, _, _, placed = dos_names(choice("hard", state, 0))
     assert kind == "place" and placed in ("Y9", "G9")
+
+
+def test_the_dos_planner_rates_the_row_cards_the_next_seat_matches_most_easily() -> None:
+    """The row left to the next seat costs by how easily its hand matches it: any card
+    matches a Wild # (its player names the number), many doubles add up to a Ten, and
+    only a One matches a One; a larger hand matches more."""
+    from engine.bots import dos_turn
+
+    state = dos_table(["R1", "G5"], ["Y4", "G8"])
+    view = engine.view(state, 0)
+    ctx = Ctx(0, view, [], engine.legal_moves(state, 0), engine.find_variant("dos"))
+    plan = dos_turn.DosTurn(ctx)
+    cat = engine.find_variant("dos").catalog
+    one, ten, wild = (cat.code[0].index(c) for c in ("B1", "B10", "B#"))
+    assert plan.ease(wild, 1) > 0.99
+    assert plan.ease(wild, 7) > plan.ease(ten, 7) > plan.ease(one, 7)
+    assert plan.ease(ten, 7) > plan.ease(ten, 2)

@@ -16,7 +16,9 @@ What it adds to normal's values (``HardPolicy``):
 its own moves while the turn stays its own, each end scored by the cards left and
 given, the Wilds kept and the next seat's counted odds to play on what is left. Per
 variant (``POLICIES``): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
-turn picks the move (Pocket Pizza: with its own give after a Wild Dip); elsewhere it
+turn picks the move (Pocket Pizza: with its own give after a Wild Dip); in DOS the
+turn planned on the view by ``engine.bots.dos_turn`` (its own match generator, no
+engine moves) picks the move; elsewhere the searched turn
 picks only a turn that goes out for sure (UNO All Wild: also when the other seat
 holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
 (``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
@@ -409,23 +411,41 @@ class TurnPlan:
         return odds
 
 
-class DosPlan(TurnPlan):
-    """DOS: nothing is matched against the discard pile, so no reply odds from it."""
+class DosTurnPlan(TurnPlan):
+    """DOS: the turn planned on the view by ``engine.bots.dos_turn`` (no engine moves);
+    the sampled state is built only when read."""
 
-    REPLY: dict[int, float] = {}
-    REPLY_ELSE = 0.0
-    STAY = 0.0
+    def __init__(
+        self,
+        know: BotKnowledge,
+        ctx: Ctx,
+        rnd: random.Random,
+        roots: frozenset[MoveType],
+        nodes: int = BUDGET * NODES_PER_BUDGET,
+    ) -> None:
+        self.know = know
+        self.ctx = ctx
+        self.seat = ctx.seat
+        self.variant = ctx.variant
+        self.rnd = rnd
+
+    @cached_property
+    def state(self) -> State:  # type: ignore[override]
+        return self.rebuild(self.know.sample(self.ctx, self.rnd))
+
+    def values(self) -> dict[Move, float]:
+        return dos_turn.DosTurn(self.ctx).values(self.ctx.legal)
 
 
 class DosPolicy(HardPolicy):
     """DOS: the whole turn (matches, the end of the turn, the bonus placements) is
-    searched at each of its decisions."""
+    planned at each of its decisions (``DosTurnPlan``), and the plan picks the move."""
 
     PLANNED = frozenset({None, "matching", "drawn", "bonus_place"})
     ROOTS = frozenset({T.MATCH, T.END_TURN, T.PLACE})
 
     def plan_class(self) -> type[TurnPlan]:
-        return DosPlan
+        return DosTurnPlan
 
     def plans(self, ctx: Ctx) -> bool:
         view = ctx.view
@@ -548,47 +568,6 @@ class HybridPolicy(HardPolicy):
     WINS_ONLY = True
 
 
-class DosHybrid(DosPolicy):
-    """DOS: normal's values unless the searched turn goes out for sure; a smaller
-    search (a DOS turn has many more sequences of moves, each dearer to apply)."""
-
-    WINS_ONLY = True
-    NODES_PER_BUDGET = 6
-
-
-class DosTurnPlan(TurnPlan):
-    """DOS: the turn planned on the view by ``engine.bots.dos_turn`` (no engine moves);
-    the sampled state is built only when read."""
-
-    def __init__(
-        self,
-        know: BotKnowledge,
-        ctx: Ctx,
-        rnd: random.Random,
-        roots: frozenset[MoveType],
-        nodes: int = BUDGET * NODES_PER_BUDGET,
-    ) -> None:
-        self.know = know
-        self.ctx = ctx
-        self.seat = ctx.seat
-        self.variant = ctx.variant
-        self.rnd = rnd
-
-    @cached_property
-    def state(self) -> State:  # type: ignore[override]
-        return self.rebuild(self.know.sample(self.ctx, self.rnd))
-
-    def values(self) -> dict[Move, float]:
-        return dos_turn.DosTurn(self.ctx).values(self.ctx.legal)
-
-
-class DosPlanned(DosPolicy):
-    """DOS: the planned turn (``DosTurnPlan``) values every move of the seat's turn."""
-
-    def plan_class(self) -> type[TurnPlan]:
-        return DosTurnPlan
-
-
 class SearchHybrid(HybridPolicy):
     """The hybrid, with the Monte Carlo search over its best moves (UNO Flip)."""
 
@@ -639,7 +618,7 @@ HYBRID = HybridPolicy()
 DEFAULT_DUO = HardPolicy()
 PIZZA = PizzaPolicy()
 POLICIES: dict[str, HardPolicy] = {
-    "dos": DosPlanned(),
+    "dos": DosPolicy(),
     "uno_all_wild": AllWildPolicy(),
     "uno_duo": DEFAULT_DUO,
     "uno_flip": SearchHybrid(),
