@@ -122,7 +122,7 @@ def dos_table(hand: list[str], row: list[str], other: int = 7) -> engine.State:
 
     state = game([dos_hand(*hand), dos_hand(seat=1)], row, dealer=1)
     assert state.current == 0
-    return with_hand(state, 1, state.hands[1][:other])
+    return with_hand(state, 1, list(state.hands[1][:other]))
 
 
 def dos_names(move: engine.Move) -> tuple[str, str | None, list[str], str | None]:
