@@ -53,11 +53,12 @@ def faces() -> tuple[Face, ...]:
         colour = cat.color[0][c]
         if kind is Kind.WILD_DOS:
             out.append(Face(cat.code[0][c], (2,), COLORS, cat.points[0][c], True))
-        elif kind is Kind.WILD_NUMBER:
-            assert colour is not None
+            continue
+        if colour is None:
+            raise ValueError(f"DOS card {c}: only a Wild DOS has no colour")
+        if kind is Kind.WILD_NUMBER:
             out.append(Face(cat.code[0][c], tuple(range(1, 11)), frozenset({colour}), cat.points[0][c], True))  # fmt: skip
         else:
-            assert colour is not None
             out.append(Face(cat.code[0][c], (cat.value[0][c] or 0,), frozenset({colour}), cat.points[0][c], False))  # fmt: skip
     return tuple(out)
 
@@ -187,7 +188,7 @@ class Weights(NamedTuple):
     #: Per card left in the hand.
     card: float = 10.0
     #: Per point left in the hand, times the danger (the next seat's odds to go out).
-    points: float = 1.0
+    points: float = 2.0
     #: Per card another seat draws (a double colour match).
     given: float = 6.0
     #: Per card the next seat is expected to shed on the row left to it.
