@@ -192,3 +192,99 @@ def test_duo_hard_challenges_a_wild_draw_four_from_a_large_hand(other: int, expe
     assert attacked.pending is not None and attacked.pending.type.value == "challenge"
     assert len(attacked.hands[0]) == other - 1 and len(attacked.hands[1]) == 2
     assert choice("hard", attacked, 1).type.value == expected
+
+
+def dos_table(hand: list[str], row: list[str], other: int = 7) -> engine.State:
+    """A two-player DOS table, seat 0 to move, with ``hand`` (filled to seven with 9s
+    and 10s) and ``row``; the other seat keeps ``other`` cards."""
+    from tests.test_dos import game
+    from tests.test_dos import hand as dos_hand
+
+    state = game([dos_hand(*hand), dos_hand(seat=1)], row, dealer=1)
+    assert state.current == 0
+    return with_hand(state, 1, list(state.hands[1][:other]))
+
+
+def dos_names(move: engine.Move) -> tuple[str, str | None, list[str], str | None]:
+    code = engine.find_variant("dos").catalog.code[0]
+    return (
+        move.type.value,
+        code[move.target.card] if isinstance(move.target, engine.MatchPart) else None,
+        [code[p.card] for p in move.cards or ()],
+        code[move.card] if move.card is not None else None,
+    )
+
+
+def test_the_dos_turn_planner_finds_the_matches_the_engine_lists() -> None:
+    """engine.bots.dos_turn lists its own matches from the hand and the center row: on
+    every match decision of seeded random games (2-4 players) they are the engine's
+    legal matches, each set of hand cards on each row card, with the colour bonus when
+    some declaration earns it."""
+    from engine.bots import dos_turn
+    from tests.support import random_game
+
+    checked = 0
+    for seed in range(12):
+        for before, _move, _after, _ in random_game("dos", 2 + seed % 3, seed, random.Random(seed)):
+            if before.phase is not engine.Phase.PLAY:
+                continue
+            pend = before.pending
+            if pend is not None and pend.type.value not in ("matching", "drawn"):
+                continue
+            seat = actor(before)
+            only = pend.card if pend is not None and pend.type.value == "drawn" else None
+            engine_side: dict[tuple[int, frozenset[int]], bool] = {}
+            for m in engine.legal_moves(before, seat):
+                if m.type.value == "match":
+                    target, cards, bonus = dos_turn.move_option(m)
+                    key = (target, cards)
+                    engine_side[key] = engine_side.get(key, False) or bonus
+            mine: dict[tuple[int, frozenset[int]], bool] = {}
+            for e in before.ext.row:
+                if e.matched:
+                    continue
+                for opt in dos_turn.match_options(before.hands[seat], e.card):
+                    if only is None or only in opt.cards:
+                        mine[(e.card, frozenset(opt.cards))] = opt.bonus
+            assert mine == engine_side
+            checked += bool(mine)
+    assert checked > 100
+
+
+def test_hard_in_dos_sheds_its_wild_number_when_the_other_seat_is_about_to_go_out() -> None:
+    """The winner scores the cards left in the other hands (a Wild # is 40 points). With
+    seven cards on the other side hard matches the Yellow Four with its Green Four;
+    with one, it matches it with the Yellow Wild # (a colour match too)."""
+    hand, row = ["R5", "G4", "G#", "Y#", "Y7"], ["G6", "Y4"]
+    calm, close = dos_table(hand, row), dos_table(hand, row, other=1)
+    assert dos_names(choice("hard", calm, 0)) == ("match", "Y4", ["G4"], None)
+    assert dos_names(choice("hard", close, 0)) == ("match", "Y4", ["Y#"], None)
+
+
+def test_hard_in_dos_keeps_the_drawn_one_and_places_a_card_it_can_hardly_use() -> None:
+    """A drawn One fits many doubles later: hard places a Nine (only a Nine or a Wild #
+    in the row takes it) and keeps the One; normal matches the One at once."""
+    state = dos_table(["B1", "G1", "R#", "G1", "B8"], ["Y1", "Y1"])
+    draw = next(m for m in engine.legal_moves(state, 0) if m.type.value == "draw")
+    state, _ = engine.apply(state, draw)
+    assert state.pending is not None and state.pending.type.value == "drawn"
+    assert dos_names(choice("normal", state, 0))[0] == "match"
+    kind, _, _, placed = dos_names(choice("hard", state, 0))
+    assert kind == "place" and placed in ("Y9", "G9")
+
+
+def test_the_dos_planner_rates_the_row_cards_the_next_seat_matches_most_easily() -> None:
+    """The row left to the next seat costs by how easily its hand matches it: any card
+    matches a Wild # (its player names the number), many doubles add up to a Ten, and
+    only a One matches a One; a larger hand matches more."""
+    from engine.bots import dos_turn
+
+    state = dos_table(["R1", "G5"], ["Y4", "G8"])
+    view = engine.view(state, 0)
+    ctx = Ctx(0, view, [], engine.legal_moves(state, 0), engine.find_variant("dos"))
+    plan = dos_turn.DosTurn(ctx)
+    cat = engine.find_variant("dos").catalog
+    one, ten, wild = (cat.code[0].index(c) for c in ("B1", "B10", "B#"))
+    assert plan.ease(wild, 1) > 0.99
+    assert plan.ease(wild, 7) > plan.ease(ten, 7) > plan.ease(one, 7)
+    assert plan.ease(ten, 7) > plan.ease(ten, 2)

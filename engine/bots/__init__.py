@@ -15,7 +15,8 @@ cannot read another hand, the draw pile order or the seed.
   determinization (``BotKnowledge.sample``): every sequence of its own moves while the
   turn stays its own. In classic UNO the searched turn decides; in the other variants
   it decides when it goes out for sure (UNO All Wild: also when the other seat holds
-  one card). Its budget bounds the engine moves the search applies, not time.
+  one card). Its budget bounds the engine moves the search applies, not time. DOS
+  plans its turn on the view instead (``engine.bots.dos_turn``: no engine moves).
 
 Every level is deterministic given its ``random.Random``.
 """

@@ -17,7 +17,9 @@ its own moves while the turn stays its own, each end scored by the cards left an
 given, the Wilds kept and the next seat's counted odds to play on what is left. Per
 variant (``POLICIES``): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
 turn picks the move (Pocket Pizza: with its own give after a Wild Dip; UNO Duo: scored
-in points, with the Draw Two volley, ``DuoPlan``); elsewhere it
+in points, with the Draw Two volley, ``DuoPlan``); in DOS the turn planned on the view
+by ``engine.bots.dos_turn`` (its own match generator, no engine moves) picks the move;
+elsewhere the searched turn
 picks only a turn that goes out for sure (UNO All Wild: also when the other seat
 holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
 (``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
@@ -38,7 +40,7 @@ from ..cards import COLORLESS_WILDS, Color, Kind
 from ..errors import EngineError
 from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
-from . import montecarlo
+from . import dos_turn, montecarlo
 from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
 
 T = MoveType
@@ -410,23 +412,41 @@ class TurnPlan:
         return odds
 
 
-class DosPlan(TurnPlan):
-    """DOS: nothing is matched against the discard pile, so no reply odds from it."""
+class DosTurnPlan(TurnPlan):
+    """DOS: the turn planned on the view by ``engine.bots.dos_turn`` (no engine moves);
+    the sampled state is built only when read."""
 
-    REPLY: dict[int, float] = {}
-    REPLY_ELSE = 0.0
-    STAY = 0.0
+    def __init__(
+        self,
+        know: BotKnowledge,
+        ctx: Ctx,
+        rnd: random.Random,
+        roots: frozenset[MoveType],
+        nodes: int = BUDGET * NODES_PER_BUDGET,
+    ) -> None:
+        self.know = know
+        self.ctx = ctx
+        self.seat = ctx.seat
+        self.variant = ctx.variant
+        self.rnd = rnd
+
+    @cached_property
+    def state(self) -> State:  # type: ignore[override]
+        return self.rebuild(self.know.sample(self.ctx, self.rnd))
+
+    def values(self) -> dict[Move, float]:
+        return dos_turn.DosTurn(self.ctx).values(self.ctx.legal)
 
 
 class DosPolicy(HardPolicy):
     """DOS: the whole turn (matches, the end of the turn, the bonus placements) is
-    searched at each of its decisions."""
+    planned at each of its decisions (``DosTurnPlan``), and the plan picks the move."""
 
     PLANNED = frozenset({None, "matching", "drawn", "bonus_place"})
     ROOTS = frozenset({T.MATCH, T.END_TURN, T.PLACE})
 
     def plan_class(self) -> type[TurnPlan]:
-        return DosPlan
+        return DosTurnPlan
 
     def plans(self, ctx: Ctx) -> bool:
         view = ctx.view
@@ -547,14 +567,6 @@ class HybridPolicy(HardPolicy):
     turn measured no better than that (see the README's "Bots")."""
 
     WINS_ONLY = True
-
-
-class DosHybrid(DosPolicy):
-    """DOS: normal's values unless the searched turn goes out for sure; a smaller
-    search (a DOS turn has many more sequences of moves, each dearer to apply)."""
-
-    WINS_ONLY = True
-    NODES_PER_BUDGET = 6
 
 
 class SearchHybrid(HybridPolicy):
@@ -693,7 +705,7 @@ HYBRID = HybridPolicy()
 DUO = DuoPolicy()
 PIZZA = PizzaPolicy()
 POLICIES: dict[str, HardPolicy] = {
-    "dos": DosHybrid(),
+    "dos": DosPolicy(),
     "uno_all_wild": AllWildPolicy(),
     "uno_duo": DUO,
     "uno_flip": SearchHybrid(),
