@@ -13,7 +13,6 @@ touching the turn itself. Decisions (``UnoPending``) wait in ``State.pending``:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 from types import MethodType
 from typing import Any, ClassVar
 
@@ -21,6 +20,7 @@ from . import rng as prng
 from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
+from .facts import cached
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
@@ -195,11 +195,11 @@ class UnoRules(Variant):
             self._play_cache[key] = moves
         return moves
 
-    @cached_property
+    @cached
     def _play_cache(self) -> dict[tuple[int, int, int, bool], tuple[Move, ...]]:
         return {}
 
-    @cached_property
+    @cached
     def _draw_moves(self) -> tuple[Move, ...]:
         return tuple(Move(T.DRAW, p) for p in range(self.max_players))
 
@@ -228,7 +228,7 @@ class UnoRules(Variant):
         moves.append(self._draw_moves[player])
         return moves
 
-    @cached_property
+    @cached
     def _play_rows(self) -> dict[tuple[int, int, bool], list[tuple[Move, ...] | None]]:
         return {}
 
@@ -354,7 +354,7 @@ class UnoRules(Variant):
         else:
             effect(w, player, card, move, events)
 
-    @cached_property
+    @cached
     def _effect_methods(
         self,
     ) -> dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]]:
