@@ -10,6 +10,10 @@ colour, UNO flag, a field the type does not carry, every move type bare) are app
 - an illegal move raises the same ``RulesError`` code and message as the replaced
   guards (kept below as the reference, unchanged), and a legal one gives the same
   state and events.
+
+The rules written out in place of ``matches`` (in ``check_play``, ``on_draw`` and
+``legal_turn``) agree with ``matches`` on every pair of cards of every catalog, every
+colour in play (or none) and every side.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ import engine
 from engine import Color, Move, MoveType, Phase, RulesError, State
 from engine.errors import EngineError, InvalidMove
 from engine.moves import MOVE_FIELDS, NOT_NOW
-from engine.state import Work
-from engine.uno import UnoRules
+from engine.state import Work, work_of
+from engine.uno import UnoPending, UnoRules
 from engine.variant import Variant
 
 T = MoveType
@@ -282,3 +286,68 @@ def test_apply_accepts_exactly_the_legal_moves_and_refuses_as_before(
     # Refusals at every stage of the guards, not just the first.
     assert {"not_your_turn", "unknown_move", "invalid_player"} <= codes
     assert len(codes) >= 10, codes
+
+
+# ---------------------------------------------------------------- the written-out match
+
+UNO_VARIANTS = [v.id for v in engine.all_variants() if isinstance(v, UnoRules)]
+
+
+_DEALT: dict[str, State] = {}
+
+
+def table(v: UnoRules, side: int, hand: tuple[int, ...], top: int, active: Color | None) -> State:
+    """A state with ``hand`` in seat 0 (to move), ``top`` in play and ``active`` the colour
+    in play; the draw pile is every card (the cards need not be conserved here)."""
+    state = _DEALT.get(v.id)
+    if state is None:
+        state = _DEALT[v.id] = v.new_game(2, 1)[0]
+    return state._replace(
+        phase=Phase.PLAY, side=side, current=0, pending=None, exposed=(),
+        hands=(hand, (top,)), discard=(top,), active_color=active,
+        draw_pile=tuple(v.catalog.ids),
+    )  # fmt: skip
+
+
+def active_colors(v: UnoRules, side: int) -> list[Color | None]:
+    return [None, *v.colors_for(table(v, side, (0,), 0, None))]
+
+
+@pytest.mark.parametrize("variant", UNO_VARIANTS)
+def test_the_written_out_match_agrees_with_matches_on_every_card_pair(variant: str) -> None:
+    v = engine.find_variant(variant)
+    assert isinstance(v, UnoRules)
+    cat = v.catalog
+    ids = tuple(cat.ids)
+    own = type(v).matches is UnoRules.matches
+    assert v._own_matches is own  # type: ignore[attr-defined]
+    checked = 0
+    for side in range(cat.sides):
+        for active in active_colors(v, side):
+            for top in ids:
+                expect = {c for c in ids if v.matches(side, c, active, top)}
+                # legal_turn (UnoRules'): the cards with a play move, all in one hand.
+                if type(v).legal_turn is UnoRules.legal_turn:
+                    state = table(v, side, ids, top, active)
+                    got = {m.card for m in v.legal_turn(state, 0) if m.type is T.PLAY}
+                    assert got == expect, (side, active, top)
+                for card in ids:
+                    fits = card in expect
+                    state = table(v, side, (card, top), top, active)
+                    # check_play: refuses with does_not_match exactly when it does not fit.
+                    w = work_of(state)
+                    color = v.colors_for(w)[0] if cat.wild[side][card] else None
+                    try:
+                        UnoRules.check_play(v, w, Move(T.PLAY, 0, card, color))
+                        refused = None
+                    except RulesError as exc:
+                        refused = exc.code
+                    assert (refused == "does_not_match") is (not fits), (side, active, top, card)
+                    assert refused in (None, "does_not_match")
+                    # on_draw: the drawn card waits to be played exactly when it fits.
+                    w = work_of(state._replace(draw_pile=(card,)))
+                    UnoRules.on_draw(v, w, Move(T.DRAW, 0), [])
+                    waits = w.pending is not None and w.pending.type is UnoPending.PLAY_DRAWN
+                    assert waits is fits, (side, active, top, card)
+                    checked += 1
+    assert checked == cat.sides * len(ids) ** 2 * len(active_colors(v, 0))
