@@ -26,10 +26,11 @@ INSTANCE_FACTS = (
 )  # fmt: skip
 
 #: At most this many attributes on a variant instance: CPython 3.11 keeps an instance's
-#: attributes in a compact, specialized form (its shared keys) for up to 30 names, and
-#: falls back to a plain dict beyond (every attribute read and method call then costs
-#: more). tests/test_registry.py checks every variant stays within it.
-MAX_INSTANCE_ATTRIBUTES = 30
+#: attributes in a compact, specialized form (its class's shared keys) for up to 29
+#: names (measured: the 30th turns them into a plain dict), and every attribute read and
+#: method call costs more after that. tests/test_registry.py checks every variant, with
+#: every lazily made attribute made, stays within it and keeps the compact form.
+MAX_INSTANCE_ATTRIBUTES = 29
 
 
 class cached(Generic[R]):  # noqa: N801 - used like functools.cached_property

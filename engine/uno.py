@@ -102,13 +102,13 @@ class UnoRules(Variant):
         #: Whether ``matches`` is this class's (a play or a drawn card is then checked
         #: with its rule written out in the loop; UNO All Wild has its own).
         self._own_matches = cls.matches is UnoRules.matches
-        #: Kind -> the effect bound to this instance (bound once).
-        self._effect_methods: dict[
-            Kind, Callable[[Work, int, int, Move | None, list[Event]], None]
-        ] = {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
+        # Kind -> the effect bound to this instance (bound once).
+        bound: dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]] = {
+            kind: MethodType(fn, self) for kind, fn in self.effects.items()
+        }
         #: Side -> card id -> its bound effect, or None (a number: the turn just passes).
         self._effect_of = tuple(
-            tuple(self._effect_methods.get(kind) for kind in kinds) for kinds in self.catalog.kind
+            tuple(bound.get(kind) for kind in kinds) for kinds in self.catalog.kind
         )
 
     def extra_options(self) -> list[OptionSpec]:
