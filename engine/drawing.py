@@ -38,8 +38,9 @@ class Drawing(Views):
         if 0 < count <= len(pile):  # the common case: no reshuffle
             taken = pile[:count]
             w.draw_pile = pile[count:]
-            w.hands[seat] = w.hands[seat] + taken
-            cards = list(taken)
+            hands = w.hands
+            hands[seat] += taken
+            cards = [*taken]
             events.append(self.drew_event(w, seat, cards, reason))
             return cards
         drawn: list[int] = []
@@ -60,12 +61,17 @@ class Drawing(Views):
 
     def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
         """Everybody sees who drew how many; only the drawer sees the cards."""
+        if self._custom_refs:
+            refs = self.private_refs(w, cards)
+        else:
+            codes = self.catalog.code[w.side]
+            refs = [{"id": c, "code": codes[c]} for c in cards]  # Catalog.card_refs
         return {
             "type": "drew",
             "player": seat,
             "count": len(cards),
             "reason": reason,
-            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
+            "secret": {"to": [seat], "data": {"cards": refs}},
         }
 
     def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:

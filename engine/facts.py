@@ -3,8 +3,9 @@ types and decisions it knows, and its metadata (``GET /v1/variants``)."""
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any, ClassVar
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from .cards import Catalog, load_catalog
 from .dispatch import Default, Handler, Lister, check_tables
@@ -13,6 +14,53 @@ from .options import OptionSpec
 from .state import PendingType
 
 T = MoveType
+R = TypeVar("R")
+
+#: Class facts read on nearly every move, copied onto the instance when it is made
+#: (``VariantFacts.__init__``): on Python 3.11 reading a class attribute through an
+#: instance is not specialized (~340 instructions), reading an instance attribute is
+#: (~90). A variant class that changes one of these changes it in its class body.
+INSTANCE_FACTS = (
+    "uno_rule", "move_types", "side_moves", "pending_moves", "draw_amounts",
+    "challenge_cards", "hand_size", "target",
+)  # fmt: skip
+
+#: At most this many attributes on a variant instance: CPython 3.11 keeps an instance's
+#: attributes in a compact, specialized form (its class's shared keys) for up to 29
+#: names (measured: the 30th turns them into a plain dict), and every attribute read and
+#: method call costs more after that. tests/test_registry.py checks every variant, with
+#: every lazily made attribute made, stays within it and keeps the compact form.
+MAX_INSTANCE_ATTRIBUTES = 29
+
+
+class cached(Generic[R]):  # noqa: N801 - used like functools.cached_property
+    """``functools.cached_property`` without touching the instance's ``__dict__``: the
+    value is stored with ``setattr``. Reading ``obj.__dict__`` (as cached_property does)
+    turns the instance's compact attribute storage into a dict for good, and on Python
+    3.11 every later attribute read on it is about four times slower. Variant classes
+    get their ``functools.cached_property`` attributes turned into this at class
+    creation (``VariantFacts.__init_subclass__``)."""
+
+    def __init__(self, func: Callable[[Any], R]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> cached[R]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> R: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> R | cached[R]:
+        if obj is None:
+            return self
+        value = self.func(obj)
+        setattr(obj, self.name, value)
+        return value
 
 
 class VariantFacts:
@@ -60,14 +108,26 @@ class VariantFacts:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, functools.cached_property):
+                lazy: cached[Any] = cached(value.func)
+                lazy.__set_name__(cls, name)
+                setattr(cls, name, lazy)
         check_tables(cls)
+
+    def __init__(self) -> None:
+        for name in INSTANCE_FACTS:
+            value = getattr(type(self), name, self)
+            if value is not self:
+                setattr(self, name, value)
+        self.catalog: Catalog = load_catalog(self.catalog_name)
+        self.options: dict[str, OptionSpec] = self._option_specs()
 
     def extra_options(self) -> list[OptionSpec]:
         """Variant options beyond the common ``target``."""
         return []
 
-    @cached_property
-    def options(self) -> dict[str, OptionSpec]:
+    def _option_specs(self) -> dict[str, OptionSpec]:
         specs = [
             OptionSpec(
                 "target",
@@ -79,10 +139,6 @@ class VariantFacts:
             *self.extra_options(),
         ]
         return {s.name: s for s in specs}
-
-    @cached_property
-    def catalog(self) -> Catalog:
-        return load_catalog(self.catalog_name)
 
     def metadata(self, with_catalog: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -13,7 +13,6 @@ touching the turn itself. Decisions (``UnoPending``) wait in ``State.pending``:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 from types import MethodType
 from typing import Any, ClassVar
 
@@ -21,6 +20,7 @@ from . import rng as prng
 from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
+from .facts import cached
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
@@ -95,6 +95,21 @@ class UnoRules(Variant):
     #: Card actions: kind -> the function applying it after the card is played (set
     #: below the effect methods, at the end of the class).
     effects: ClassVar[dict[Kind, Effect]]
+
+    def __init__(self) -> None:
+        super().__init__()
+        cls = type(self)
+        #: Whether ``matches`` is this class's (a play or a drawn card is then checked
+        #: with its rule written out in the loop; UNO All Wild has its own).
+        self._own_matches = cls.matches is UnoRules.matches
+        # Kind -> the effect bound to this instance (bound once).
+        bound: dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]] = {
+            kind: MethodType(fn, self) for kind, fn in self.effects.items()
+        }
+        #: Side -> card id -> its bound effect, or None (a number: the turn just passes).
+        self._effect_of = tuple(
+            tuple(bound.get(kind) for kind in kinds) for kinds in self.catalog.kind
+        )
 
     def extra_options(self) -> list[OptionSpec]:
         if not self.challenge_cards:
@@ -195,11 +210,11 @@ class UnoRules(Variant):
             self._play_cache[key] = moves
         return moves
 
-    @cached_property
+    @cached
     def _play_cache(self) -> dict[tuple[int, int, int, bool], tuple[Move, ...]]:
         return {}
 
-    @cached_property
+    @cached
     def _draw_moves(self) -> tuple[Move, ...]:
         return tuple(Move(T.DRAW, p) for p in range(self.max_players))
 
@@ -228,7 +243,7 @@ class UnoRules(Variant):
         moves.append(self._draw_moves[player])
         return moves
 
-    @cached_property
+    @cached
     def _play_rows(self) -> dict[tuple[int, int, bool], list[tuple[Move, ...] | None]]:
         return {}
 
@@ -272,8 +287,8 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ play
     def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
         """Validate a play; return the card and the colour it leaves in play."""
-        card = move.card
-        if card is None or card not in w.hands[move.player]:
+        _, player, card, color, target, chain, uno, _ = move
+        if card is None or card not in w.hands[player]:
             card = self.require_card_in_hand(w, move)  # raises the precise error
         pend = w.pending
         if pend is not None and card != pend.card:
@@ -282,30 +297,34 @@ class UnoRules(Variant):
                 "now, or pass",
                 code="not_drawn_card",
             )
-        if not self.matches(w.side, card, w.active_color, w.discard[-1]):
+        side = w.side
+        cat = self.catalog
+        wild = cat.wild[side][card]
+        if self._own_matches:  # ``matches``, written out
+            if not wild and cat.color[side][card] is not w.active_color:
+                symbol = cat.symbol[side]
+                top_symbol = symbol[w.discard[-1]]
+                fits = top_symbol >= 0 and symbol[card] == top_symbol
+            else:
+                fits = True
+        else:
+            fits = self.matches(side, card, w.active_color, w.discard[-1])
+        if not fits:
             raise RulesError(
-                f"card {self.card_name(w, card)} ({self.catalog.code[w.side][card]}) matches "
+                f"card {self.card_name(w, card)} ({cat.code[side][card]}) matches "
                 "neither the colour "
                 f"({w.active_color}) nor the number or symbol in play",
                 code="does_not_match",
             )
-        if move.target is not None or move.chain is not None:
-            name = "target" if move.target is not None else "chain"
+        if target is not None or chain is not None:
+            name = "target" if target is not None else "chain"
             raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
-        if move.uno and not self.uno_flag_allowed(w, move):
+        if uno and not self.uno_flag_allowed(w, move):
             raise RulesError(
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
             )
-        return card, self.play_color(w, card, move.color)
-
-    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
-        """Whether ``uno: true`` fits this play: it leaves the player one card."""
-        return self.uno_rule and len(w.hands[move.player]) == 2
-
-    def play_color(self, w: Work, card: int, color: Color | None) -> Color | None:
-        """The colour a play leaves in play: a wild's named colour, else the card's."""
-        cat = self.catalog
-        if cat.wild[w.side][card]:
+        # The colour the play leaves in play: a wild's named colour, else the card's.
+        if wild:
             if color is None:
                 raise RulesError("a wild card needs a colour", code="color_required")
             if color not in self.colors_for(w):
@@ -314,15 +333,19 @@ class UnoRules(Variant):
                     + ", ".join(self.colors_for(w)),
                     code="invalid_color",
                 )
-            return color
+            return card, color
         if color is not None:
             raise RulesError("only a wild card takes a colour", code="color_not_allowed")
-        return cat.color[w.side][card]
+        return card, cat.color[side][card]
+
+    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
+        """Whether ``uno: true`` fits this play: it leaves the player one card."""
+        return self.uno_rule and len(w.hands[move.player]) == 2
 
     @handles(T.PLAY)
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         card, color = self.check_play(w, move)
-        player = move.player
+        player = move[1]
         w.pending = None
         self.put_on_discard(w, player, card, color, events)
         if not w.hands[player]:
@@ -333,40 +356,39 @@ class UnoRules(Variant):
     def put_on_discard(
         self, w: Work, player: int, card: int, color: Color | None, events: list[Event]
     ) -> None:
-        hand = w.hands[player]
+        hands = w.hands
+        hand = hands[player]
         i = hand.index(card)
-        w.hands[player] = hand[:i] + hand[i + 1 :]
-        w.discard = w.discard + (card,)
+        hands[player] = hand[:i] + hand[i + 1 :]
+        w.discard += (card,)
         w.prev_color = w.active_color
         w.active_color = color
-        ev = {"type": "played", "player": player, "card": self.public_ref(w, card)}
-        if self.catalog.wild[w.side][card]:
-            ev["color"] = color.value if color else None
+        side = w.side
+        cat = self.catalog
+        ref = self.public_ref(w, card) if self._custom_refs else {"id": card, "code": cat.code[side][card]}
+        if cat.wild[side][card]:
+            ev = {"type": "played", "player": player, "card": ref, "color": color.value if color else None}
+        else:
+            ev = {"type": "played", "player": player, "card": ref}
         events.append(ev)
 
     def card_effect(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """Apply the played card's action and decide who moves next."""
-        effect = self._effect_methods.get(self.catalog.kind[w.side][card])
+        effect = self._effect_of[w.side][card]
         if effect is None:
-            w.current = w.next_seat(player)
+            w.current = (player + w.direction) % w.num_players
         else:
             effect(w, player, card, move, events)
-
-    @cached_property
-    def _effect_methods(
-        self,
-    ) -> dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]]:
-        """Kind -> the effect bound to this instance (bound once)."""
-        return {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
 
     def effect_skip(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
-        skipped = w.next_seat(player)
+        direction, n = w.direction, w.num_players
+        skipped = (player + direction) % n
         events.append({"type": "skipped", "player": skipped})
-        w.current = w.next_seat(skipped)
+        w.current = (skipped + direction) % n
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
@@ -490,18 +512,32 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ other moves
     @handles(T.DRAW)
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
-        player = move.player
+        player = move[1]
         drawn = self.draw_cards(w, player, 1, events, "draw")
-        if drawn and self.matches(w.side, drawn[0], w.active_color, w.discard[-1]):
-            w.pending = _new(Pending, (PLAY_DRAWN, player, drawn[0], ()))
-        else:
-            w.current = w.next_seat(player)
+        if drawn:
+            card = drawn[0]
+            if self._own_matches:  # ``matches``, written out
+                side = w.side
+                cat = self.catalog
+                if cat.wild[side][card] or cat.color[side][card] is w.active_color:
+                    fits = True
+                else:
+                    symbol = cat.symbol[side]
+                    top_symbol = symbol[w.discard[-1]]
+                    fits = top_symbol >= 0 and symbol[card] == top_symbol
+            else:
+                fits = self.matches(w.side, card, w.active_color, w.discard[-1])
+            if fits:
+                w.pending = _new(Pending, (PLAY_DRAWN, player, card, ()))
+                return
+        w.current = (player + w.direction) % w.num_players
 
     @handles(T.PASS)
     def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
+        player = move[1]
         w.pending = None
-        events.append(event("passed", player=move.player))
-        w.current = w.next_seat(move.player)
+        events.append({"type": "passed", "player": player})
+        w.current = (player + w.direction) % w.num_players
 
     @handles(T.CHOOSE_COLOR)
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:

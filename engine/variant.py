@@ -17,7 +17,6 @@ at import, not an error in the middle of a game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from functools import cached_property
 from types import MethodType
 from typing import Any
 
@@ -27,6 +26,7 @@ from .dispatch import ROUND_OVER as ROUND_OVER_DEFAULT
 from .dispatch import TURN, defaults, handles, lists
 from .errors import RulesError, SetupError
 from .events import Event, event
+from .facts import cached
 from .moves import MOVE_FIELDS, NOT_NOW, Move, MoveType
 from .options import OptionSpec
 from .scoring import Scoring
@@ -42,8 +42,29 @@ PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 T = MoveType
 NEXT_ROUND = T.NEXT_ROUND
 
-#: The optional fields of a ``Move`` that sets none of them (``Move(type, player)[2:]``).
-_BARE = Move(T.DRAW, 0)[2:]
+
+#: Move type -> the (index, name) of the optional Move fields it must not carry.
+_FIELD_CHECKS: dict[MoveType, tuple[tuple[int, str], ...]] = {
+    t: tuple(
+        (Move._fields.index(n), n)
+        for n in ("card", "color", "target", "chain", "cards")
+        if n not in MOVE_FIELDS[t]
+    )
+    for t in MoveType
+}
+
+#: Move type -> whether it must not carry (card, color, target, chain, cards, uno).
+_FORBIDDEN: dict[MoveType, tuple[bool, bool, bool, bool, bool, bool]] = {
+    t: (
+        "card" not in MOVE_FIELDS[t],
+        "color" not in MOVE_FIELDS[t],
+        "target" not in MOVE_FIELDS[t],
+        "chain" not in MOVE_FIELDS[t],
+        "cards" not in MOVE_FIELDS[t],
+        "uno" not in MOVE_FIELDS[t],
+    )
+    for t in MoveType
+}
 
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
@@ -58,6 +79,16 @@ class Variant(Scoring):
     """A game: its facts (``VariantFacts``), views, drawing and scoring (the layers it
     builds on), and here the setup, the guarded ``apply`` pipeline, legal moves, the UNO
     call and the state checks. Instances are stateless singletons."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: Move type -> the handler bound to this instance (bound once).
+        self._handlers: dict[MoveType, Callable[[Work, Move, list[Event]], None]] = {
+            t: MethodType(self.move_handlers[t], self) for t in self.move_types
+        }
+        #: Whether this variant names cards to a seat other than by catalog id (its
+        #: ``decode_move`` is not the identity).
+        self._translates = type(self).decode_move is not Variant.decode_move
 
     # ------------------------------------------------------------------ setup
 
@@ -124,7 +155,7 @@ class Variant(Scoring):
             self._resolved[key] = resolved
         return resolved
 
-    @cached_property
+    @cached
     def _resolved(self) -> dict[Any, tuple[tuple[str, Any], ...]]:
         return {}
 
@@ -226,51 +257,44 @@ class Variant(Scoring):
 
     # ------------------------------------------------------------------ moves
 
-    @cached_property
-    def _handlers(self) -> dict[MoveType, Callable[[Work, Move, list[Event]], None]]:
-        """Move type -> the handler bound to this instance (bound once)."""
-        return {t: MethodType(self.move_handlers[t], self) for t in self.move_types}
-
-    @cached_property
+    @cached
     def _listers(self) -> dict[PendingType, Callable[[State, int], list[Move]]]:
         """Decision -> the method listing its answers, bound to this instance."""
         return {d: MethodType(self.decision_listers[d], self) for d in self.pending_moves}
 
-    @cached_property
+    @cached
     def decisions(self) -> dict[str, PendingType]:
         """This variant's decisions by their JSON name."""
         return {d.value: d for d in self.pending_moves}
 
-    @cached_property
-    def _field_checks(self) -> dict[MoveType, tuple[tuple[int, str], ...]]:
-        """Move type -> the (index, name) of Move fields it must not carry."""
-        optional = ("card", "color", "target", "chain", "cards")
-        return {
-            t: tuple((Move._fields.index(n), n) for n in optional if n not in MOVE_FIELDS[t])
-            for t in MoveType
-        }
-
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
-        mtype = move.type
+        mtype, player, card, color, target, chain, uno, cards = move
         if mtype not in self.move_types:
             raise RulesError(f"{self.id} has no {mtype.value!r} move", code="unknown_move")
-        player = move.player
-        if not 0 <= player < state.num_players:
+        num_players = state.num_players
+        if not 0 <= player < num_players:
             raise RulesError(
-                f"player {player} is not a seat (0..{state.num_players - 1})", code="invalid_player"
+                f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
             )
-        if move[2:] != _BARE:  # some optional field is set: may this type carry it?
-            for index, name in self._field_checks[mtype]:
+        no_card, no_color, no_target, no_chain, no_cards, no_uno = _FORBIDDEN[mtype]
+        if (
+            (no_card and card is not None)
+            or (no_color and color is not None)
+            or (no_target and target is not None)
+            or (no_chain and chain is not None)
+            or (no_cards and cards is not None)
+            or (no_uno and uno)
+        ):
+            for index, name in _FIELD_CHECKS[mtype]:
                 if move[index] is not None:
                     raise RulesError(
                         f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
                     )
-            if move.uno and "uno" not in MOVE_FIELDS[mtype]:
-                raise RulesError(
-                    f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-                    code="uno_not_applicable",
-                )
+            raise RulesError(
+                f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+                code="uno_not_applicable",
+            )
         phase = state.phase
         if phase is GAME_OVER:
             raise RulesError("the game is over", code="game_over")
@@ -283,24 +307,26 @@ class Variant(Scoring):
         if mtype in self.side_moves:
             return
         pend = state.pending
-        actor = pend.player if pend is not None else state.current
+        if pend is None:
+            actor = state.current
+            if player != actor:
+                raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
+            if mtype in NOT_NOW:
+                raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
+            return
+        actor = pend.player
         if player != actor:
-            if pend is not None:
-                raise RulesError(
-                    f"waiting for player {actor} to {pend.type.replace('_', ' ')}",
-                    code="not_your_turn",
-                )
-            raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
-        if pend is not None:
-            answers, code = self.pending_moves[pend.type]
-            if mtype not in answers:
-                raise RulesError(
-                    f"player {actor} must answer {pend.type.value!r} with "
-                    + " or ".join(sorted(t.value for t in answers)),
-                    code=code,
-                )
-        elif mtype in NOT_NOW:
-            raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
+            raise RulesError(
+                f"waiting for player {actor} to {pend.type.replace('_', ' ')}",
+                code="not_your_turn",
+            )
+        answers, code = self.pending_moves[pend.type]
+        if mtype not in answers:
+            raise RulesError(
+                f"player {actor} must answer {pend.type.value!r} with "
+                + " or ".join(sorted(t.value for t in answers)),
+                code=code,
+            )
 
     def apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
         """Validate ``move`` and return the next state and the events it caused.
@@ -319,19 +345,13 @@ class Variant(Scoring):
         playouts, ``engine.bots.montecarlo``). Any other move: ``apply``."""
         w = work_of(state)
         events: list[Event] = []
-        mtype = move.type
+        mtype = move[0]
         self._handlers[mtype](w, move, events)
         # Who may be caught: only worth a look while someone is exposed or holds one card.
         if self.uno_rule and mtype is not NEXT_ROUND and (w.exposed or 1 in map(len, w.hands)):
             self.update_exposed(state, w, move, events)
         w.move_count += 1
         return freeze(w), events
-
-    @cached_property
-    def _translates(self) -> bool:
-        """Whether this variant names cards to a seat other than by catalog id (its
-        ``decode_move`` is not the identity)."""
-        return type(self).decode_move is not Variant.decode_move
 
     def decode_move(self, state: State, move: Move) -> Move:
         """Translate the card names a seat sees into catalog ids (identity by default)."""
@@ -364,7 +384,7 @@ class Variant(Scoring):
 
     # ------------------------------------------------------------------ forced moves
 
-    @cached_property
+    @cached
     def _defaulters(self) -> dict[PendingType | str, Callable[[State, int], Move]]:
         """Decision (or ``TURN`` / ``ROUND_OVER``) -> its forced default, bound."""
         return {d: MethodType(fn, self) for d, fn in self.decision_defaults.items()}

@@ -14,6 +14,16 @@ from .state import Pending, State, Work
 class Views(VariantFacts):
     """Card references and views (what a seat may see)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        cls = type(self)
+        #: Whether this variant shows cards other than as the catalog does (its own
+        #: ``public_ref`` or ``private_ref``); if not, the hot paths build the
+        #: ``{id, code}`` references themselves.
+        self._custom_refs = (
+            cls.public_ref is not Views.public_ref or cls.private_ref is not Views.private_ref
+        )
+
     def public_ref(self, s: State | Work, card: int) -> dict[str, Any]:
         """How a face-up card is shown to everybody (``Catalog.card_ref``)."""
         return {"id": card, "code": self.catalog.code[s.side][card]}
@@ -25,7 +35,7 @@ class Views(VariantFacts):
     def private_refs(self, s: State | Work, cards: Iterable[int]) -> list[dict[str, Any]]:
         """``private_ref`` of each card (a hand, a draw): one comprehension when the
         variant shows cards as the catalog does, else its own ``private_ref`` per card."""
-        if type(self).private_ref is Views.private_ref:
+        if not self._custom_refs:
             codes = self.catalog.code[s.side]
             return [{"id": c, "code": codes[c]} for c in cards]  # Catalog.card_refs
         private_ref = self.private_ref

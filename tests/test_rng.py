@@ -45,3 +45,23 @@ def test_shuffle_is_fisher_yates_from_the_end() -> None:
         expected[i], expected[j] = expected[j], expected[i]
     assert items == expected and r == s
     assert sorted(items) == list(range(10)) and items != list(range(10))
+
+
+def _reference_shuffle(r: rng.Rng, items: list[int]) -> rng.Rng:
+    """The published algorithm, step by step (what ``shuffle`` wrote out in its loop)."""
+    for i in range(len(items) - 1, 0, -1):
+        j, r = rng.below(r, i + 1)
+        items[i], items[j] = items[j], items[i]
+    return r
+
+
+def test_shuffle_agrees_with_below_step_by_step() -> None:
+    # Many seeds and every pile size a game uses (and the long-pile path past 1024).
+    cases = [(rng.seed(s), n) for s in range(60) for n in (0, 1, 2, 3, 7, 52, 108, 112, 130)]
+    cases += [(rng.seed(s), 1030) for s in range(3)]
+    # State 0 outputs 0, below every threshold above 0: the rejection loop runs.
+    cases += [((0, inc), n) for inc in (1, 109, 12345) for n in range(2, 40)]
+    for start, n in cases:
+        fast, slow = list(range(n)), list(range(n))
+        assert rng.shuffle(start, fast) == _reference_shuffle(start, slow)
+        assert fast == slow

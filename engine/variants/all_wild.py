@@ -439,12 +439,6 @@ class AllWild(UnoRules):
         """Card id -> its code (``public_ref``'s, the one side)."""
         return self.catalog.code[0]
 
-    @cached_property
-    def _card_effects(self) -> tuple[Any, ...]:
-        """Card id -> its action (``effects``, bound), ``None`` for a plain Wild."""
-        methods = self._effect_methods
-        return tuple(methods.get(kind) for kind in self._kinds)
-
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         """A play: ``put_on_discard`` and ``card_effect`` written out for a game whose
         cards are all wild and colourless (the event names no colour: ``None``)."""
@@ -468,7 +462,7 @@ class AllWild(UnoRules):
             ev["target"] = target
         events.append(ev)
         if hand:
-            effect = self._card_effects[card]
+            effect = self._effect_of[0][card]  # its action (bound), None for a plain Wild
             if effect is None:
                 w.current = (player + w.direction) % w.num_players
             else:
