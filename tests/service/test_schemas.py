@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from service import schemas
 
@@ -79,18 +79,21 @@ field_values = (
     | st.lists(st.integers(), max_size=2)
 )
 objects = st.dictionaries(st.text(max_size=3), st.integers() | st.text(max_size=3), max_size=3)
+#: The usual kind of value of each field class, for the bodies below.
+usual_values = {
+    fields.Dict: objects,
+    fields.String: st.text(min_size=1, max_size=4),
+    schemas.Int: st.integers(min_value=-1, max_value=100),
+}
+#: Every field of every schema (read from the schemas: a new field is tried too),
+#: plus two names no schema has.
+body_fields = {
+    name: usual_values[type(field)] | field_values
+    for schema in STATE_SCHEMAS
+    for name, field in schema.fields.items()
+} | {"seat": field_values, "State": objects}
 #: Each key present or not; a key's value mostly of its usual kind, else anything.
-bodies = st.fixed_dictionaries(
-    {},
-    optional={
-        "state": objects | field_values,
-        "state_token": st.text(min_size=1, max_size=4) | field_values,
-        "move": objects | field_values,
-        "player": st.integers(min_value=-1, max_value=100) | field_values,
-        "seat": field_values,
-        "State": objects,
-    },
-)
+bodies = st.fixed_dictionaries({}, optional=body_fields)
 
 
 def outcome(load: Any, body: dict[str, Any]) -> Any:
@@ -151,3 +154,51 @@ def test_the_fast_path_leaves_the_unusual_to_marshmallow(
     schema: Schema, body: dict[str, Any]
 ) -> None:
     assert schema.fast_load(body) is None  # type: ignore[attr-defined]
+
+
+class WithSeat(schemas.WithState):
+    """A body with a field of its own: the fast path reads it from the declaration."""
+
+    seat = schemas.Int(load_default=7, validate=validate.Range(min=1, max=9, max_inclusive=False))
+
+
+class WithList(schemas.WithState):
+    """A field of a kind the fast path does not understand."""
+
+    cards = fields.List(schemas.Int(), load_default=None)
+
+
+class WithFieldCheck(schemas.WithState):
+    """A field validator (``@validates``): the fast path could not run it."""
+
+    move = fields.Dict(required=True)
+
+    @validates("move")
+    def _no_draw(self, value: Any, **_: Any) -> None:
+        if value.get("type") == "draw":
+            raise ValidationError("no draws")
+
+
+def test_the_fast_path_reads_a_new_field_from_the_schema() -> None:
+    schema = WithSeat()
+    assert schema.fast_load({"state": STATE}) == {"state": STATE, "state_token": None, "seat": 7}
+    assert schema.fast_load({"state": STATE, "seat": 8})["seat"] == 8  # type: ignore[index]
+    for refused in (0, 9, True, None, "1"):  # outside the range, or not an int
+        assert schema.fast_load({"state": STATE, "seat": refused}) is None
+        with pytest.raises(ValidationError):
+            schema.load({"state": STATE, "seat": refused})
+
+
+@pytest.mark.parametrize("schema", [WithList(), WithFieldCheck(), schemas.ApplyBody(partial=True)])
+def test_a_schema_the_fast_path_does_not_understand_goes_to_marshmallow(schema: Schema) -> None:
+    assert schemas.fast_plan(schema) is None
+    body = {"state": STATE, "move": MOVE} if "move" in schema.fields else {"state": STATE}
+    assert schema.fast_load(body) is None  # type: ignore[attr-defined]
+    assert outcome(schema.load, body) == outcome(lambda b: Schema.load(schema, b), body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.fixed_dictionaries({}, optional={**body_fields, "seat": field_values}))
+def test_a_new_field_loads_as_marshmallow_alone(body: dict[str, Any]) -> None:
+    schema = WithSeat()
+    assert outcome(schema.load, body) == outcome(lambda b: Schema.load(schema, b), body)
