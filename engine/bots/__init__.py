@@ -13,10 +13,12 @@ cannot read another hand, the draw pile order or the seed.
   (wild draw cards played when innocent, challenges when the offender looks guilty,
   colours the next seat's draws say it lacks), and a search of its own turn on one
   determinization (``BotKnowledge.sample``): every sequence of its own moves while the
-  turn stays its own. In classic UNO the searched turn decides; in the other variants
-  it decides when it goes out for sure (UNO All Wild: also when the other seat holds
-  one card). Its budget bounds the engine moves the search applies, not time. DOS
-  plans its turn on the view instead (``engine.bots.dos_turn``: no engine moves).
+  turn stays its own. In classic UNO, UNO Duo and Pocket Pizza the searched turn
+  decides; in UNO Flip and UNO All Wild it decides when it goes out for sure (All
+  Wild: also when the other seat holds one card), and the Monte Carlo search
+  (``engine.bots.montecarlo``) runs over the ranking. Its budget bounds the engine
+  moves the search applies, not time. DOS plans its turn on the view instead
+  (``engine.bots.dos_turn``: no engine moves).
 
 Every level is deterministic given its ``random.Random``.
 """
