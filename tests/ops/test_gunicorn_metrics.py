@@ -90,6 +90,19 @@ def wait_until(check: Callable[[], bool], what: str, seconds: float = 20) -> Non
         time.sleep(0.1)
 
 
+def served(metrics_dir: Path, pid: int) -> float:
+    """The requests one worker's own counter file holds (0: it has none yet)."""
+    if not (metrics_dir / f"counter_{pid}.db").exists():
+        return 0.0
+    return requests_total(
+        [
+            (s.name, s.labels, s.value)
+            for family in MultiProcessCollector.merge([str(metrics_dir / f"counter_{pid}.db")])
+            for s in family.samples
+        ]
+    )
+
+
 def test_one_scrape_counts_every_worker_exactly(tmp_path: Path) -> None:
     require_app_factory()
     metrics_dir = tmp_path / "metrics"
@@ -101,30 +114,25 @@ def test_one_scrape_counts_every_worker_exactly(tmp_path: Path) -> None:
             lambda: len(worker_pids(metrics_dir, "gauge_livesum")) == 2, "two workers did not start"
         )
         # Eight clients at once: with sync workers, each busy worker leaves the next
-        # connection to the other one.
-        with ThreadPoolExecutor(8) as pool:
-            list(pool.map(lambda _: get(base + ROUTE), range(REQUESTS)))
+        # connection to the other one. On a loaded machine one worker may still take a
+        # whole batch: then another batch (at most 5), until both have served.
+        pids = worker_pids(metrics_dir, "gauge_livesum")
+        sent = 0
+        for _ in range(5):
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(lambda _: get(base + ROUTE), range(REQUESTS)))
+            sent += REQUESTS
+            per_worker = {pid: served(metrics_dir, pid) for pid in pids}
+            if all(n > 0 for n in per_worker.values()):
+                break
 
         # Each worker's own file holds part of the count: both served.
-        pids = worker_pids(metrics_dir)
-        per_worker = {
-            pid: requests_total(
-                [
-                    (s.name, s.labels, s.value)
-                    for family in MultiProcessCollector.merge(
-                        [str(metrics_dir / f"counter_{pid}.db")]
-                    )
-                    for s in family.samples
-                ]
-            )
-            for pid in pids
-        }
         assert len(per_worker) == 2 and all(n > 0 for n in per_worker.values()), per_worker
-        assert sum(per_worker.values()) == REQUESTS
+        assert sum(per_worker.values()) == sent
 
         # Every scrape, whichever worker answers it, gives the exact total.
         scrapes = [parse(get(base + "/metrics").decode()) for _ in range(8)]
-        assert [requests_total(s) for s in scrapes] == [REQUESTS] * 8
+        assert [requests_total(s) for s in scrapes] == [sent] * 8
         names = {name for name, _, _ in scrapes[0]}
         assert {"process_cpu_seconds_total", "process_resident_memory_bytes"} <= names
         assert "uno_sessions_cached" in names
@@ -141,7 +149,7 @@ def test_one_scrape_counts_every_worker_exactly(tmp_path: Path) -> None:
             "no new worker started",
         )
         after = [parse(get(base + "/metrics").decode()) for _ in range(4)]
-        assert [requests_total(s) for s in after] == [REQUESTS] * 4
+        assert [requests_total(s) for s in after] == [sent] * 4
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err[-3000:]
