@@ -86,7 +86,7 @@ def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     clock = {"turn_seconds": 10, "max_timeouts": 1}
     body = api.create(variant, 2, seed=SEED, options={"target": 50}, clock=clock).get_json()
     sid = body["session_id"]
-    for _ in range(4):
+    for _ in range(20):
         now[0] += 11
         state = api.get(sid).get_json()
         if state["status"] == "over":
