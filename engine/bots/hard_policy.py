@@ -266,6 +266,13 @@ class TurnPlan:
             out[move] = self.node(after, 1)
         return out
 
+    def unseen_share(self, counts: Callable[[int], bool], none: float) -> float:
+        """The share of the cards this seat cannot see in the sample (the other hands
+        and the draw pile) for which ``counts`` holds; ``none`` when there are none."""
+        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
+        pool += self.state.draw_pile
+        return sum(counts(c) for c in pool) / len(pool) if pool else none
+
     def face_key(self, state: State, m: Move) -> tuple[object, ...]:
         """Moves that differ only in which of two identical cards they use are one."""
         code = self.code[state.side]
@@ -485,9 +492,7 @@ class AllWildPlan(TurnPlan):
         kind = self.kind[0]
         self.ends = [k not in KEEPS_TURN for k in kind]
         self.mine = set(self.state.hands[self.seat])
-        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
-        pool += self.state.draw_pile
-        self.f = sum(self.ends[c] for c in pool) / len(pool) if pool else 0.5
+        self.f = self.unseen_share(self.ends.__getitem__, 0.5)
         self.base_ends = [self.expected_ends(h) for h in self.state.hands]
 
     def expected_ends(self, hand: tuple[int, ...]) -> float:
@@ -633,9 +638,7 @@ class DuoPlan(TurnPlan):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         kind = self.kind[0]
-        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
-        pool += self.state.draw_pile
-        self.draw_two = sum(kind[c] is Kind.DRAW_TWO for c in pool) / len(pool) if pool else 0.0
+        self.draw_two = self.unseen_share(lambda c: kind[c] is Kind.DRAW_TWO, 0.0)
         self.points = self.variant.catalog.points[0]
 
     def node(self, state: State, depth: int) -> float:
