@@ -337,7 +337,9 @@ def test_a_stream_heartbeats_while_idle(app: Flask, api: Api) -> None:
     sid, _, created = two_humans(api)
     mgr = app.extensions["sessions"]
     mgr.config = type(mgr.config)(**{**mgr.config.__dict__, "heartbeat_seconds": 0.1})
-    r = api.c.get(f"/v1/sessions/{sid}/stream?timeout=0.35&after={created['last_event']}")
+    # Heartbeats every 0.1 s for 1.5 s: two of them are due even if the process stalls for
+    # a second (late in a CI run, a 0.35 s stream on Redis once ended before its first).
+    r = api.c.get(f"/v1/sessions/{sid}/stream?timeout=1.5&after={created['last_event']}")
     assert r.get_data(as_text=True).count(": keep-alive") >= 2
 
 
