@@ -55,7 +55,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
@@ -648,7 +648,7 @@ class SessionManager:
         sid: str,
         version: int,
         state: State,
-        bots: Mapping[int, bool | str],
+        meta: Meta,
         history: list[Event],
         tag: str = "",
         before: tuple[bytes, ...] | None = (),
@@ -660,10 +660,11 @@ class SessionManager:
         ``before`` (the session's events of the round as stored, ``Cached.history``):
         each levelled bot sees the round's game events redacted for its seat."""
         limit = min(self.config.max_bot_moves, self.config.max_moves - state.move_count)
+        bots = meta.bot_levels
         if not bots or limit <= 0:
             return state, [], []
         rnd = random.Random(f"{sid}:{version}{tag}")
-        if before and any(level in READS_HISTORY for level in bots.values()):
+        if before and meta.levelled:
             history = [*map(orjson.loads, before), *history]
         return play_bots(state, bots, rnd, limit, history)
 
@@ -696,7 +697,7 @@ class SessionManager:
         events: list[Event] = []
         moves: list[bytes] = []
         if not waiting:
-            held, bot_events, made = self._play_bots(sid, 0, state, meta.bot_levels, setup)
+            held, bot_events, made = self._play_bots(sid, 0, state, meta, setup)
             events = setup + bot_events
             moves = logged(made, "bot", now)
         dumped = _dump(events)
@@ -826,7 +827,7 @@ class SessionManager:
         state, setup = _engine_call(
             engine.start, meta.variant, len(meta.seats), meta.seed, meta.dealer, meta.options
         )
-        state, bot_events, made = self._play_bots(sid, version, state, meta.bot_levels, setup)
+        state, bot_events, made = self._play_bots(sid, version, state, meta, setup)
         events = [session_event("started"), *setup, *bot_events]
         return state, events, logged(made, "bot", self.clock())
 
@@ -856,7 +857,7 @@ class SessionManager:
                 meta = _hand_to_bot(c.meta, seat)
                 events = [session_event("left", player=seat, name=name, replaced_by="bot")]
                 state, bot_events, made = self._play_bots(
-                    sid, c.version, state, meta.bot_levels, events, before=c.history
+                    sid, c.version, state, meta, events, before=c.history
                 )
                 events += bot_events
                 moves = logged(made, "bot", self.clock())
@@ -908,7 +909,7 @@ class SessionManager:
             invite_sha256=None, rematch=None,
             clock=c.meta.clock and c.meta.clock.fresh(n, now),
         )  # fmt: skip
-        state, bot_events, made = self._play_bots(new_sid, 0, state, meta.bot_levels, setup)
+        state, bot_events, made = self._play_bots(new_sid, 0, state, meta, setup)
         events = setup + bot_events
         dumped = _dump(events)
         entry = _with_history(None, Cached(1, len(events), state, meta), events, dumped)
@@ -1056,7 +1057,7 @@ class SessionManager:
             )
         state, events = _engine_call(engine.apply, current, ask.move)
         state, bot_events, made = self._play_bots(
-            sid, ask.expected, state, at.meta.bot_levels, events, before=at.history
+            sid, ask.expected, state, at.meta, events, before=at.history
         )
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
@@ -1221,7 +1222,7 @@ class SessionManager:
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
             chain += 1
             state, bot_events, made = self._play_bots(
-                sid, c.version, state, meta.bot_levels, events, f":clock:{chain}", c.history
+                sid, c.version, state, meta, events, f":clock:{chain}", c.history
             )
             events += bot_events
             moves += logged(made, "bot", deadline)
