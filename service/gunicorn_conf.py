@@ -13,7 +13,7 @@ not import the application (or anything gevent must patch) before the workers fo
 | ``GUNICORN_GRACEFUL_TIMEOUT`` | 20 | ``graceful_timeout`` (seconds) |
 | ``GUNICORN_KEEPALIVE`` | 5 | ``keepalive`` (seconds) |
 | ``GUNICORN_MAX_REQUESTS`` / ``_JITTER`` | 100000 / 10000 with ``REDIS_URL``, else 0 | worker recycling; 0 turns it off (recycling a worker would lose in-process sessions) |
-| ``GUNICORN_ACCESSLOG`` | ``-`` (stdout, one JSON-ish line a request) | ``off`` turns it off |
+| ``GUNICORN_ACCESSLOG`` | ``off`` (the app logs one JSON access line a request) | ``-``: gunicorn's own line too, on stdout |
 | ``LOG_LEVEL`` | ``info`` | ``loglevel`` |
 | ``PROMETHEUS_MULTIPROC_DIR`` | a new directory under ``$TMPDIR``, removed at exit | where every worker writes its metrics (``on_starting``) |
 
@@ -126,7 +126,7 @@ def _worker_class() -> str:
 
 
 def _accesslog() -> str | None:
-    value = os.environ.get("GUNICORN_ACCESSLOG", "-").strip()
+    value = os.environ.get("GUNICORN_ACCESSLOG", "off").strip()
     return None if value.lower() in ("", "off", "none", "false", "0") else value
 
 

@@ -333,6 +333,7 @@ def _after(response: Response) -> Response:
                     "method": method,
                     "route": route,
                     "path": req.path,
+                    "remote": req.remote_addr,
                     "status": status,
                     "duration_ms": round(seconds * 1000, 3),
                     "request_id": rid,

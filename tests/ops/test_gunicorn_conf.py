@@ -77,7 +77,7 @@ def test_defaults(load) -> None:
     assert conf.graceful_timeout == 20
     assert conf.keepalive == 5
     assert (conf.max_requests, conf.max_requests_jitter) == (100_000, 10_000)
-    assert conf.accesslog == "-"
+    assert conf.accesslog is None  # the app's JSON access line is the one
     assert conf.errorlog == "-"
     assert conf.loglevel == "info"
     assert conf.control_socket_disable is True
@@ -96,7 +96,7 @@ def test_environment_overrides(load) -> None:
         GUNICORN_KEEPALIVE="75",
         GUNICORN_MAX_REQUESTS="100",
         GUNICORN_MAX_REQUESTS_JITTER="10",
-        GUNICORN_ACCESSLOG="off",
+        GUNICORN_ACCESSLOG="-",
         LOG_LEVEL="WARNING",
     )
     assert conf.bind == ["127.0.0.1:9123"]
@@ -107,7 +107,7 @@ def test_environment_overrides(load) -> None:
     assert conf.graceful_timeout == 12
     assert conf.keepalive == 75
     assert (conf.max_requests, conf.max_requests_jitter) == (100, 10)
-    assert conf.accesslog is None
+    assert conf.accesslog == "-"
     assert conf.loglevel == "warning"
 
 

@@ -119,11 +119,15 @@ def test_image_command_serves_healthz_and_healthcheck_passes(worker_class: str) 
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err[-3000:]
     assert f"Using worker: {worker_class}" in err
-    # One JSON object a request on stdout.
-    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    healthz = [line for line in lines if line["path"] == "/healthz"]
-    assert healthz and all(line["status"] == 200 for line in healthz), out[-2000:]
-    assert {"time", "remote", "method", "duration_us", "request_id"} <= set(healthz[0])
+    # One access line a request: the app's JSON on stderr; gunicorn's own is off.
+    assert not [line for line in out.splitlines() if "/healthz" in line], out[-2000:]
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    access = [line for line in lines if line.get("logger") == "service.access"]
+    healthz = [line for line in access if line["path"] == "/healthz"]
+    assert healthz and all(line["status"] == 200 for line in healthz), err[-2000:]
+    assert len({line["request_id"] for line in healthz}) == len(healthz)
+    assert {"time", "remote", "method", "route", "duration_ms", "request_id"} <= set(healthz[0])
+    assert healthz[0]["remote"] == "127.0.0.1"
 
 
 def test_hostile_requests_to_the_real_server_are_4xx_problems() -> None:

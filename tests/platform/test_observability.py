@@ -87,6 +87,7 @@ def test_one_json_access_line_per_request(
     assert first["route"] == "/v1/variants/<variant_id>"  # the rule, not the raw path
     assert first["path"] == "/v1/variants/uno_classic"
     assert first["status"] == 200
+    assert first["remote"] == "127.0.0.1"  # the test client's address
     assert isinstance(first["duration_ms"], float) and first["duration_ms"] >= 0
     assert second["status"] == 404 and second["route"] == "/v1/variants/<variant_id>"
 
