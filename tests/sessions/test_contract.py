@@ -374,10 +374,12 @@ def test_sessions_expire_after_the_ttl_and_writes_refresh_it(
     from service.sessions.memory import MemoryStore
     from tests.sessions.conftest import make_app, store_config
 
+    # A TTL of 2 s and steps of 1.2 s: each "still there" has 0.8 s to spare on a slow
+    # machine (the Redis stores wait for real).
     now = [0.0]
-    extra: dict[str, Any] = {"SESSION_TTL_SECONDS": 1.0}
+    extra: dict[str, Any] = {"SESSION_TTL_SECONDS": 2.0}
     if store_kind == "memory":
-        extra["SESSION_STORE"] = MemoryStore(1.0, 1000, clock=lambda: now[0])
+        extra["SESSION_STORE"] = MemoryStore(2.0, 1000, clock=lambda: now[0])
 
     def wait(seconds: float) -> None:
         if store_kind == "memory":
@@ -388,12 +390,12 @@ def test_sessions_expire_after_the_ttl_and_writes_refresh_it(
     app = make_app(store_config(store_kind, request, **extra))
     api = Api(app.test_client())
     sid, toks, _ = two_humans(api)
-    wait(0.6)
+    wait(1.2)
     seat, body = mover(api, sid, toks)
     assert api.move(sid, toks[seat], first_move(body), 1).status_code == 200
-    wait(0.6)  # 1.2 s after creation, 0.6 s after the write
+    wait(1.2)  # 2.4 s after creation, 1.2 s after the write
     assert api.get(sid).status_code == 200
-    wait(0.6)
+    wait(1.2)
     problem(api.get(sid), 404, "session_not_found")
     app.extensions["sessions"].store.close()
 
