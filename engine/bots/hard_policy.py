@@ -42,6 +42,7 @@ from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
 from . import dos_turn, montecarlo
 from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
+from .variants import DuoKnowledge
 
 T = MoveType
 PLAY = Phase.PLAY
@@ -269,9 +270,14 @@ class TurnPlan:
     def unseen_share(self, counts: Callable[[int], bool], none: float) -> float:
         """The share of the cards this seat cannot see in the sample (the other hands
         and the draw pile) for which ``counts`` holds; ``none`` when there are none."""
-        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
-        pool += self.state.draw_pile
+        pool = self.hidden(self.state)
         return sum(counts(c) for c in pool) / len(pool) if pool else none
+
+    def hidden(self, state: State) -> list[int]:
+        """The cards of ``state`` this seat cannot see: the other hands, the draw pile."""
+        pool = [c for s, h in enumerate(state.hands) if s != self.seat for c in h]
+        pool += state.draw_pile
+        return pool
 
     def face_key(self, state: State, m: Move) -> tuple[object, ...]:
         """Moves that differ only in which of two identical cards they use are one."""
@@ -399,8 +405,7 @@ class TurnPlan:
         if active is not None and active not in void and named(self.ctx).get(seat) is active:
             self.reply_memo[key] = odds = max(self.NAMED, 1.0 - (1.0 - 0.25) ** n)
             return odds
-        pool = [c for s, h in enumerate(state.hands) if s != self.seat for c in h]
-        pool += state.draw_pile
+        pool = self.hidden(state)
         wild, colour, symbol = self.wild[side], self.colour[side], self.symbol[side]
         top_symbol = symbol[top] if top >= 0 else -1
         if top_symbol < 0:
@@ -634,17 +639,50 @@ class DuoPlan(TurnPlan):
     DANGER_ELSE = 0.05
     #: Per card the other seat holds when this seat goes out.
     OUT_CARD = 5.0
+    #: The bounds of the game's weight of a point (see ``point_weights``).
+    GAME_WEIGHT = (1.0, 1.0)
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         kind = self.kind[0]
+        know = self.know
+        self.known: frozenset[int] = frozenset()
+        self.since_volley: dict[int, int] = {}
+        if isinstance(know, DuoKnowledge):
+            self.known = frozenset(know.draft_cards(self.ctx)[0])
+            self.since_volley = know.since_volley(self.ctx)
         self.draw_two = self.unseen_share(lambda c: kind[c] is Kind.DRAW_TWO, 0.0)
         self.points = self.variant.catalog.points[0]
+        self.point_weight, self.out_weight = self.point_weights()
+
+    def point_weights(self) -> tuple[float, float]:
+        """How much a point this seat scores, and one the other seat scores, weigh in
+        this game against at its start: the seat that first reaches the target loses,
+        and with ``a`` and ``b`` points left to the target (this seat, the other) the
+        chance to win is taken as ``a / (a + b)``, whose slope in ``a`` is
+        ``b / (a + b) ** 2`` (``a / (a + b) ** 2`` in ``b``), 1 at the start (both at
+        the target), kept within ``GAME_WEIGHT``."""
+        lo, hi = self.GAME_WEIGHT
+        view = self.ctx.view
+        scores = view.get("scores") or ()
+        target = view.get("target") or 0
+        if len(scores) != 2 or target <= 0 or (lo == hi == 1.0):
+            return 1.0, 1.0
+        a = max(1, target - scores[self.seat])
+        b = max(1, target - scores[1 - self.seat])
+        unit = 4.0 * target / (a + b) ** 2
+        return min(hi, max(lo, unit * b)), min(hi, max(lo, unit * a))
+
+    def hidden(self, state: State) -> list[int]:
+        """The base's, without the draft discards known to lie under the draw pile."""
+        pool = super().hidden(state)
+        known = self.known
+        return [c for c in pool if c not in known] if known else pool
 
     def node(self, state: State, depth: int) -> float:
         if state.phase is not PLAY:
             if state.round_winner == self.seat:
-                return WIN + self.OUT_CARD * len(state.hands[1 - self.seat])
+                return WIN + self.OUT_CARD * self.out_weight * len(state.hands[1 - self.seat])
             return -WIN
         pend = state.pending
         if pend is not None and pend.player != self.seat and pend.type.value == "volley":
@@ -657,6 +695,9 @@ class DuoPlan(TurnPlan):
         victim = state.pending.player  # type: ignore[union-attr]
         stack = state.ext.draw_stack
         n = len(state.hands[victim])
+        since = self.since_volley.get(victim)
+        if since is not None:  # it last drew a volley: it held no Draw Two then
+            n = min(n, since + n - self.base_sizes[victim])
         q = 1.0 - (1.0 - self.draw_two) ** n
         kind = self.kind[0]
         mine = any(kind[c] is Kind.DRAW_TWO for c in state.hands[self.seat])
@@ -677,7 +718,8 @@ class DuoPlan(TurnPlan):
         n = len(state.hands[1 - self.seat])
         danger = self.DANGER.get(n, self.DANGER_ELSE)
         points = self.points
-        return value - self.POINT * danger * sum(points[c] for c in state.hands[self.seat])
+        weight = self.POINT * self.point_weight * danger
+        return value - weight * sum(points[c] for c in state.hands[self.seat])
 
 
 class DuoPolicy(HardPolicy):
