@@ -630,7 +630,9 @@ class DuoPlan(TurnPlan):
     that goes out counts the cards the other seat is left with (a last Draw Two or Wild
     Draw Four adds to them). A Draw Two played starts a volley: the other seat returns
     it with its counted odds of holding one, else it draws the whole total and this seat
-    moves again (searched on)."""
+    moves again (searched on). The odds leave out the draft discards known to lie under
+    the draw pile, and after the other seat drew a volley's total (it held no Draw Two)
+    count only the cards it drew since."""
 
     #: Per point of the hand, times ``DANGER``.
     POINT = 1.0
@@ -639,8 +641,6 @@ class DuoPlan(TurnPlan):
     DANGER_ELSE = 0.05
     #: Per card the other seat holds when this seat goes out.
     OUT_CARD = 5.0
-    #: The bounds of the game's weight of a point (see ``point_weights``).
-    GAME_WEIGHT = (1.0, 1.0)
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -653,25 +653,6 @@ class DuoPlan(TurnPlan):
             self.since_volley = know.since_volley(self.ctx)
         self.draw_two = self.unseen_share(lambda c: kind[c] is Kind.DRAW_TWO, 0.0)
         self.points = self.variant.catalog.points[0]
-        self.point_weight, self.out_weight = self.point_weights()
-
-    def point_weights(self) -> tuple[float, float]:
-        """How much a point this seat scores, and one the other seat scores, weigh in
-        this game against at its start: the seat that first reaches the target loses,
-        and with ``a`` and ``b`` points left to the target (this seat, the other) the
-        chance to win is taken as ``a / (a + b)``, whose slope in ``a`` is
-        ``b / (a + b) ** 2`` (``a / (a + b) ** 2`` in ``b``), 1 at the start (both at
-        the target), kept within ``GAME_WEIGHT``."""
-        lo, hi = self.GAME_WEIGHT
-        view = self.ctx.view
-        scores = view.get("scores") or ()
-        target = view.get("target") or 0
-        if len(scores) != 2 or target <= 0 or (lo == hi == 1.0):
-            return 1.0, 1.0
-        a = max(1, target - scores[self.seat])
-        b = max(1, target - scores[1 - self.seat])
-        unit = 4.0 * target / (a + b) ** 2
-        return min(hi, max(lo, unit * b)), min(hi, max(lo, unit * a))
 
     def hidden(self, state: State) -> list[int]:
         """The base's, without the draft discards known to lie under the draw pile."""
@@ -682,7 +663,7 @@ class DuoPlan(TurnPlan):
     def node(self, state: State, depth: int) -> float:
         if state.phase is not PLAY:
             if state.round_winner == self.seat:
-                return WIN + self.OUT_CARD * self.out_weight * len(state.hands[1 - self.seat])
+                return WIN + self.OUT_CARD * len(state.hands[1 - self.seat])
             return -WIN
         pend = state.pending
         if pend is not None and pend.player != self.seat and pend.type.value == "volley":
@@ -718,8 +699,7 @@ class DuoPlan(TurnPlan):
         n = len(state.hands[1 - self.seat])
         danger = self.DANGER.get(n, self.DANGER_ELSE)
         points = self.points
-        weight = self.POINT * self.point_weight * danger
-        return value - weight * sum(points[c] for c in state.hands[self.seat])
+        return value - self.POINT * danger * sum(points[c] for c in state.hands[self.seat])
 
 
 class DuoPolicy(HardPolicy):
