@@ -288,3 +288,96 @@ def test_the_dos_planner_rates_the_row_cards_the_next_seat_matches_most_easily()
     assert plan.ease(wild, 1) > 0.99
     assert plan.ease(wild, 7) > plan.ease(ten, 7) > plan.ease(one, 7)
     assert plan.ease(ten, 7) > plan.ease(ten, 2)
+
+
+def drafted(seed: int) -> tuple[engine.State, list[Any]]:
+    """A UNO Duo round after a draft between normal bots, at the first decision of play,
+    with the events so far."""
+    state, events = engine.start("uno_duo", 2, seed)
+    history = list(events)
+    rnd = random.Random(seed)
+    while state.phase is engine.Phase.DRAFT or state.pending is not None:
+        seat = actor(state)
+        view = engine.view(state, seat)
+        move = bots.choose("normal", view, [], engine.legal_moves(state, seat), rnd)
+        state, events = engine.apply(state, move)
+        history += events
+    return state, history
+
+
+def duo_sample(state: engine.State, history: list[Any], seed: int) -> engine.State:
+    seat = actor(state)
+    view = engine.view(state, seat)
+    sample = bots.sample_state(view, engine.redact_all(history, seat), random.Random(seed))
+    engine.check_invariants(sample)
+    assert engine.view(sample, seat) == view
+    return sample
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_duo_samples_keep_the_draft_discards_under_the_draw_pile(seed: int) -> None:
+    """The 14 draft discards are public and lie under the draw pile as they were
+    discarded: every sample has them there, in that order, and never in the other hand
+    (before, they were dealt at random with the cards the seat cannot see)."""
+    state, history = drafted(seed)
+    seat = actor(state)
+    under = state.draw_pile[-14:]
+    shown = [e["card"]["id"] for e in history if e["type"] in ("draft_discarded", "draft_burned")]
+    assert list(under) == shown
+    for s in range(5):
+        sample = duo_sample(state, history, s)
+        assert sample.draw_pile[-14:] == under
+        assert not set(under) & set(sample.hands[1 - seat])
+    # a history that starts after the draft shows none of them: dealt at random
+    view = engine.view(state, seat)
+    blind = [bots.sample_state(view, [], random.Random(s)) for s in range(8)]
+    assert any(b.draw_pile[-14:] != under for b in blind)
+
+
+def test_duo_samples_put_the_draft_discards_drawn_since_in_the_other_hand() -> None:
+    """The draw pile is down to the last 11 draft discards: the first 3 were drawn, not
+    by this seat (not in its hand) and not played, so the other seat holds them."""
+    state, history = drafted(1)
+    seat = actor(state)
+    other = 1 - seat
+    pile = state.draw_pile
+    drawn, left = pile[-14:-11], pile[-11:]
+    state = state._replace(
+        hands=tuple(h + drawn if s == other else h for s, h in enumerate(state.hands)),
+        draw_pile=left,
+        discard=pile[:-14] + state.discard,
+    )
+    engine.check_invariants(state)
+    know = bots.knowledge_for("uno_duo")
+    view = engine.view(state, seat)
+    ctx = Ctx(seat, view, engine.redact_all(history, seat), [], engine.find_variant("uno_duo"))
+    assert know.draft_cards(ctx) == (left, drawn)  # type: ignore[attr-defined]
+    for s in range(4):
+        sample = duo_sample(state, history, s)
+        assert sample.draw_pile == left
+        assert set(drawn) <= set(sample.hands[other])
+
+
+def test_duo_hard_counts_no_draw_two_in_a_hand_that_drew_a_volley() -> None:
+    """The bots return a volley whenever they can: a seat that drew a volley's total
+    held no Draw Two, so only the two cards it drew may be one. Hard's lead of the Draw
+    Two is then worth more than against seven cards of which any may be a Draw Two."""
+    state = duo(["RD2", "R5", "G7"], ["B1", "B2", "B3", "B4", "B5", "B6", "B7"])
+    seat = 1
+    view = engine.view(state, seat)
+    legal = engine.legal_moves(state, seat)
+    variant = engine.find_variant("uno_duo")
+    know = bots.knowledge_for("uno_duo")
+    pol = hard_policy.policy_for("uno_duo")
+    lead = next(m for m in legal if m.card == card(state, 1, "RD2"))
+    volley = [
+        {"type": "round_started", "round": 1, "dealer": 0},
+        {"type": "drew", "player": 0, "count": 2, "reason": "volley"},
+    ]
+    values = {}
+    for name, history in (("none", []), ("volley", volley)):
+        ctx = Ctx(seat, view, history, legal, variant)
+        plan = pol.plan_class()(know, ctx, random.Random(2), pol.ROOTS)
+        values[name] = plan.values()[lead]
+    assert know.since_volley(Ctx(seat, view, volley, legal, variant)) == {0: 2}  # type: ignore[attr-defined]
+    assert values["volley"] > values["none"]

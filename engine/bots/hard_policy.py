@@ -42,6 +42,7 @@ from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
 from . import dos_turn, montecarlo
 from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
+from .variants import DuoKnowledge
 
 T = MoveType
 PLAY = Phase.PLAY
@@ -269,9 +270,14 @@ class TurnPlan:
     def unseen_share(self, counts: Callable[[int], bool], none: float) -> float:
         """The share of the cards this seat cannot see in the sample (the other hands
         and the draw pile) for which ``counts`` holds; ``none`` when there are none."""
-        pool = [c for s, h in enumerate(self.state.hands) if s != self.seat for c in h]
-        pool += self.state.draw_pile
+        pool = self.hidden(self.state)
         return sum(counts(c) for c in pool) / len(pool) if pool else none
+
+    def hidden(self, state: State) -> list[int]:
+        """The cards of ``state`` this seat cannot see: the other hands, the draw pile."""
+        pool = [c for s, h in enumerate(state.hands) if s != self.seat for c in h]
+        pool += state.draw_pile
+        return pool
 
     def face_key(self, state: State, m: Move) -> tuple[object, ...]:
         """Moves that differ only in which of two identical cards they use are one."""
@@ -399,8 +405,7 @@ class TurnPlan:
         if active is not None and active not in void and named(self.ctx).get(seat) is active:
             self.reply_memo[key] = odds = max(self.NAMED, 1.0 - (1.0 - 0.25) ** n)
             return odds
-        pool = [c for s, h in enumerate(state.hands) if s != self.seat for c in h]
-        pool += state.draw_pile
+        pool = self.hidden(state)
         wild, colour, symbol = self.wild[side], self.colour[side], self.symbol[side]
         top_symbol = symbol[top] if top >= 0 else -1
         if top_symbol < 0:
@@ -625,7 +630,9 @@ class DuoPlan(TurnPlan):
     that goes out counts the cards the other seat is left with (a last Draw Two or Wild
     Draw Four adds to them). A Draw Two played starts a volley: the other seat returns
     it with its counted odds of holding one, else it draws the whole total and this seat
-    moves again (searched on)."""
+    moves again (searched on). The odds leave out the draft discards known to lie under
+    the draw pile, and after the other seat drew a volley's total (it held no Draw Two)
+    count only the cards it drew since."""
 
     #: Per point of the hand, times ``DANGER``.
     POINT = 1.0
@@ -638,8 +645,20 @@ class DuoPlan(TurnPlan):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         kind = self.kind[0]
+        know = self.know
+        self.known: frozenset[int] = frozenset()
+        self.since_volley: dict[int, int] = {}
+        if isinstance(know, DuoKnowledge):
+            self.known = frozenset(know.draft_cards(self.ctx)[0])
+            self.since_volley = know.since_volley(self.ctx)
         self.draw_two = self.unseen_share(lambda c: kind[c] is Kind.DRAW_TWO, 0.0)
         self.points = self.variant.catalog.points[0]
+
+    def hidden(self, state: State) -> list[int]:
+        """The base's, without the draft discards known to lie under the draw pile."""
+        pool = super().hidden(state)
+        known = self.known
+        return [c for c in pool if c not in known] if known else pool
 
     def node(self, state: State, depth: int) -> float:
         if state.phase is not PLAY:
@@ -657,6 +676,9 @@ class DuoPlan(TurnPlan):
         victim = state.pending.player  # type: ignore[union-attr]
         stack = state.ext.draw_stack
         n = len(state.hands[victim])
+        since = self.since_volley.get(victim)
+        if since is not None:  # it last drew a volley: it held no Draw Two then
+            n = min(n, since + n - self.base_sizes[victim])
         q = 1.0 - (1.0 - self.draw_two) ** n
         kind = self.kind[0]
         mine = any(kind[c] is Kind.DRAW_TWO for c in state.hands[self.seat])

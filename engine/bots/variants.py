@@ -23,8 +23,103 @@ class DuoKnowledge(BotKnowledge):
 
     variant_id = "uno_duo"
 
+    def draft_cards(self, ctx: Ctx) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """What the round's draft left public: the draft discards still at the bottom of
+        the draw pile (top first, in the order they lie there), and those drawn since
+        that the seat cannot see (they are in the other hand: a card the seat drew is in
+        its hand or was played, and a card the other seat played is face up). The draft
+        discards lie under the draw pile as they were discarded (the first on top of
+        them), so the draw pile holds the last ``min(its size, 14)`` of them; a
+        reshuffle ends what is known. Empty when the history shows no draft's end."""
+        memo = ctx.memo.get("draft_cards")
+        if memo is not None:
+            return memo  # type: ignore[no-any-return]
+        pile: list[int] = []
+        under = 0  # the draft discards put under the draw pile (0: not yet)
+        for ev in ctx.history:
+            kind = ev.get("type")
+            if kind == "round_started" or kind == "reshuffled":
+                pile, under = [], 0
+            elif kind in ("draft_discarded", "draft_burned") and isinstance(ev.get("card"), dict):
+                pile.append(self.card_id(ev["card"], 0))
+            elif kind == "draft_over":
+                under = int(ev.get("under_draw_pile") or 0)
+        bottom: tuple[int, ...] = ()
+        drawn: tuple[int, ...] = ()
+        view = ctx.view
+        if under and view["phase"] == "play" and len(pile) <= under:
+            size = view["draw_pile_size"]
+            # the draw pile holds the last min(size, under) of them; ``pile`` the last
+            # len(pile) (a history that starts within the draft misses the first ones)
+            gone = max(0, len(pile) - size) if size < under else 0
+            bottom = tuple(pile[gone:])
+            own, played, _ = self.unseen(ctx)
+            seen = {*own, *played, *self.public_cards(ctx)}
+            drawn = tuple(c for c in pile[:gone] if c not in seen)
+            if len(drawn) > view["hand_sizes"][1 - ctx.seat]:
+                drawn = ()  # not consistent with the view: deal them at random
+        ctx.memo["draft_cards"] = memo = (bottom, drawn)
+        return memo
+
+    def since_volley(self, ctx: Ctx) -> dict[int, int]:
+        """Seat -> the cards it drew since it last drew a volley's total this round (the
+        bots return a volley whenever they hold a Draw Two, so a seat that drew one held
+        none: only those cards may be Draw Twos). Seats that drew none are absent."""
+        memo = ctx.memo.get("since_volley")
+        if memo is not None:
+            return memo  # type: ignore[no-any-return]
+        out: dict[int, int] = {}
+        for ev in ctx.history:
+            kind = ev.get("type")
+            if kind == "round_started":
+                out.clear()
+            elif kind == "drew" and isinstance(ev.get("player"), int):
+                seat, count = ev["player"], int(ev.get("count") or 0)
+                if ev.get("reason") == "volley":
+                    out[seat] = count
+                elif seat in out:
+                    out[seat] += count
+        ctx.memo["since_volley"] = out
+        return out
+
+    def sample(self, ctx: Ctx, rnd: random.Random) -> State:
+        """The base's sample, with the draft's public cards where they are known to be:
+        the draft discards still under the draw pile at its bottom, in their order, and
+        those drawn since that the seat cannot see in the other hand."""
+        state = super().sample(ctx, rnd)
+        bottom, drawn = self.draft_cards(ctx)
+        if not bottom and not drawn:
+            return state
+        other = 1 - ctx.seat
+        known = {*bottom, *drawn}
+        _, played, _ = self.unseen(ctx)
+        keep = {*played, *self.public_cards(ctx)}  # the discard pile's known cards
+        hand = [c for c in state.hands[other] if c not in known]
+        spare = [c for c in state.draw_pile if c not in known]
+        spare += [c for c in state.discard if c not in known and c not in keep]
+        size = len(state.hands[other]) - len(drawn)
+        if len(hand) < size:
+            hand, spare = hand + spare[: size - len(hand)], spare[size - len(hand) :]
+        elif len(hand) > size:
+            hand, spare = hand[:size], hand[size:] + spare
+        free = len(state.draw_pile) - len(bottom)
+        hands = list(state.hands)
+        hands[other] = (*hand, *drawn)
+        return state._replace(
+            hands=tuple(hands),
+            draw_pile=(*spare[:free], *bottom),
+            discard=(*spare[free:], *(c for c in state.discard if c in keep)),
+        )
+
+    def public_cards(self, ctx: Ctx) -> list[int]:
+        """The discard top, and during the draft the draft discard pile."""
+        out = super().public_cards(ctx)
+        out.extend(int(ref["id"]) for ref in ctx.view.get("draft_discard") or ())
+        return out
+
     def ext(self, ctx: Ctx, rnd: random.Random, hands: Any, draw: Any) -> Any:
-        return DuoExt((), int(ctx.view.get("draw_stack") or 0))
+        pile = tuple(int(ref["id"]) for ref in ctx.view.get("draft_discard") or ())
+        return DuoExt(pile, int(ctx.view.get("draw_stack") or 0))
 
 
 @knows
