@@ -624,7 +624,9 @@ class PizzaPolicy(HardPolicy):
     often goes out in one turn), with a better give after a Wild Dip. The
     receiver plays next on the colour just named, so the card given is one it cannot
     play at once (not that colour, no Wild or action card); among those the highest
-    in points (the winner of the round scores the cards left in the other hands)."""
+    in points (the winner of the round scores the cards left in the other hands). Its
+    turn is ``PizzaPlan``'s (points kept count; Wild Dip and Wild Draw Two held early),
+    and it challenges by the guilt rates measured of normal's Wild Draw Two."""
 
     #: Giving a card of the colour in play (the receiver plays it at once).
     GIVE_ACTIVE = -12.0
