@@ -381,3 +381,71 @@ def test_duo_hard_counts_no_draw_two_in_a_hand_that_drew_a_volley() -> None:
         values[name] = plan.values()[lead]
     assert know.since_volley(Ctx(seat, view, volley, legal, variant)) == {0: 2}  # type: ignore[attr-defined]
     assert values["volley"] > values["none"]
+
+
+def pizza(hand: list[str], other: list[str], turned: str) -> engine.State:
+    """A two-player Pocket Pizza table, seat 1 to move, with these hands."""
+    state = stacked_game("uno_pocket_pizza", [other, hand], turned, draw=["Y3", "G6", "B8"])
+    assert state.current == 1 and state.pending is None
+    return state
+
+
+def pizza_choices(state: engine.State, seeds: range) -> list[str]:
+    code = engine.find_variant("uno_pocket_pizza").catalog.code[0]
+    view, legal = engine.view(state, 1), engine.legal_moves(state, 1)
+    out = []
+    for seed in seeds:
+        move = bots.choose("hard", view, [], legal, random.Random(seed))
+        out.append(code[move.card] if move.card is not None else move.type.value)
+    return out
+
+
+def test_pizza_hard_holds_its_wild_dip_while_a_red_card_plays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Five cards each, red in play, a red card in hand: played out on true deals, the
+    Wild Dip early loses points on average (benchmarks/pizza_regret.py), so hard plays a
+    red card and keeps it; without the rule its turn search plays the Wild Dip."""
+    state = pizza(["R4", "R8", "WDIP", "G9", "B4"], ["Y1", "Y2", "B5", "G7", "YS"], "R6")
+    assert set(pizza_choices(state, range(6))) <= {"R4", "R8"}
+    monkeypatch.setattr(hard_policy.PizzaPlan, "HOLD", 0.0)
+    assert "WDIP" in pizza_choices(state, range(6))
+
+
+def test_pizza_hard_holds_its_wild_dip_no_more_once_a_hand_is_small() -> None:
+    """The other seat holds two cards: the rule is off and the turn search decides."""
+    state = pizza(["R4", "R8", "WDIP", "G9", "B4"], ["Y1", "Y2", "B5", "G7", "YS"], "R6")
+    state = with_hand(state, 0, [card(state, 0, c) for c in ("Y1", "Y2")])
+    assert "WDIP" in pizza_choices(state, range(6))
+
+
+def test_pizza_hard_sheds_the_higher_of_two_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two red numbers play alike; the round's winner scores the cards left, so hard
+    plays the Red Nine, not the Red Two (without the points term: either)."""
+    state = pizza(["R2", "R9", "B3", "G4", "Y5"], ["Y1", "Y2", "B5", "G7", "YS"], "R6")
+    assert set(pizza_choices(state, range(8))) == {"R9"}
+    monkeypatch.setattr(hard_policy.PizzaPlan, "POINT", 0.0)
+    assert set(pizza_choices(state, range(8))) == {"R2", "R9"}
+
+
+def test_pizza_hard_accepts_a_wild_draw_two_that_leaves_its_player_one_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Normal's Wild Draw Two that leaves it one card was guilty 16-25% of the time
+    (measured), so hard, holding two cards, accepts; at the base's odds for a hand of
+    two (0.65) it would challenge."""
+    state = pizza(["WD2", "B4", "G9", "Y5", "B7"], ["Y1", "Y2", "B5", "G7", "YS"], "R6")
+    state = with_hand(state, 1, [card(state, 1, c) for c in ("WD2", "B4")])
+    state = with_hand(state, 0, [card(state, 0, c) for c in ("Y1", "Y2")])
+    play = next(
+        m
+        for m in engine.legal_moves(state, 1)
+        if m.card == card(state, 1, "WD2") and m.color is not None and m.color.value == "blue"
+        and m.uno
+    )  # fmt: skip
+    after, _ = engine.apply(state, play)
+    assert after.pending is not None and after.pending.type.value == "challenge"
+    assert after.pending.player == 0
+    assert choice("hard", after, 0).type.value == "accept"
+    monkeypatch.setattr(hard_policy.PizzaPolicy, "GUILT_LAST", 0.65)
+    assert choice("hard", after, 0).type.value == "challenge"
