@@ -20,14 +20,15 @@ class Drawing(Views):
         """Deal ``count`` cards to each seat, one at a time from the seat left of the
         dealer clockwise; return the rest of the pile."""
         n = w.num_players
-        hands: list[list[int]] = [[] for _ in range(n)]
-        position = 0
-        for _ in range(count):
-            for k in range(1, n + 1):
-                hands[seat_after(w.dealer, n, k)].append(pile[position])
-                position += 1
-        w.hands = [tuple(h) for h in hands]
-        return pile[position:]
+        dealt = n * count
+        if len(pile) < dealt:
+            raise ValueError(f"a deal of {count} to {n} seats needs {dealt} cards, not {len(pile)}")
+        # The k-th seat from the dealer gets the pile's cards k-1, k-1+n, k-1+2n, ...
+        hands: list[tuple[int, ...]] = [()] * n
+        for k in range(1, n + 1):
+            hands[seat_after(w.dealer, n, k)] = tuple(pile[k - 1 : dealt : n])
+        w.hands = hands
+        return pile[dealt:]
 
     def draw_cards(
         self, w: Work, seat: int, count: int, events: list[Event], reason: str

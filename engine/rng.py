@@ -21,6 +21,7 @@ so it lives inside the immutable game state and replays exactly.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import MutableSequence
 
 MASK64 = (1 << 64) - 1
@@ -68,22 +69,18 @@ _THRESHOLDS = (0, *(((1 << 32) - n) % n for n in range(1, 1025)))
 #: A 32-bit value times this is the value twice, side by side (for the rotation).
 _TWICE = (1 << 32) | 1
 
+#: The bits of one lane: ``shuffle`` works on many generator states at once, each in a
+#: lane of this many bits of one big integer.
+_LANE = 128
+#: ``shuffle`` reads the lanes back as native unsigned 64-bit words: little-endian only.
+_LITTLE = sys.byteorder == "little"
 
-def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
-    """Shuffle ``items`` in place (Fisher-Yates from the end); return the generator.
 
-    ``below(rng, i + 1)`` for each ``i``, with its PCG step written out in the loop (one
-    call per card instead of three, no tuple per step): the same outputs, the same swaps
-    (tests/test_rng.py checks it against ``below``)."""
-    n = len(items)
-    if n > 1024:
-        for i in range(n - 1, 0, -1):
-            j, rng = below(rng, i + 1)
-            items[i], items[j] = items[j], items[i]
-        return rng
-    state, inc = rng
+def _write_out(state: int, inc: int, items: MutableSequence[int], top: int) -> Rng:
+    """Fisher-Yates from ``items[top]`` down to ``items[1]``: ``below(rng, i + 1)`` for
+    each ``i``, with its PCG step written out (the same outputs, the same swaps)."""
     thresholds = _THRESHOLDS
-    for i in range(n - 1, 0, -1):
+    for i in range(top, 0, -1):
         # next_u32: rotr32(xorshifted, rot) is bits rot..rot+31 of xorshifted written
         # twice side by side (xorshifted * _TWICE).
         old = state
@@ -97,3 +94,110 @@ def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
         j = out % bound
         items[i], items[j] = items[j], items[i]
     return state, inc
+
+
+#: The most states one lane-parallel shuffle works out (a pile of up to 1024 cards).
+_MOST = 1023
+
+
+def _packed(values: list[int]) -> int:
+    """``values`` as one big integer, value ``k`` in the lane at bit ``128k``."""
+    return int.from_bytes(b"".join(v.to_bytes(16, "little") for v in values), "little")
+
+
+def _powers() -> tuple[list[int], list[int]]:
+    """``k`` steps of the generator are ``state_k = a_k * state_0 + inc * d_k`` (mod
+    2**64): the lists of ``a_k`` and ``d_k`` for ``k`` up to ``_MOST``."""
+    a, d = [1], [0]
+    for _ in range(_MOST):
+        a.append((a[-1] * MULTIPLIER) & MASK64)
+        d.append((d[-1] * MULTIPLIER + 1) & MASK64)
+    return a, d
+
+
+_A, _D = _powers()
+#: Lane ``k`` of these: ``a_k``; and the low 64, 32 and 5 bits set.
+_FACTORS = _packed(_A[:_MOST])
+_MASK64S = _packed([MASK64] * _MOST)
+_MASK32S = _packed([MASK32] * _MOST)
+_MASK5S = _packed([31] * _MOST)
+
+
+def _terms(inc: int) -> int:
+    """Lane ``k``: ``inc * d_k`` (mod 2**64)."""
+    return _packed([(inc * d) & MASK64 for d in _D[:_MOST]])
+
+
+#: Increment -> its ``_terms`` (every game but a hand-built one has sequence 54's).
+_TERMS: dict[int, int] = {(DEFAULT_SEQUENCE << 1) | 1: _terms((DEFAULT_SEQUENCE << 1) | 1)}
+#: (states, increment) -> the factors and terms of that many lanes.
+_LANES: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+def _lanes(steps: int, inc: int) -> tuple[int, int]:
+    """The factors and terms of lanes ``0 .. steps - 1``: lane ``k`` of ``factors *
+    state + terms`` is the state after ``k`` steps (before the 64-bit mask; a 64-bit
+    state times a 64-bit factor plus a 64-bit term fits a lane of 128 bits, so no lane
+    carries into the next)."""
+    terms = _TERMS.get(inc)
+    if terms is None:
+        if len(_TERMS) >= 64:  # hand-built generators with many increments
+            _TERMS.clear()
+            _LANES.clear()
+        terms = _TERMS[inc] = _terms(inc)
+    low = (1 << (_LANE * steps)) - 1
+    lanes = _LANES[steps, inc] = (_FACTORS & low, terms & low)
+    return lanes
+
+
+def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
+    """Shuffle ``items`` in place (Fisher-Yates from the end); return the generator.
+
+    ``below(rng, i + 1)`` for each ``i``: the same outputs, the same swaps
+    (tests/test_rng.py checks it against ``below``). The ``len - 1`` states a shuffle
+    draws from (one per card, if no draw is rejected) are worked out at once, lane by
+    lane in big integers, with the ``next_u32`` output up to its rotation; the loop
+    rotates, takes the bound and swaps. A rejected draw (``below`` draws again: rare,
+    fewer than one in four million) hands the rest of the shuffle to the loop that steps
+    the generator one draw at a time."""
+    n = len(items)
+    if n > 1024 or not _LITTLE:
+        if n > 1024:
+            for i in range(n - 1, 0, -1):
+                j, rng = below(rng, i + 1)
+                items[i], items[j] = items[j], items[i]
+            return rng
+        return _write_out(rng[0], rng[1], items, n - 1)
+    if n < 2:
+        return rng
+    state, inc = rng
+    steps = n - 1
+    lanes = _LANES.get((steps, inc))
+    if lanes is None:
+        lanes = _lanes(steps, inc)
+    factors, terms = lanes
+    olds = (state * factors + terms) & _MASK64S
+    # Per lane: next_u32's xorshifted value written twice side by side (low 64 bits)
+    # and its rotation (the next 5 bits); the bits one lane shifts into another are
+    # masked off.
+    words = ((((olds >> 18) ^ olds) >> 27) & _MASK32S) * _TWICE | ((olds >> 59) & _MASK5S) << 64
+    drawn = iter(memoryview(words.to_bytes(16 * steps, "little")).cast("Q").tolist())
+    mask = MASK32
+    for i, twice, rot in zip(range(steps, 0, -1), drawn, drawn, strict=False):
+        out = (twice >> rot) & mask
+        bound = i + 1
+        # Rejected (below a threshold, which is below the bound): draw again, one
+        # state at a time.
+        if out < bound and out < _THRESHOLDS[bound]:
+            k = steps - i + 1  # the states drawn so far, this one included
+            return _write_out(_step_power(k, inc, state), inc, items, i)
+        j = out % bound
+        items[i], items[j] = items[j], items[i]
+    return (_A[steps] * state + inc * _D[steps]) & MASK64, inc
+
+
+def _step_power(k: int, inc: int, state: int) -> int:
+    """``state`` after ``k`` PCG steps."""
+    for _ in range(k):
+        state = (state * MULTIPLIER + inc) & MASK64
+    return state

@@ -27,7 +27,7 @@ class Scoring(Drawing):
                 winner=winner,
                 round_scores=list(round_scores),
                 scores=list(w.scores),
-                hands=[[self.public_ref(w, c) for c in h] for h in w.hands],
+                hands=self.hand_refs(w),
             )
         )
         winners = self.game_winners(w.scores, w.option("target", self.target))
@@ -36,9 +36,17 @@ class Scoring(Drawing):
             w.winners = winners
             events.append(event("game_over", winners=list(winners), scores=list(w.scores)))
 
+    def hand_refs(self, w: Work) -> list[list[dict[str, Any]]]:
+        """Every hand, face up (``public_ref`` of each card), for the round's end."""
+        if self._custom_refs:
+            ref = self.public_ref
+            return [[ref(w, c) for c in h] for h in w.hands]
+        codes = self.catalog.code[w.side]
+        return [[{"id": c, "code": codes[c]} for c in h] for h in w.hands]  # public_ref
+
     def hand_points(self, s: State | Work, seat: int) -> int:
         points = self.catalog.points[s.side]
-        return sum(points[c] for c in s.hands[seat])
+        return sum([points[c] for c in s.hands[seat]])
 
     def round_points(self, w: Work, winner: int) -> tuple[int, ...]:
         """Default: the player who went out scores every card left in the other hands."""

@@ -65,3 +65,48 @@ def test_shuffle_agrees_with_below_step_by_step() -> None:
         fast, slow = list(range(n)), list(range(n))
         assert rng.shuffle(start, fast) == _reference_shuffle(start, slow)
         assert fast == slow
+
+
+def _steps_back(state: int, inc: int, k: int) -> int:
+    """The state ``k`` PCG steps before ``state`` (the multiplier is odd, so invertible)."""
+    inverse = pow(rng.MULTIPLIER, -1, 1 << 64)
+    for _ in range(k):
+        state = ((state - inc) * inverse) & rng.MASK64
+    return state
+
+
+def _steps(state: int, inc: int, k: int) -> int:
+    for _ in range(k):
+        state = (state * rng.MULTIPLIER + inc) & rng.MASK64
+    return state
+
+
+#: A state whose output is 0 (every bit the output takes is 0) and whose next state's
+#: output is not below any threshold, with each of the increments below.
+REJECTED = (1 << 20) | 7
+
+
+def test_shuffle_agrees_with_below_when_a_draw_is_rejected_mid_shuffle() -> None:
+    # The state before draw k is below 2**27, so its output is 0, below the rejection
+    # threshold of every bound that is not a power of two: ``below`` draws again there
+    # (once: the next state's output is not that small), and every later draw uses a
+    # state one step further on. The shuffle works its states out
+    # ahead, so a rejection in the middle (or at the last draw) must hand over exactly.
+    rejected = 0
+    for inc in (109, 1, 12345):
+        assert rng.next_u32((REJECTED, inc))[0] == 0
+        assert rng.next_u32(rng.next_u32((REJECTED, inc))[1])[0] >= 1024
+        for n in (3, 7, 52, 108, 112, 300, 1024):
+            for k in sorted({0, 1, n // 3, n // 2, n - 3, n - 2}):
+                bound = n - k  # draw k is below(bound)
+                if bound < 2 or rng._THRESHOLDS[bound] == 0:
+                    continue
+                start = (_steps_back(REJECTED, inc, k), inc)
+                fast, slow = list(range(n)), list(range(n))
+                end = rng.shuffle(start, fast)
+                assert end == _reference_shuffle(start, slow)
+                assert fast == slow
+                # The draw was rejected: the shuffle used more states than it drew cards.
+                assert end != (_steps(start[0], inc, n - 1), inc)
+                rejected += 1
+    assert rejected > 60
