@@ -102,13 +102,16 @@ class LocalCluster:
     """A Redis Cluster of ``masters`` nodes (no replicas) on free loopback ports.
 
     ``url`` is ``redis+cluster://`` with every node as a seed; ``seed_url`` names one
-    node only (the client discovers the rest)."""
+    node only (the client discovers the rest). ``migrate_slot`` moves a slot to another
+    master (or opens the move only), ``add_replica`` and ``failover`` give a master a
+    replica and hand it the master's slots."""
 
     def __init__(self, masters: int = 3, args: list[str] | None = None) -> None:
         self.ports = [free_port() for _ in range(masters)]
         self.args = list(args or [])
         self.procs: list[subprocess.Popen[bytes]] = []
         self.cmds: list[list[str]] = []
+        self.bus_ports: list[int] = []
         self.dir: Path | None = None
 
     @property
@@ -130,19 +133,7 @@ class LocalCluster:
         deadline = time.monotonic() + timeout
         try:
             for port in self.ports:
-                node_dir = self.dir / str(port)
-                node_dir.mkdir()
-                # The bus port is port + 10000 unless set: pick a free one too.
-                cmd = [
-                    exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir),
-                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-port", str(free_port()), "--save", "", "--appendonly", "no",
-                ]  # fmt: skip
-                cmd += self.args
-                self.cmds.append(cmd)
-                proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                self.procs.append(proc)
-                _wait_ping(port, proc, deadline)
+                self._start_node(port, deadline)
             nodes = [f"127.0.0.1:{p}" for p in self.ports]
             subprocess.run(
                 [cli, "--cluster", "create", *nodes, "--cluster-replicas", "0", "--cluster-yes"],
@@ -155,6 +146,112 @@ class LocalCluster:
         except BaseException:
             self.stop()
             raise
+
+    def _start_node(self, port: int, deadline: float) -> None:
+        exe = shutil.which("redis-server")
+        assert exe is not None and self.dir is not None
+        node_dir = self.dir / str(port)
+        node_dir.mkdir()
+        # The bus port is port + 10000 unless set: pick a free one too.
+        bus = free_port()
+        cmd = [
+            exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir),
+            "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+            "--cluster-port", str(bus), "--save", "", "--appendonly", "no",
+        ]  # fmt: skip
+        cmd += self.args
+        self.cmds.append(cmd)
+        self.bus_ports.append(bus)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(proc)
+        _wait_ping(port, proc, deadline)
+
+    def _ask(self, i: int, *args: Any) -> Any:
+        client = self.node(i)
+        try:
+            return client.execute_command(*args)
+        finally:
+            client.close()
+
+    def node_id(self, i: int) -> str:
+        """Node ``i``'s id in the cluster."""
+        found = self._ask(i, "CLUSTER MYID")
+        return str(found.decode() if isinstance(found, bytes) else found)
+
+    def owner(self, slot: int, via: int = 0) -> int:
+        """The node that serves ``slot`` (its master), as node ``via`` sees it."""
+        for row in self._ask(via, "CLUSTER SLOTS"):
+            if row[0] <= slot <= row[1]:
+                return self.ports.index(int(row[2][1]))
+        raise LookupError(f"slot {slot} is not served")
+
+    def migrate_slot(self, slot: int, to: int, finish: bool = True) -> int:
+        """Move ``slot`` and its keys to master ``to`` (``redis-cli --cluster reshard``'s
+        steps: IMPORTING, MIGRATING, MIGRATE, then SETSLOT NODE on every master). Without
+        ``finish`` the move stays open: the keys are on ``to``, the old master answers
+        ASK for them. Returns the old master."""
+        src = self.owner(slot)
+        self._ask(to, "CLUSTER SETSLOT", slot, "IMPORTING", self.node_id(src))
+        self._ask(src, "CLUSTER SETSLOT", slot, "MIGRATING", self.node_id(to))
+        while keys := self._ask(src, "CLUSTER GETKEYSINSLOT", slot, 100):
+            self._ask(src, "MIGRATE", "127.0.0.1", self.ports[to], "", 0, 5000, "KEYS", *keys)
+        if finish:
+            self.finish_migration(slot, to)
+        return src
+
+    def finish_migration(self, slot: int, to: int) -> None:
+        """Give ``slot`` to master ``to`` on every master (``to`` first), and wait until
+        every node names ``to`` for it."""
+        masters = [i for i in range(len(self.ports)) if self._role(i) == "master"]
+        for i in sorted(masters, key=lambda i: i != to):
+            self._ask(i, "CLUSTER SETSLOT", slot, "NODE", self.node_id(to))
+        self._wait(lambda: all(self.owner(slot, via=i) == to for i in range(len(self.ports))))
+
+    def _role(self, i: int) -> str:
+        info: Any = self._ask(i, "INFO", "replication")
+        return str(info["role"])
+
+    def add_replica(self, master: int, timeout: float = 30) -> int:
+        """A new node, a replica of ``master``, in sync with it; returns its index."""
+        deadline = time.monotonic() + timeout
+        port = free_port()
+        self._start_node(port, deadline)
+        self.ports.append(port)
+        i = len(self.ports) - 1
+        self._ask(i, "CLUSTER MEET", "127.0.0.1", self.ports[master], self.bus_ports[master])
+        master_id = self.node_id(master)
+        self._wait(lambda: master_id in self._nodes(i), deadline)
+        self._ask(i, "CLUSTER REPLICATE", master_id)
+        self._wait(lambda: self._ask(i, "INFO", "replication").get("master_link_status") == "up")
+        self.wait_ok(deadline)
+        return i
+
+    def _nodes(self, i: int) -> dict[str, dict[str, Any]]:
+        """``CLUSTER NODES`` as node ``i`` sees it, by node id (redis-py parses it)."""
+        found: Any = self._ask(i, "CLUSTER NODES")
+        return {row["node_id"]: row for row in found.values()}
+
+    def failover(self, replica: int, timeout: float = 30) -> None:
+        """``CLUSTER FAILOVER`` on ``replica`` (its master agrees and stops writes first:
+        nothing is lost), and wait until every node sees it as a master."""
+        deadline = time.monotonic() + timeout
+        self._ask(replica, "CLUSTER FAILOVER")
+        self._wait(lambda: self._role(replica) == "master", deadline)
+        wanted = self.node_id(replica)
+
+        def everyone_agrees() -> bool:
+            alive = [i for i in range(len(self.ports)) if self.procs[i].poll() is None]
+            return all("master" in self._nodes(i)[wanted]["flags"] for i in alive)
+
+        self._wait(everyone_agrees, deadline)
+
+    @staticmethod
+    def _wait(ready: Any, deadline: float | None = None) -> None:
+        deadline = time.monotonic() + 30 if deadline is None else deadline
+        while not ready():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not get there in time")
+            time.sleep(0.05)
 
     def wait_ok(self, deadline: float) -> None:
         """Until every node says ``cluster_state:ok`` and knows every other node."""

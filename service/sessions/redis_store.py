@@ -23,6 +23,18 @@ the session's slot. A load is one pipeline (``READ``: the state, and the bots' h
 from ``h`` when the caller does not hold it). The scripts are redis-py's ``register_script`` (``EVALSHA``, loaded
 again after a flush or a restart).
 
+On a cluster every call on one slot (all but ``metas`` and the readiness check) goes to
+the client redis-py keeps for the slot's node (``RedisCluster.get_node_from_key(key)``,
+``get_redis_connection``): the same one round trip, without the cluster client's
+per-command routing (it hashes every key of a script twice and resolves each command's
+policy). When that node answers that the slot is elsewhere (``MOVED``, ``ASK``: a
+resharding or a failover), that the cluster is changing (``TRYAGAIN``, ``CLUSTERDOWN``),
+or cannot be reached, the call is made again through the cluster client, which follows
+the redirection and refreshes its slot table (the next call goes to the new node). A
+script runs whole or not at all, and what a load writes (presence) is the same on a
+second try, so sending a call again changes nothing; a lost reply is retried as either
+client retries it (a commit then answers ``conflict``, or ``replayed`` with its key).
+
 ``make_client`` reads ``redis://`` and ``rediss://`` (one server) and
 ``redis+cluster://host:port[,host:port...]`` (a cluster; one seed node is enough, more
 are tried in turn). The client has short timeouts and bounded retries, so a dead Redis
@@ -42,7 +54,14 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.cluster import ClusterNode, RedisCluster
-from redis.exceptions import RedisClusterException, RedisError
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.retry import Retry
 
 from .store import (
@@ -145,6 +164,19 @@ return n
 #: (``RedisClusterException``: no node of the cluster could be reached at all).
 REDIS_ERRORS = (RedisError, RedisClusterException)
 
+#: What a slot's node (or the client's slot table) answers when the cluster client must
+#: take the call over: the slot is elsewhere (``MOVED`` is an ``AskError``), the cluster
+#: is changing (``TRYAGAIN``, ``CLUSTERDOWN``, a slot the table does not cover), or the
+#: node is gone (connection refused, a timeout).
+REROUTE = (
+    AskError,
+    TryAgainError,
+    ClusterDownError,
+    SlotNotCoveredError,
+    redis.ConnectionError,
+    redis.TimeoutError,
+)
+
 
 def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
     """The seed nodes and the client options of a ``redis+cluster://`` URL
@@ -198,7 +230,11 @@ def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
 
 
 class RedisStore(SessionStore):
-    """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``)."""
+    """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``).
+
+    ``slot_clients`` (a cluster only): send each call on one slot to its node's own
+    client (the default); False sends every call through the cluster client (the
+    benchmarks and tests compare the two)."""
 
     kind = "redis"
     #: ``kind`` on a Redis Cluster.
@@ -214,6 +250,7 @@ class RedisStore(SessionStore):
         max_idem: int = 32,
         timeout: float = 0.5,
         lobby_size: int = LOBBY_SIZE,
+        slot_clients: bool = True,
     ) -> None:
         super().__init__(ttl, max_events, max_idem, lobby_size)
         if client is None and url is None:
@@ -225,6 +262,7 @@ class RedisStore(SessionStore):
         )
         if self.cluster:
             self.kind = self.CLUSTER_KIND
+        self.slot_clients = self.cluster and slot_clients
         self._url, self._timeout = url, timeout
         self._client = client
         self._lock = threading.Lock()
@@ -252,6 +290,26 @@ class RedisStore(SessionStore):
             script = self._scripts[name] = self.redis.register_script(source)
         return script
 
+    def _on_slot(self, key: str, fn: Callable[[Any], T]) -> T:
+        """``fn(client)``, every key it uses in ``key``'s slot: with the client of that
+        slot's node on a cluster (``slot_clients``), again with the cluster client when
+        the node cannot serve it (``REROUTE``); with the one client otherwise. Redis
+        errors become ``StoreUnavailable``."""
+        client = self.redis
+        if self.slot_clients:
+            try:
+                return fn(client.get_redis_connection(client.get_node_from_key(key)))
+            except REROUTE:
+                pass  # the cluster client follows the slot (and refreshes its table)
+            except REDIS_ERRORS as e:
+                raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
+        return self._call(lambda: fn(client))
+
+    def _run(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        """The script ``name`` over ``keys`` (one slot) with ``args``."""
+        script = self._script(name, source)
+        return self._on_slot(keys[0], lambda client: script(keys=keys, args=args, client=client))
+
     def _keys(self, sid: str) -> list[str]:
         base = f"{self.prefix}{{{sid}}}"
         return [
@@ -264,27 +322,29 @@ class RedisStore(SessionStore):
         return f"{self.prefix}{{lobby}}:" + ("all" if variant is None else f"v:{variant}")
 
     def lobby_add(self, sid: str, variant: str, created_ms: int) -> None:
-        def run() -> None:
-            pipe = self.redis.pipeline(transaction=False)
-            for key in (self._lobby_key(None), self._lobby_key(variant)):
+        keys = (self._lobby_key(None), self._lobby_key(variant))
+
+        def run(client: Any) -> None:
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
                 pipe.zadd(key, {sid: created_ms})
                 pipe.zremrangebyrank(key, 0, -(self.lobby_size + 1))
             pipe.execute()
 
-        self._call(run)
+        self._on_slot(keys[0], run)
 
     def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
         if not sids:
             return
 
-        def run() -> None:
-            pipe = self.redis.pipeline(transaction=False)
+        def run(client: Any) -> None:
+            pipe = client.pipeline(transaction=False)
             pipe.zrem(self._lobby_key(None), *(sid for sid, _ in sids))
             for sid, variant in sids:
                 pipe.zrem(self._lobby_key(variant), sid)
             pipe.execute()
 
-        self._call(run)
+        self._on_slot(self._lobby_key(None), run)
 
     def lobby_page(
         self, variant: str | None, before: tuple[int, str] | None, count: int
@@ -294,10 +354,10 @@ class RedisStore(SessionStore):
         # Entries tied with ``before`` come first: read enough to step past them.
         want = count + (64 if before is not None else 0)
 
-        def run() -> Any:
-            return self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
+        def run(client: Any) -> Any:
+            return client.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
 
-        rows = [(int(score), m.decode()) for m, score in self._call(run)]
+        rows = [(int(score), m.decode()) for m, score in self._on_slot(key, run)]
         if before is not None:
             rows = [r for r in rows if r < before]
         return rows[:count]
@@ -339,10 +399,7 @@ class RedisStore(SessionStore):
             len(events), *events, *moves,
         ]  # fmt: skip
 
-        def run() -> Any:
-            return self._script("create", CREATE)(keys=self._keys(sid), args=args)
-
-        v, n = self._call(run)
+        v, n = self._run("create", CREATE, self._keys(sid), args)
         return Commit("ok", int(v), int(n))
 
     def load(
@@ -356,8 +413,8 @@ class RedisStore(SessionStore):
         state_key, meta_key, events_key, idem_hash = keys[:4]
         seen_key = keys[7]
 
-        def read() -> list[Any]:
-            pipe = self.redis.pipeline(transaction=False)
+        def read(client: Any) -> list[Any]:
+            pipe = client.pipeline(transaction=False)
             if seen is not None:
                 pipe.hset(seen_key, str(seen[0]), seen[1])
                 pipe.pexpire(seen_key, self._ttl_ms)
@@ -366,7 +423,8 @@ class RedisStore(SessionStore):
             # one more round trip) before it sends the pipeline.
             pipe.execute_command(
                 "EVAL", READ, 2, state_key, events_key, history_known, HISTORY_EVENTS,
-                **({"target_nodes": self.redis.get_node_from_key(state_key)} if self.cluster else {}),
+                **({"target_nodes": client.get_node_from_key(state_key)}
+                   if isinstance(client, RedisCluster) else {}),
             )  # fmt: skip
             pipe.get(meta_key)
             pipe.hgetall(seen_key)
@@ -374,7 +432,7 @@ class RedisStore(SessionStore):
                 pipe.hget(idem_hash, idem_key)
             return pipe.execute()  # type: ignore[no-any-return]
 
-        res = self._call(read)[0 if seen is None else 2 :]
+        res = self._on_slot(state_key, read)[0 if seen is None else 2 :]
         row, meta, last = res[0], res[1], res[2]
         v, seq, state, since = row[:4]
         if v is None or meta is None:
@@ -389,13 +447,13 @@ class RedisStore(SessionStore):
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
         key = self._keys(sid)[7]
 
-        def run() -> None:
-            pipe = self.redis.pipeline(transaction=False)
+        def run(client: Any) -> None:
+            pipe = client.pipeline(transaction=False)
             pipe.hset(key, str(seat), at_ms)
             pipe.pexpire(key, self._ttl_ms)
             pipe.execute()
 
-        self._call(run)
+        self._on_slot(key, run)
 
     def commit(
         self,
@@ -416,10 +474,7 @@ class RedisStore(SessionStore):
             history_from, len(events), *events, *moves,
         ]  # fmt: skip
 
-        def run() -> Any:
-            return self._script("commit", COMMIT)(keys=self._keys(sid), args=args)
-
-        res = self._call(run)
+        res = self._run("commit", COMMIT, self._keys(sid), args)
         status = res[0].decode()
         if status == "ok":
             return Commit("ok", int(res[1]), int(res[2]))
@@ -431,18 +486,17 @@ class RedisStore(SessionStore):
 
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
         key = self._keys(sid)[2]
-        rows: Any = self._call(lambda: self.redis.xrange(key, f"{after + 1}-0", "+", count=limit))
+        rows: Any = self._on_slot(
+            key, lambda client: client.xrange(key, f"{after + 1}-0", "+", count=limit)
+        )
         return [(int(eid.split(b"-", 1)[0]), fields[b"e"]) for eid, fields in rows]
 
     def moves(self, sid: str) -> list[bytes]:
         key = self._keys(sid)[6]
-        return self._call(lambda: self.redis.lrange(key, 0, -1))  # type: ignore[no-any-return]
+        return self._on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
 
     def delete(self, sid: str) -> bool:
-        def run() -> Any:
-            return self._script("delete", DELETE)(keys=self._keys(sid), args=[self._publish])
-
-        return bool(self._call(run))
+        return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))
 
     def subscribe(self, sid: str) -> Subscription:
         return _RedisSubscription(self, sid)

@@ -3,7 +3,8 @@
 One sequence of calls over the whole interface (create, load with and without an
 idempotency key, commit: ok, conflict, replayed, missing, the idempotency bound,
 events, the move log, a new meta, delete, a re-create, the bots' history) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
-server, then the cluster); every answer, ``Commit`` and ``Loaded`` values included, must
+server, then the cluster: through each slot's node, and through the cluster client
+only); every answer, ``Commit`` and ``Loaded`` values included, must
 be equal. The log is never trimmed here (Redis trims approximately: ``MAXLEN ~``).
 """
 
@@ -100,14 +101,18 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("kind", ["redis", "cluster"])
+@pytest.mark.parametrize("kind", ["redis", "cluster", "cluster-client"])
 def test_memory_and_redis_answer_alike(kind: str, request: pytest.FixtureRequest) -> None:
+    """``cluster-client``: every call through redis-py's cluster client (``slot_clients=
+    False``), the path a call takes when the slot's node cannot serve it."""
     memory = MemoryStore(60, max_events=1000, max_idem=IDEM)
-    url = store_url(kind, request)
+    url = store_url(kind.removesuffix("-client"), request)
     assert url is not None
     redis = RedisStore(
-        url, ttl=60, max_events=1000, prefix=f"a{uuid.uuid4().hex[:6]}:", max_idem=IDEM
-    )
+        url, ttl=60, max_events=1000, prefix=f"a{uuid.uuid4().hex[:6]}:", max_idem=IDEM,
+        slot_clients=kind != "cluster-client",
+    )  # fmt: skip
+    assert redis.slot_clients == (kind == "cluster")
     try:
         expected, got = calls(memory), calls(redis)
     finally:
