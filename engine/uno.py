@@ -49,7 +49,7 @@ _BARE = (None, None, None, None, False, None)
 _LEAN_HOOKS = (
     "apply_listed", "check_move", "check_play", "put_on_discard", "card_effect",
     "uno_flag_allowed", "said_uno", "update_exposed", "draw_cards", "drew_event",
-    "colors_for", "decode_move", "legal_turn",
+    "colors_for", "decode_move", "on_play", "on_draw", "on_pass",
 )  # fmt: skip
 _new = tuple.__new__
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
@@ -104,6 +104,12 @@ class UnoRules(Variant):
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_TWO: 2}
     #: Challengeable wild draw cards: kind -> (draw, guilty penalty, not-guilty penalty).
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_FOUR: (4, 4, 6)}
+    #: Hooks of the lean path (``lean_apply``, ``_LEAN_HOOKS``) this class overrides in
+    #: a way that agrees with UnoRules' own on every move that path takes (a draw with
+    #: nothing pending, a pass, a play of an action-less card that does not go out, with
+    #: no chain): the class keeps the lean path. tests/test_engine_paths.py checks the
+    #: claim against the general path on random games and near-miss moves.
+    lean_agrees: ClassVar[frozenset[str]] = frozenset()
     #: Card actions: kind -> the function applying it after the card is played (set
     #: below the effect methods, at the end of the class).
     effects: ClassVar[dict[Kind, Effect]]
@@ -148,16 +154,18 @@ class UnoRules(Variant):
     @classmethod
     def takes_lean_path(cls) -> bool:
         """Whether ``lean_apply`` fits this class: the hooks it writes out, the card
-        references and the handlers of a play, a draw and a pass are the base ones."""
+        references and the handlers of a play, a draw and a pass are the base ones, or
+        overrides the class names in ``lean_agrees``."""
         handlers = cls.move_handlers
+        agrees = cls.lean_agrees
         return (
-            all(getattr(cls, n) is getattr(UnoRules, n) for n in _LEAN_HOOKS)
+            all(getattr(cls, n) is getattr(UnoRules, n) or n in agrees for n in _LEAN_HOOKS)
             and cls.matches is UnoRules.matches
             and cls.public_ref is Views.public_ref
             and cls.private_ref is Views.private_ref
-            and handlers.get(T.PLAY) is UnoRules.on_play
-            and handlers.get(T.DRAW) is UnoRules.on_draw
-            and handlers.get(T.PASS) is UnoRules.on_pass
+            and handlers.get(T.PLAY) is cls.on_play
+            and handlers.get(T.DRAW) is cls.on_draw
+            and handlers.get(T.PASS) is cls.on_pass
         )
 
     # ------------------------------------------------------------------ apply

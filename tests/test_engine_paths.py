@@ -97,8 +97,10 @@ def test_lean_paths_agree_with_the_plain_ones_on_random_games(variant: str) -> N
                 legal = v.legal_moves(state, seat)
                 # The table serves the variants that list a turn with UnoRules' own
                 # (UNO All Wild and DOS list theirs, with moves that depend on more).
-                if base_turn and state.phase is Phase.PLAY and (
-                    state.pending is None and state.current == seat
+                if (
+                    base_turn
+                    and state.phase is Phase.PLAY
+                    and (state.pending is None and state.current == seat)
                 ):
                     assert legal[: len(legal) - len(v.legal_side(state, seat))] == (
                         plain_legal_turn(v, state, seat)
@@ -186,13 +188,15 @@ def test_the_lean_apply_agrees_with_the_general_path_on_near_misses(variant: str
     assert compared > 2000 and refused > 1000
 
 
-def test_classic_takes_the_lean_path_for_most_moves(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lean path is classic UNO's ``apply`` and serves most of its moves (the rest, and
-    every variant that changes one of its hooks, go through ``Variant.apply``)."""
+@pytest.mark.parametrize("variant", ["uno_classic", "uno_duo"])
+def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
+    """The lean path is classic UNO's and UNO Duo's ``apply`` and serves most of their
+    moves (the rest, and every variant that changes one of its hooks without saying it
+    agrees, go through ``Variant.apply``)."""
     from engine.variant import Variant
 
     lean = {v.id for v in engine.all_variants() if type(v).apply is UnoRules.lean_apply}
-    assert lean == {"uno_classic"}
+    assert lean == {"uno_classic", "uno_duo"}
     general = Variant.apply
     fallbacks = 0
 
@@ -202,7 +206,7 @@ def test_classic_takes_the_lean_path_for_most_moves(monkeypatch: pytest.MonkeyPa
         return general(self, state, move)
 
     monkeypatch.setattr(Variant, "apply", counted)
-    v = engine.find_variant("uno_classic")
+    v = engine.find_variant(variant)
     rnd = random.Random(11)
     moves = 0
     state, _ = v.new_game(2, 5)
