@@ -177,6 +177,7 @@ def test_the_lean_apply_agrees_with_the_general_path_on_near_misses(variant: str
             if state.phase is Phase.GAME_OVER:
                 break
             seat = v.waiting_for(state)
+            assert seat is not None
             legal = v.legal_moves(state, seat)
             move = v.encode_move(state, legal[rnd.randrange(len(legal))])
             for odd in (move, *near_misses(v, state, move, players)):
@@ -213,7 +214,9 @@ def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, varian
     while moves < 2000:
         if state.phase is Phase.GAME_OVER:
             state, _ = v.new_game(2, rnd.randrange(2**64))
-        legal = v.legal_moves(state, v.waiting_for(state))
+        seat = v.waiting_for(state)
+        assert seat is not None
+        legal = v.legal_moves(state, seat)
         state = v.apply(state, legal[rnd.randrange(len(legal))])[0]
         moves += 1
     assert 0 < fallbacks < moves // 2
