@@ -24,6 +24,7 @@ from .facts import cached
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
+from .views import Views
 
 T = MoveType
 
@@ -39,6 +40,17 @@ class UnoPending(PendingType):
 P = UnoPending
 # Enum members as module constants: on Python 3.11 every ``UnoPending.X`` is a descriptor call.
 PLAY_DRAWN = P.PLAY_DRAWN
+PHASE_PLAY = Phase.PLAY
+T_PLAY, T_DRAW, T_PASS = T.PLAY, T.DRAW, T.PASS
+#: The optional fields of a move that carries none (``move[2:]``).
+_BARE = (None, None, None, None, False, None)
+#: What the lean path (``UnoRules.apply``) needs to be this module's own: a variant that
+#: overrides one of these goes through the general path for every move.
+_LEAN_HOOKS = (
+    "apply_listed", "check_move", "check_play", "put_on_discard", "card_effect",
+    "uno_flag_allowed", "said_uno", "update_exposed", "draw_cards", "drew_event",
+    "colors_for", "decode_move", "on_play", "on_draw", "on_pass",
+)  # fmt: skip
 _new = tuple.__new__
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
 #: for a turned-up card acting as if the dealer had played it (UNO All Wild).
@@ -92,6 +104,12 @@ class UnoRules(Variant):
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_TWO: 2}
     #: Challengeable wild draw cards: kind -> (draw, guilty penalty, not-guilty penalty).
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_FOUR: (4, 4, 6)}
+    #: Hooks of the lean path (``lean_apply``, ``_LEAN_HOOKS``) this class overrides in
+    #: a way that agrees with UnoRules' own on every move that path takes (a draw with
+    #: nothing pending, a pass, a play of an action-less card that does not go out, with
+    #: no chain): the class keeps the lean path. tests/test_engine_paths.py checks the
+    #: claim against the general path on random games and near-miss moves.
+    lean_agrees: ClassVar[frozenset[str]] = frozenset()
     #: Card actions: kind -> the function applying it after the card is played (set
     #: below the effect methods, at the end of the class).
     effects: ClassVar[dict[Kind, Effect]]
@@ -123,6 +141,162 @@ class UnoRules(Variant):
                 choices=("active_color", "any_playable"),
             )
         ]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A class of its own ``apply`` keeps it; the others get the lean ``apply`` when
+        # every hook it writes out is UnoRules' own (a class attribute: the instances
+        # keep their compact attribute storage, tests/test_registry.py).
+        if "apply" not in vars(cls) or vars(cls)["apply"] in (UnoRules.lean_apply, Variant.apply):
+            lean = cls.takes_lean_path()
+            cls.apply = UnoRules.lean_apply if lean else Variant.apply  # type: ignore[assignment,method-assign]
+
+    @classmethod
+    def takes_lean_path(cls) -> bool:
+        """Whether ``lean_apply`` fits this class: the hooks it writes out, the card
+        references and the handlers of a play, a draw and a pass are the base ones, or
+        overrides the class names in ``lean_agrees``."""
+        handlers = cls.move_handlers
+        agrees = cls.lean_agrees
+        return (
+            all(getattr(cls, n) is getattr(UnoRules, n) or n in agrees for n in _LEAN_HOOKS)
+            and cls.matches is UnoRules.matches
+            and cls.public_ref is Views.public_ref
+            and cls.private_ref is Views.private_ref
+            and handlers.get(T.PLAY) is cls.on_play
+            and handlers.get(T.DRAW) is cls.on_draw
+            and handlers.get(T.PASS) is cls.on_pass
+        )
+
+    # ------------------------------------------------------------------ apply
+    def lean_apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
+        """``Variant.apply``, with a lean path for the commonest moves: a draw with cards
+        left in the draw pile, a pass, and a play of a card without an action (a number)
+        that does not go out, while nobody is exposed. It reads the state once into
+        locals and builds the new ``State`` directly (no ``Work``); it takes only moves
+        the general path accepts, and gives the same state and events (checked against
+        it on random games of every variant: tests/test_engine_paths.py). Anything else
+        (any doubt) goes through the general path, which raises the precise error."""
+        (
+            variant, n, options, seed, rng, phase, round_, dealer, direction, current,
+            side, hands, draw_pile, discard, active, pend, exposed, scores,
+            round_scores, round_winner, winners, move_count, ext,
+        ) = state  # fmt: skip
+        if phase is PHASE_PLAY and not exposed:
+            mtype, player, card, color, target, chain, uno, cards = move
+            # Whose move it is: the turn's, or the answer to a drawn card (play or pass).
+            ok = player == current if pend is None else player == pend[1] and pend[0] is PLAY_DRAWN
+            if ok and 0 <= player < n:
+                hand = hands[player]
+                if mtype is T_DRAW:
+                    if pend is None and draw_pile and hand and move[2:] == _BARE:
+                        return self._lean_draw(
+                            state, player, direction, n, hands, hand, draw_pile, discard, active
+                        )
+                elif mtype is T_PASS:
+                    if pend is not None and move[2:] == _BARE:
+                        events: list[Event] = [{"type": "passed", "player": player}]
+                        return _new(State, (
+                            variant, n, options, seed, rng, phase, round_, dealer, direction,
+                            (player + direction) % n, side, hands, draw_pile, discard, active,
+                            None, exposed, scores, round_scores, round_winner, winners,
+                            move_count + 1, ext,
+                        )), events  # fmt: skip
+                elif (
+                    mtype is T_PLAY
+                    and cards is None
+                    and target is None
+                    and chain is None
+                    and card in hand
+                    and (pend is None or card == pend[2])
+                    and len(hand) > 1
+                    and self._effect_of[side][card] is None
+                ):
+                    cat = self.catalog
+                    wild = cat.wild[side][card]
+                    if wild:
+                        fits = color is not None and color in self.colors_for(state)
+                    else:
+                        fits = color is None and cat.color[side][card] is active
+                        if not fits and color is None:
+                            symbol = cat.symbol[side]
+                            top_symbol = symbol[discard[-1]]
+                            fits = top_symbol >= 0 and symbol[card] == top_symbol
+                        color = cat.color[side][card]
+                    if fits and (not uno or (self.uno_rule and len(hand) == 2)):
+                        i = hand.index(card)
+                        left = hand[:i] + hand[i + 1 :]
+                        new_hands = list(hands)
+                        new_hands[player] = left
+                        ref = {"id": card, "code": cat.code[side][card]}
+                        if wild:
+                            ev = {
+                                "type": "played",
+                                "player": player,
+                                "card": ref,
+                                "color": color.value,  # type: ignore[union-attr]
+                            }
+                        else:
+                            ev = {"type": "played", "player": player, "card": ref}
+                        events = [ev]
+                        if len(left) == 1 and self.uno_rule:
+                            if uno:
+                                events.append({"type": "uno", "player": player})
+                            else:
+                                exposed = (player,)
+                        return _new(State, (
+                            variant, n, options, seed, rng, phase, round_, dealer, direction,
+                            (player + direction) % n, side, tuple(new_hands), draw_pile,
+                            discard + (card,), color, None, exposed, scores, round_scores,
+                            round_winner, winners, move_count + 1, ext,
+                        )), events  # fmt: skip
+        return Variant.apply(self, state, move)
+
+    def _lean_draw(
+        self,
+        state: State,
+        player: int,
+        direction: int,
+        n: int,
+        hands: tuple[tuple[int, ...], ...],
+        hand: tuple[int, ...],
+        draw_pile: tuple[int, ...],
+        discard: tuple[int, ...],
+        active: Color | None,
+    ) -> tuple[State, list[Event]]:
+        """The lean path's draw (``on_draw`` of one card from a non-empty draw pile)."""
+        card = draw_pile[0]
+        side = state.side
+        cat = self.catalog
+        new_hands = list(hands)
+        new_hands[player] = hand + (card,)
+        events: list[Event] = [
+            {
+                "type": "drew",
+                "player": player,
+                "count": 1,
+                "reason": "draw",
+                "secret": {
+                    "to": [player],
+                    "data": {"cards": [{"id": card, "code": cat.code[side][card]}]},
+                },
+            }
+        ]
+        if cat.wild[side][card] or cat.color[side][card] is active:
+            fits = True
+        else:
+            symbol = cat.symbol[side]
+            top_symbol = symbol[discard[-1]]
+            fits = top_symbol >= 0 and symbol[card] == top_symbol
+        if fits:
+            return _new(State, (
+                *state[:11], tuple(new_hands), draw_pile[1:], discard, active,
+                _new(Pending, (PLAY_DRAWN, player, card, ())), *state[16:21], state[21] + 1, state[22],
+            )), events  # fmt: skip
+        return _new(State, (
+            *state[:9], (player + direction) % n, side, tuple(new_hands), draw_pile[1:], discard,
+            active, None, *state[16:21], state[21] + 1, state[22],
+        )), events  # fmt: skip
 
     # ------------------------------------------------------------------ card facts
     def kind(self, s: State | Work, card: int) -> Kind:
@@ -365,9 +539,18 @@ class UnoRules(Variant):
         w.active_color = color
         side = w.side
         cat = self.catalog
-        ref = self.public_ref(w, card) if self._custom_refs else {"id": card, "code": cat.code[side][card]}
+        ref = (
+            self.public_ref(w, card)
+            if self._custom_refs
+            else {"id": card, "code": cat.code[side][card]}
+        )
         if cat.wild[side][card]:
-            ev = {"type": "played", "player": player, "card": ref, "color": color.value if color else None}
+            ev = {
+                "type": "played",
+                "player": player,
+                "card": ref,
+                "color": color.value if color else None,
+            }
         else:
             ev = {"type": "played", "player": player, "card": ref}
         events.append(ev)

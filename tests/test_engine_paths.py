@@ -97,8 +97,10 @@ def test_lean_paths_agree_with_the_plain_ones_on_random_games(variant: str) -> N
                 legal = v.legal_moves(state, seat)
                 # The table serves the variants that list a turn with UnoRules' own
                 # (UNO All Wild and DOS list theirs, with moves that depend on more).
-                if base_turn and state.phase is Phase.PLAY and (
-                    state.pending is None and state.current == seat
+                if (
+                    base_turn
+                    and state.phase is Phase.PLAY
+                    and (state.pending is None and state.current == seat)
                 ):
                     assert legal[: len(legal) - len(v.legal_side(state, seat))] == (
                         plain_legal_turn(v, state, seat)
@@ -136,3 +138,96 @@ def test_an_illegal_move_raises_the_same_code_and_leaves_the_state_alone() -> No
         plain_apply(engine.find_variant("uno_classic"), state, Move(MoveType.DRAW, other))
     assert fast.value.code == plain.value.code == "not_your_turn"
     assert engine.to_dict(state) == before
+
+
+def near_misses(v: Any, state: State, move: Move, players: int) -> list[Move]:
+    """Moves one field away from a legal ``move``: what the lean path must refuse (or
+    take exactly as the general path does)."""
+    colors = list(v.colors_for(state))
+    hand = state.hands[move.player]
+    others = [c for c in range(v.catalog.size) if c not in hand][:2]
+    out = [
+        move._replace(uno=not move.uno),
+        move._replace(player=(move.player + 1) % players),
+        move._replace(target=0),
+        move._replace(chain=()),
+        move._replace(cards=()),
+        move._replace(color=None if move.color is not None else colors[0]),
+        move._replace(card=None if move.card is not None else (*hand, 0)[0]),
+    ]
+    out += [move._replace(card=c) for c in (*hand[:3], *others)]
+    out += [move._replace(color=c) for c in colors[1:]]
+    out += [Move(t, move.player) for t in (MoveType.DRAW, MoveType.PASS, MoveType.PLAY)]
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_lean_apply_agrees_with_the_general_path_on_near_misses(variant: str) -> None:
+    """UnoRules' ``lean_apply`` (classic UNO: the variants whose hooks are UnoRules' own)
+    builds the next state without a ``Work`` for a draw, a pass and a number card's play;
+    on random games, every legal move and every move one field away from one gives the
+    same state and events, or the same error code, as the general path."""
+    v = engine.find_variant(variant)
+    rnd = random.Random(f"lean-{variant}")
+    compared = refused = 0
+    for _ in range(6):
+        players = rnd.randint(v.min_players, min(v.max_players, 4))
+        state, _ = v.new_game(players, rnd.randrange(2**64))
+        for _ in range(300):
+            if state.phase is Phase.GAME_OVER:
+                break
+            seat = v.waiting_for(state)
+            assert seat is not None
+            legal = v.legal_moves(state, seat)
+            move = v.encode_move(state, legal[rnd.randrange(len(legal))])
+            for odd in (move, *near_misses(v, state, move, players)):
+                fast, plain = outcome(v.apply, state, odd), outcome(plain_apply, v, state, odd)
+                assert fast == plain, (odd, fast, plain)
+                refused += fast[0] == "error"
+                compared += 1
+            state = v.apply(state, move)[0]
+    assert compared > 2000 and refused > 1000
+
+
+@pytest.mark.parametrize("variant", ["uno_classic", "uno_duo"])
+def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
+    """The lean path is classic UNO's and UNO Duo's ``apply`` and serves most of their
+    moves (the rest, and every variant that changes one of its hooks without saying it
+    agrees, go through ``Variant.apply``)."""
+    from engine.variant import Variant
+
+    lean = {v.id for v in engine.all_variants() if type(v).apply is UnoRules.lean_apply}
+    assert lean == {"uno_classic", "uno_duo"}
+    general = Variant.apply
+    fallbacks = 0
+
+    def counted(self: Any, state: State, move: Move) -> Any:
+        nonlocal fallbacks
+        fallbacks += 1
+        return general(self, state, move)
+
+    monkeypatch.setattr(Variant, "apply", counted)
+    v = engine.find_variant(variant)
+    rnd = random.Random(11)
+    moves = 0
+    state, _ = v.new_game(2, 5)
+    while moves < 2000:
+        if state.phase is Phase.GAME_OVER:
+            state, _ = v.new_game(2, rnd.randrange(2**64))
+        seat = v.waiting_for(state)
+        assert seat is not None
+        legal = v.legal_moves(state, seat)
+        state = v.apply(state, legal[rnd.randrange(len(legal))])[0]
+        moves += 1
+    assert 0 < fallbacks < moves // 2
+
+
+def test_a_variant_that_changes_a_hook_of_the_lean_path_leaves_it() -> None:
+    from engine.variants.classic import Classic
+
+    class Louder(Classic):
+        def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Any:
+            return {"type": "drew", "player": seat, "count": len(cards), "reason": reason}
+
+    assert Classic.takes_lean_path() and not Louder.takes_lean_path()
+    assert Louder.apply is not UnoRules.lean_apply

@@ -108,6 +108,9 @@ class Duo(UnoRules):
     #: Every turned-up card stays (a turned Wild Draw Four acts, see ``first_card_effect``).
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
     draw_amounts: ClassVar[dict[Kind, int]] = {}
+    #: A single card without a chain is played as in classic UNO (``check_play`` and
+    #: ``on_play`` defer to UnoRules'), and a draw with nothing pending is classic's.
+    lean_agrees: ClassVar[frozenset[str]] = frozenset({"check_play", "on_play", "on_draw"})
 
     # ------------------------------------------------------------------ ext
     def initial_ext(self, players: int) -> DuoExt:
