@@ -10,7 +10,13 @@ import orjson
 import pytest
 
 import engine
-from benchmarks import engine_bench, http_bench, http_instructions, instructions
+from benchmarks import (
+    engine_bench,
+    http_bench,
+    http_instructions,
+    instructions,
+    session_instructions,
+)
 
 VARIANTS = [v.id for v in engine.all_variants()]
 
@@ -74,3 +80,18 @@ def test_the_anchor_answers_a_small_json_and_the_ratios_divide_medians() -> None
 def test_the_counted_http_calls_are_answered_200(target: str) -> None:
     # child raises on any answer but 200: what is counted is the request itself.
     http_instructions.child(http_instructions.TARGETS[target][0], target, 3)
+
+
+def test_the_counted_session_moves_are_answered_and_the_game_lasts(monkeypatch) -> None:
+    seed, moves = session_instructions.game_moves(40)
+    assert len(moves) == 40 and seed >= 1
+    # Each move is its seat's legal move in the state the ones before it made.
+    state, _ = engine.start(session_instructions.VARIANT, 2, seed)
+    for seat, body in moves:
+        move = engine.Move.from_dict(orjson.loads(body)["move"])
+        assert move in engine.legal_moves(state, seat)
+        state, _ = engine.apply(state, move)
+    # child raises on any answer but 200/201: a refused move would not be counted.
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    session_instructions.child("move", 3)
+    session_instructions.child("healthz", 3)
