@@ -24,7 +24,6 @@ from .facts import cached
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
-from .views import Views
 
 T = MoveType
 
@@ -48,9 +47,12 @@ _BARE = (None, None, None, None, False, None)
 #: overrides one of these goes through the general path for every move.
 _LEAN_HOOKS = (
     "apply_listed", "check_move", "check_play", "put_on_discard", "card_effect",
-    "uno_flag_allowed", "said_uno", "update_exposed", "draw_cards", "drew_event",
-    "colors_for", "decode_move", "on_play", "on_draw", "on_pass",
+    "uno_flag_allowed", "said_uno", "update_exposed", "draw_cards", "colors_for",
+    "on_play", "on_draw", "on_pass",
 )  # fmt: skip
+#: Hooks the lean path calls when a variant has its own (and otherwise writes out):
+#: ``decode_move`` (UNO Flip's round labels), ``public_ref`` (a played card) and
+#: ``drew_event`` (a drawn card).
 _new = tuple.__new__
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
 #: for a turned-up card acting as if the dealer had played it (UNO All Wild).
@@ -120,6 +122,10 @@ class UnoRules(Variant):
         #: Whether ``matches`` is this class's (a play or a drawn card is then checked
         #: with its rule written out in the loop; UNO All Wild has its own).
         self._own_matches = cls.matches is UnoRules.matches
+        #: Whether the lean draw calls ``drew_event`` (this class's, or cards shown its
+        #: own way; it reads only the side and ``ext`` of what it is given, the same in
+        #: a ``State`` as in a ``Work``).
+        self._own_drew = cls.drew_event is not UnoRules.drew_event or self._custom_refs
         # Kind -> the effect bound to this instance (bound once).
         bound: dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]] = {
             kind: MethodType(fn, self) for kind, fn in self.effects.items()
@@ -161,8 +167,6 @@ class UnoRules(Variant):
         return (
             all(getattr(cls, n) is getattr(UnoRules, n) or n in agrees for n in _LEAN_HOOKS)
             and cls.matches is UnoRules.matches
-            and cls.public_ref is Views.public_ref
-            and cls.private_ref is Views.private_ref
             and handlers.get(T.PLAY) is cls.on_play
             and handlers.get(T.DRAW) is cls.on_draw
             and handlers.get(T.PASS) is cls.on_pass
@@ -176,7 +180,13 @@ class UnoRules(Variant):
         locals and builds the new ``State`` directly (no ``Work``); it takes only moves
         the general path accepts, and gives the same state and events (checked against
         it on random games of every variant: tests/test_engine_paths.py). Anything else
-        (any doubt) goes through the general path, which raises the precise error."""
+        (any doubt) goes through the general path, which raises the precise error.
+
+        A variant's own ``decode_move``, ``public_ref`` and ``drew_event`` are called
+        where classic UNO's are written out (UNO Flip: labels, the drawn card's back)."""
+        asked = move
+        if self._translates:
+            move = self.decode_move(state, move)
         (
             variant, n, options, seed, rng, phase, round_, dealer, direction, current,
             side, hands, draw_pile, discard, active, pend, exposed, scores,
@@ -228,7 +238,11 @@ class UnoRules(Variant):
                         left = hand[:i] + hand[i + 1 :]
                         new_hands = list(hands)
                         new_hands[player] = left
-                        ref = {"id": card, "code": cat.code[side][card]}
+                        ref = (
+                            self.public_ref(state, card)
+                            if self._custom_refs
+                            else {"id": card, "code": cat.code[side][card]}
+                        )
                         if wild:
                             ev = {
                                 "type": "played",
@@ -250,7 +264,7 @@ class UnoRules(Variant):
                             discard + (card,), color, None, exposed, scores, round_scores,
                             round_winner, winners, move_count + 1, ext,
                         )), events  # fmt: skip
-        return Variant.apply(self, state, move)
+        return Variant.apply(self, state, asked)
 
     def _lean_draw(
         self,
@@ -271,7 +285,9 @@ class UnoRules(Variant):
         new_hands = list(hands)
         new_hands[player] = hand + (card,)
         events: list[Event] = [
-            {
+            self.drew_event(state, player, [card], "draw")  # type: ignore[arg-type]
+            if self._own_drew
+            else {
                 "type": "drew",
                 "player": player,
                 "count": 1,

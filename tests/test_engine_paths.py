@@ -189,15 +189,15 @@ def test_the_lean_apply_agrees_with_the_general_path_on_near_misses(variant: str
     assert compared > 2000 and refused > 1000
 
 
-@pytest.mark.parametrize("variant", ["uno_classic", "uno_duo"])
+@pytest.mark.parametrize("variant", ["uno_classic", "uno_duo", "uno_flip"])
 def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
-    """The lean path is classic UNO's and UNO Duo's ``apply`` and serves most of their
+    """The lean path is classic UNO's, UNO Duo's and UNO Flip's ``apply`` and serves most of their
     moves (the rest, and every variant that changes one of its hooks without saying it
     agrees, go through ``Variant.apply``)."""
     from engine.variant import Variant
 
     lean = {v.id for v in engine.all_variants() if type(v).apply is UnoRules.lean_apply}
-    assert lean == {"uno_classic", "uno_duo"}
+    assert lean == {"uno_classic", "uno_duo", "uno_flip"}
     general = Variant.apply
     fallbacks = 0
 
@@ -217,7 +217,7 @@ def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, varian
         seat = v.waiting_for(state)
         assert seat is not None
         legal = v.legal_moves(state, seat)
-        state = v.apply(state, legal[rnd.randrange(len(legal))])[0]
+        state = v.apply(state, v.encode_move(state, legal[rnd.randrange(len(legal))]))[0]
         moves += 1
     assert 0 < fallbacks < moves // 2
 
@@ -226,8 +226,23 @@ def test_a_variant_that_changes_a_hook_of_the_lean_path_leaves_it() -> None:
     from engine.variants.classic import Classic
 
     class Louder(Classic):
-        def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Any:
-            return {"type": "drew", "player": seat, "count": len(cards), "reason": reason}
+        def said_uno(self, *args: Any) -> Any:
+            return True
 
     assert Classic.takes_lean_path() and not Louder.takes_lean_path()
     assert Louder.apply is not UnoRules.lean_apply
+
+
+def test_the_lean_draw_calls_a_variants_own_drew_event() -> None:
+    """``drew_event`` is one of the hooks the lean path calls rather than leaves for."""
+    from engine.variants.classic import Classic
+
+    class Quiet(Classic):
+        def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Any:
+            return {"type": "drew", "player": seat, "count": len(cards), "reason": reason}
+
+    v = Quiet()
+    assert type(v).apply is UnoRules.lean_apply
+    state, _ = v.new_game(2, 3)
+    _, events = v.apply(state, Move(MoveType.DRAW, state.current))
+    assert events[0] == {"type": "drew", "player": state.current, "count": 1, "reason": "draw"}
