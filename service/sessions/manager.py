@@ -30,7 +30,9 @@ Turn clocks (``service.sessions.clock``): a session created with ``clock`` gives
 the game waits for a deadline. Every request that touches the session first plays
 what the clock owes (``_settle``): each passed deadline's forced default moves
 (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a ``timeout`` event,
-the bots' replies, in a chain while deadlines have passed, committed with one
+the bots' replies, in a chain while deadlines have passed (and a game whose seats all
+went to bots, its last chain stopped at ``max_bot_moves``, goes on with the next
+chain: a game nobody plays any more still ends, a chain a read), committed with one
 compare-and-set over the version read (a racing replica loses, re-reads and finds the
 timeout played: one timeout, never two).
 
@@ -1185,19 +1187,37 @@ class SessionManager:
         """What the clock owes at ``now``: for each passed deadline in turn, the forced
         moves of the seat that ran out (while it still owes a decision, its default
         too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
-        row, and the bots' replies; all at the deadline. Returns the session after them
-        (its version unchanged: the caller commits), their events and move-log entries."""
+        row, and the bots' replies; all at the deadline. A bot to move at ``now`` (its
+        last chain stopped at ``max_bot_moves``) plays the next chain. Returns the
+        session after them (its version unchanged: the caller commits), their events
+        and move-log entries."""
         assert c.state is not None  # _settle: a clock owes nothing before the deal
         state, meta = c.state, c.meta
         events: list[Event] = []
         moves: list[bytes] = []
         budget = self.config.max_bot_moves
         chain = 0
-        while meta.clock is not None and budget > 0:
+        while (clock := meta.clock) is not None and budget > 0:
+            if state.move_count >= self.config.max_moves:
+                break  # the session is full
             seat = _waiting_person(state, meta)
-            if seat is None or state.move_count >= self.config.max_moves:
-                break  # the game is over, waits for a bot (which moves with a move), or is full
-            deadline = meta.clock.deadline(seat)
+            if seat is None and engine.waiting_for(state) in meta.bots:
+                # A bot's move at a request: the bots' last chain stopped at its budget
+                # (every seat a bot after timeouts). They go on from here, at ``now``.
+                chain += 1
+                state, bot_events, made = self._play_bots(
+                    sid, c.version, state, meta, events, f":bots:{chain}", c.history
+                )
+                if not made:
+                    break
+                events += bot_events
+                moves += logged(made, "bot", now)
+                meta = replace(meta, clock=clock.restart(now))
+                budget -= len(made)
+                continue
+            if seat is None:
+                break  # the game is over
+            deadline = clock.deadline(seat)
             if deadline > now:
                 break
             forced: list[Move] = []
@@ -1215,7 +1235,7 @@ class SessionManager:
             events.append(session_events.timeout(seat, deadline, len(forced)))
             events += played
             moves += logged(forced, "clock", deadline)
-            clock = meta.clock.timed_out(seat)
+            clock = clock.timed_out(seat)
             meta = replace(meta, clock=clock)
             if clock.hand_over(seat):
                 meta = _hand_to_bot(meta, seat)
@@ -1226,7 +1246,7 @@ class SessionManager:
             )
             events += bot_events
             moves += logged(made, "bot", deadline)
-            meta = replace(meta, clock=meta.clock.restart(deadline))  # type: ignore[union-attr]
+            meta = replace(meta, clock=clock.restart(deadline))
             budget -= len(forced) + len(made)
         return Cached(c.version, c.seq, state, meta), events, moves
 

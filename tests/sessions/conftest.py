@@ -104,6 +104,17 @@ class Api:
     def events(self, sid: str, token: str | None = None, after: int = 0) -> Any:
         return self.c.get(f"/v1/sessions/{sid}/events?after={after}", headers=self.auth(token))
 
+    def all_events(self, sid: str, token: str | None = None) -> list[dict[str, Any]]:
+        """Every event of the session, page after page (a page holds 500 by default)."""
+        found: list[dict[str, Any]] = []
+        while True:
+            r = self.events(sid, token, after=found[-1]["seq"] if found else 0)
+            assert r.status_code == 200, r.get_data(as_text=True)
+            page = r.get_json()
+            found += page["events"]
+            if not page["events"] or found[-1]["seq"] >= page["last_event"]:
+                return found
+
     def delete(self, sid: str, token: str | None) -> Any:
         return self.c.delete(f"/v1/sessions/{sid}", headers=self.auth(token))
 

@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -290,6 +291,35 @@ def test_max_timeouts_in_a_row_hand_the_seat_to_a_bot(
         r = api.move(sid, toks[fast], {"type": "pass"}, r["version"]).get_json()
     assert r["clock"]["seat"] in (fast, None)
     assert log_of(app, sid)[-1]["by"] == "bot"
+
+
+def test_a_game_whose_seats_all_went_to_bots_plays_on_past_a_bot_chains_budget(
+    api: Api, app: Flask, clock: FakeClock
+) -> None:
+    """Both people time out and bots take both seats: a chain of bot moves stops at
+    ``max_bot_moves``; the next request that touches the session plays on from there,
+    so the game ends, and its record replays."""
+    manager = app.extensions["sessions"]
+    manager.config = replace(manager.config, max_bot_moves=6)
+    sid, _, _ = create(api, "uno_classic", 2, max_timeouts=1)
+    clock.t += 2 * TURN + 1  # both seats time out, one after the other
+    seen = api.get(sid).get_json()
+    assert [s["bot"] for s in seen["seats"]] == [True, True]
+    counts = [stored_state(app, sid).move_count]
+    for _ in range(5_000):
+        if seen["status"] == "over":
+            break
+        clock.t += 1
+        seen = api.get(sid).get_json()
+        counts.append(stored_state(app, sid).move_count)
+    assert seen["status"] == "over", seen["clock"]
+    assert all(b > a for a, b in zip(counts, counts[1:], strict=False))  # every read plays on
+    assert max(b - a for a, b in zip(counts, counts[1:], strict=False)) <= 2 * 6
+    log = log_of(app, sid)
+    assert len(log) == stored_state(app, sid).move_count and log[-1]["by"] == "bot"
+    record = api.c.get(f"/v1/sessions/{sid}/record").get_json()
+    replayed = api.c.post("/v1/games/replay", json=record)
+    assert replayed.status_code == 200, replayed.get_data(as_text=True)
 
 
 def test_a_move_in_time_resets_the_timeouts_in_a_row(api: Api, clock: FakeClock) -> None:

@@ -346,7 +346,7 @@ def test_a_rematch_is_the_next_game_with_the_same_seats(lobby: Lobby, app: Flask
     assert b["session_id"] == new != sid and a["previous_session_id"] == sid
     assert (a["seat"], b["seat"]) == (0, 1) and a["token"] != b["token"]
     assert [s["name"] for s in a["seats"]] == ["Ann", "Bob"] and a["status"] == "playing"
-    rematches = [e for e in lobby.events(sid).get_json()["events"] if e["type"] == "rematch"]
+    rematches = [e for e in lobby.all_events(sid) if e["type"] == "rematch"]
     assert [e["session_id"] for e in rematches] == [new]
     mine = lobby.get(new, a["token"]).get_json()
     assert mine["seat"] == 0 and mine["status"] == "playing"
@@ -378,8 +378,7 @@ def test_racing_rematches_make_one_session(lobby: Lobby, app: Flask) -> None:
         t.join()
     assert all(r.status_code == 200 for r in answers), [r.get_json() for r in answers]
     assert len({r.get_json()["session_id"] for r in answers}) == 1
-    events = lobby.events(sid).get_json()["events"]
-    assert sum(e["type"] == "rematch" for e in events) == 1
+    assert sum(e["type"] == "rematch" for e in lobby.all_events(sid)) == 1
 
 
 # ---------------------------------------------------------------- spectators
