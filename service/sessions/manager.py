@@ -13,7 +13,9 @@ when it does not match is the session read again first (one extra round trip).
 
 Bot seats move by themselves after each human move (and at creation when a bot
 starts); all bot moves of a request are committed with the human move in the same
-compare-and-set. A levelled bot ("normal", "hard") sees the game's events of the
+compare-and-set, at most ``max_bot_moves`` of them. A game whose seats all went to
+bots (timeouts, leaves) goes on at the next request that touches it (``_settle``: the
+bots' next chain), so a game nobody plays any more still ends. A levelled bot ("normal", "hard") sees the game's events of the
 current round redacted for its seat (``bots.BotHistory``): the cached copy keeps that
 round's events with its state (``Cached.history``, the newest ``HISTORY_EVENTS``), and
 a read of the session brings them in the same round trip when the copy lacks them
@@ -30,9 +32,7 @@ Turn clocks (``service.sessions.clock``): a session created with ``clock`` gives
 the game waits for a deadline. Every request that touches the session first plays
 what the clock owes (``_settle``): each passed deadline's forced default moves
 (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a ``timeout`` event,
-the bots' replies, in a chain while deadlines have passed (and a game whose seats all
-went to bots, its last chain stopped at ``max_bot_moves``, goes on with the next
-chain: a game nobody plays any more still ends, a chain a read), committed with one
+the bots' replies, in a chain while deadlines have passed, committed with one
 compare-and-set over the version read (a racing replica loses, re-reads and finds the
 timeout played: one timeout, never two).
 
@@ -347,6 +347,12 @@ def _hand_to_bot(meta: Meta, seat: int) -> Meta:
     seats = list(meta.seats)
     seats[seat] = replace(seats[seat], bot=True, token_sha256=None, open=False)
     return replace(meta, seats=tuple(seats))
+
+
+def _bot_to_move(state: State, meta: Meta) -> bool:
+    """The game waits for a bot: between requests only when the bots' last chain stopped
+    at its budget (``max_bot_moves``), every seat a bot."""
+    return bool(meta.bots) and engine.waiting_for(state) in meta.bots
 
 
 def _waiting_person(state: State | None, meta: Meta) -> int | None:
@@ -1188,22 +1194,22 @@ class SessionManager:
         moves of the seat that ran out (while it still owes a decision, its default
         too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
         row, and the bots' replies; all at the deadline. A bot to move at ``now`` (its
-        last chain stopped at ``max_bot_moves``) plays the next chain. Returns the
-        session after them (its version unchanged: the caller commits), their events
-        and move-log entries."""
-        assert c.state is not None  # _settle: a clock owes nothing before the deal
+        last chain stopped at ``max_bot_moves``; with or without a clock) plays the next
+        chain, at ``now``. Returns the session after them (its version unchanged: the
+        caller commits), their events and move-log entries."""
+        assert c.state is not None  # _settle: nothing is owed before the deal
         state, meta = c.state, c.meta
         events: list[Event] = []
         moves: list[bytes] = []
         budget = self.config.max_bot_moves
         chain = 0
-        while (clock := meta.clock) is not None and budget > 0:
+        while budget > 0:
             if state.move_count >= self.config.max_moves:
                 break  # the session is full
             seat = _waiting_person(state, meta)
-            if seat is None and engine.waiting_for(state) in meta.bots:
+            if seat is None and _bot_to_move(state, meta):
                 # A bot's move at a request: the bots' last chain stopped at its budget
-                # (every seat a bot after timeouts). They go on from here, at ``now``.
+                # (every seat a bot, after timeouts or leaves). They go on, at ``now``.
                 chain += 1
                 state, bot_events, made = self._play_bots(
                     sid, c.version, state, meta, events, f":bots:{chain}", c.history
@@ -1212,11 +1218,13 @@ class SessionManager:
                     break
                 events += bot_events
                 moves += logged(made, "bot", now)
-                meta = replace(meta, clock=clock.restart(now))
+                if meta.clock is not None:
+                    meta = replace(meta, clock=meta.clock.restart(now))
                 budget -= len(made)
                 continue
-            if seat is None:
-                break  # the game is over
+            clock = meta.clock
+            if seat is None or clock is None:
+                break  # the game is over, or no clock runs
             deadline = clock.deadline(seat)
             if deadline > now:
                 break
@@ -1251,11 +1259,12 @@ class SessionManager:
         return Cached(c.version, c.seq, state, meta), events, moves
 
     def _settle(self, sid: str, c: Cached, now: float | None = None) -> Cached:
-        """The session after what its clock owes at ``now`` (default: the clock's time),
-        committed over ``c.version``; ``c`` itself when nothing is owed. A replica that
+        """The session after what its clock owes at ``now`` (default: the clock's time)
+        and the bots' next chain when a bot is to move (``_owed``), committed over
+        ``c.version``; ``c`` itself when nothing is owed. A replica that
         loses the compare-and-set reads the session again (the winner played the
         timeout) and settles that."""
-        if c.meta.clock is None or c.state is None:
+        if c.state is None or (c.meta.clock is None and not _bot_to_move(c.state, c.meta)):
             return c
         at = self.clock() if now is None else now
         for _ in range(3):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -315,6 +316,32 @@ def test_a_seat_that_leaves_after_the_start_is_played_by_a_bot(lobby: Lobby) -> 
         move = next(m for m in view["legal_moves"] if m["type"] not in ("uno", "catch"))
         assert lobby.move(sid, ann, move, view["version"]).status_code == 200
     assert lobby.get(sid).get_json()["view"]["phase"] == "game_over"
+
+
+def test_a_game_everyone_left_is_played_to_its_end_by_the_bots(lobby: Lobby, app: Flask) -> None:
+    """No clock: the last person leaves, bots hold every seat; their chain stops at
+    ``max_bot_moves`` and each later read plays the next, until the game ends; its
+    record replays."""
+    manager = app.extensions["sessions"]
+    manager.config = replace(manager.config, max_bot_moves=8)
+    body = lobby.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    for tok in toks:
+        assert lobby.leave(sid, tok).status_code == 200
+    store = manager.store
+    counts = [engine.from_dict(orjson.loads(store.load(sid).state)).move_count]
+    view = lobby.get(sid).get_json()
+    for _ in range(5_000):
+        counts.append(engine.from_dict(orjson.loads(store.load(sid).state)).move_count)
+        if view["status"] == "over":
+            break
+        view = lobby.get(sid).get_json()
+    assert view["status"] == "over" and view["view"]["phase"] == "game_over"
+    assert all(0 < b - a <= 8 for a, b in zip(counts, counts[1:], strict=False)), counts[:20]
+    record = lobby.c.get(f"/v1/sessions/{sid}/record").get_json()
+    assert {m["by"] for m in record["moves"]} == {"bot"}
+    replayed = lobby.c.post("/v1/games/replay", json=record)
+    assert replayed.status_code == 200, replayed.get_data(as_text=True)
 
 
 def test_leave_needs_a_seat_token(lobby: Lobby) -> None:
