@@ -15,10 +15,11 @@ Bot seats move by themselves after each human move (and at creation when a bot
 starts); all bot moves of a request are committed with the human move in the same
 compare-and-set, at most ``max_bot_moves`` of them. A game whose seats all went to
 bots (timeouts, leaves) goes on at the next request that touches it (``_settle``: the
-bots' next chain), so a game nobody plays any more still ends. A levelled bot ("normal", "hard") sees the game's events of the
-current round redacted for its seat (``bots.BotHistory``): the cached copy keeps that
-round's events with its state (``Cached.history``, the newest ``HISTORY_EVENTS``), and
-a read of the session brings them in the same round trip when the copy lacks them
+bots' next chain), so a game nobody plays any more still ends. A levelled bot
+("normal", "hard") sees the game's events of the current round redacted for its seat
+(``bots.BotHistory``): the cached copy keeps that round's events with its state
+(``Cached.history``, the newest ``HISTORY_EVENTS``), and a read of the session brings
+them in the same round trip when the copy lacks them
 (the store keeps where the round starts: ``history_from``). A session without a
 levelled bot keeps and reads none.
 
@@ -1261,9 +1262,9 @@ class SessionManager:
     def _settle(self, sid: str, c: Cached, now: float | None = None) -> Cached:
         """The session after what its clock owes at ``now`` (default: the clock's time)
         and the bots' next chain when a bot is to move (``_owed``), committed over
-        ``c.version``; ``c`` itself when nothing is owed. A replica that
-        loses the compare-and-set reads the session again (the winner played the
-        timeout) and settles that."""
+        ``c.version``; ``c`` itself when nothing is owed. A replica that loses the
+        compare-and-set reads the session again (the winner played the timeout) and
+        settles that."""
         if c.state is None or (c.meta.clock is None and not _bot_to_move(c.state, c.meta)):
             return c
         at = self.clock() if now is None else now

@@ -24,6 +24,7 @@ from engine import Move, MoveType, Phase, State
 from service.sessions.events import SESSION_EVENTS, rfc3339
 from tests.sessions.conftest import Api, make_app, problem, store_url, turn_seat
 from tests.sessions.test_contract import sse
+from tests.sessions.test_move_log import bots_play_it_out, stored_state
 from tests.support import random_game
 
 T0 = 1_800_000_000.0
@@ -58,12 +59,6 @@ def create(api: Api, variant: str = "uno_classic", players: Any = 2, **clock: An
 
 def log_of(app: Flask, sid: str) -> list[dict[str, Any]]:
     return [orjson.loads(raw) for raw in app.extensions["sessions"].store.moves(sid)]
-
-
-def stored_state(app: Flask, sid: str) -> State:
-    loaded = app.extensions["sessions"].store.load(sid)
-    assert loaded is not None
-    return engine.from_dict(orjson.loads(loaded.state))
 
 
 def events_of(api: Api, sid: str, after: int = 0) -> list[dict[str, Any]]:
@@ -305,21 +300,9 @@ def test_a_game_whose_seats_all_went_to_bots_plays_on_past_a_bot_chains_budget(
     clock.t += 2 * TURN + 1  # both seats time out, one after the other
     seen = api.get(sid).get_json()
     assert [s["bot"] for s in seen["seats"]] == [True, True]
-    counts = [stored_state(app, sid).move_count]
-    for _ in range(5_000):
-        if seen["status"] == "over":
-            break
-        clock.t += 1
-        seen = api.get(sid).get_json()
-        counts.append(stored_state(app, sid).move_count)
-    assert seen["status"] == "over", seen["clock"]
-    assert all(b > a for a, b in zip(counts, counts[1:], strict=False))  # every read plays on
-    assert max(b - a for a, b in zip(counts, counts[1:], strict=False)) <= 2 * 6
+    bots_play_it_out(api, app, sid, budget=6)
     log = log_of(app, sid)
     assert len(log) == stored_state(app, sid).move_count and log[-1]["by"] == "bot"
-    record = api.c.get(f"/v1/sessions/{sid}/record").get_json()
-    replayed = api.c.post("/v1/games/replay", json=record)
-    assert replayed.status_code == 200, replayed.get_data(as_text=True)
 
 
 def test_a_move_in_time_resets_the_timeouts_in_a_row(api: Api, clock: FakeClock) -> None:

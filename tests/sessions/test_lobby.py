@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 import engine
 from service.sessions.events import SESSION_EVENTS
 from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
+from tests.sessions.test_move_log import bots_play_it_out
 from tests.sessions.test_redis import redis_url, replicas
 
 __all__ = ["redis_url", "replicas"]  # the fixtures of two instances on one Redis
@@ -328,20 +329,8 @@ def test_a_game_everyone_left_is_played_to_its_end_by_the_bots(lobby: Lobby, app
     sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
     for tok in toks:
         assert lobby.leave(sid, tok).status_code == 200
-    store = manager.store
-    counts = [engine.from_dict(orjson.loads(store.load(sid).state)).move_count]
-    view = lobby.get(sid).get_json()
-    for _ in range(5_000):
-        counts.append(engine.from_dict(orjson.loads(store.load(sid).state)).move_count)
-        if view["status"] == "over":
-            break
-        view = lobby.get(sid).get_json()
-    assert view["status"] == "over" and view["view"]["phase"] == "game_over"
-    assert all(0 < b - a <= 8 for a, b in zip(counts, counts[1:], strict=False)), counts[:20]
-    record = lobby.c.get(f"/v1/sessions/{sid}/record").get_json()
+    record = bots_play_it_out(lobby, app, sid, budget=8)
     assert {m["by"] for m in record["moves"]} == {"bot"}
-    replayed = lobby.c.post("/v1/games/replay", json=record)
-    assert replayed.status_code == 200, replayed.get_data(as_text=True)
 
 
 def test_leave_needs_a_seat_token(lobby: Lobby) -> None:

@@ -4,6 +4,7 @@ move limit that bounds it."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -44,6 +45,25 @@ def stored_state(app: Flask, sid: str) -> engine.State:
     loaded = app.extensions["sessions"].store.load(sid)
     assert loaded is not None
     return engine.from_dict(orjson.loads(loaded.state))
+
+
+def bots_play_it_out(api: Api, app: Flask, sid: str, budget: int) -> dict[str, Any]:
+    """A game whose seats are all bots: read it as a spectator until it is over, each
+    read playing the bots' next chain (at least one move, at most ``budget``); then its
+    record must replay. Returns the record."""
+    counts = [stored_state(app, sid).move_count]
+    body = api.get(sid).get_json()
+    for _ in range(5_000):
+        counts.append(stored_state(app, sid).move_count)
+        if body["status"] == "over":
+            break
+        body = api.get(sid).get_json()
+    assert body["status"] == "over" and body["view"]["phase"] == "game_over", body.get("clock")
+    assert all(0 < b - a <= budget for a, b in pairwise(counts)), counts[:20]
+    record: dict[str, Any] = api.c.get(f"/v1/sessions/{sid}/record").get_json()
+    replayed = api.c.post("/v1/games/replay", json=record)
+    assert replayed.status_code == 200, replayed.get_data(as_text=True)
+    return record
 
 
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
