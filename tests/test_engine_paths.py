@@ -189,15 +189,10 @@ def test_the_lean_apply_agrees_with_the_general_path_on_near_misses(variant: str
     assert compared > 2000 and refused > 1000
 
 
-@pytest.mark.parametrize("variant", ["uno_classic", "uno_duo", "uno_flip"])
-def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
-    """The lean path is classic UNO's, UNO Duo's and UNO Flip's ``apply`` and serves most of their
-    moves (the rest, and every variant that changes one of its hooks without saying it
-    agrees, go through ``Variant.apply``)."""
+def count_fallbacks(monkeypatch: pytest.MonkeyPatch, variant: str, moves: int = 2000) -> int:
+    """How many of ``moves`` random moves of ``variant`` reach ``Variant.apply``."""
     from engine.variant import Variant
 
-    lean = {v.id for v in engine.all_variants() if type(v).apply is UnoRules.lean_apply}
-    assert lean == {"uno_classic", "uno_duo", "uno_flip"}
     general = Variant.apply
     fallbacks = 0
 
@@ -209,17 +204,35 @@ def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, varian
     monkeypatch.setattr(Variant, "apply", counted)
     v = engine.find_variant(variant)
     rnd = random.Random(11)
-    moves = 0
     state, _ = v.new_game(2, 5)
-    while moves < 2000:
+    for _ in range(moves):
         if state.phase is Phase.GAME_OVER:
             state, _ = v.new_game(2, rnd.randrange(2**64))
         seat = v.waiting_for(state)
         assert seat is not None
         legal = v.legal_moves(state, seat)
         state = v.apply(state, v.encode_move(state, legal[rnd.randrange(len(legal))]))[0]
-        moves += 1
-    assert 0 < fallbacks < moves // 2
+    return fallbacks
+
+
+@pytest.mark.parametrize("variant", ["uno_classic", "uno_duo", "uno_flip"])
+def test_the_lean_path_serves_most_moves(monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
+    """The lean path is classic UNO's, UNO Duo's and UNO Flip's ``apply`` and serves most of their
+    moves (the rest, and every variant that changes one of its hooks without saying it
+    agrees, go through ``Variant.apply``)."""
+    lean = {v.id for v in engine.all_variants() if type(v).apply is UnoRules.lean_apply}
+    assert lean == {"uno_classic", "uno_duo", "uno_flip"}
+    assert 0 < count_fallbacks(monkeypatch, variant) < 1000
+
+
+def test_uno_all_wild_has_a_lean_path_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """UNO All Wild's own ``apply`` (its cards are all actions: UnoRules' lean path does not
+    fit) serves most plays; the targeted cards, the last two cards, ``uno``, a play of
+    the drawn card and everything else go through ``Variant.apply``."""
+    from engine.variants.all_wild import AllWild
+
+    assert engine.find_variant("uno_all_wild").apply.__func__ is AllWild.apply  # type: ignore[attr-defined]
+    assert 0 < count_fallbacks(monkeypatch, "uno_all_wild") < 800
 
 
 def test_a_variant_that_changes_a_hook_of_the_lean_path_leaves_it() -> None:

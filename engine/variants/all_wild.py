@@ -62,13 +62,14 @@ from ..moves import Move, MoveType
 from ..registry import register
 from ..state import Pending, PendingType, Phase, State, Work, pending
 from ..uno import UnoPending, UnoRules
-from ..variant import TURN, defaults, first_plain, handles, lists
+from ..variant import TURN, Variant, defaults, first_plain, handles, lists
 
 T = MoveType
 # Enum members as module constants: on Python 3.11 every ``T.X`` / ``Phase.X`` is a
 # descriptor call (about a thousand instructions) in the hot paths below.
 PLAY_T, PASS_T, CHOOSE_TARGET_T = T.PLAY, T.PASS, T.CHOOSE_TARGET
 PLAY = Phase.PLAY
+_new = tuple.__new__
 
 
 class AllWildPending(PendingType):
@@ -148,6 +149,114 @@ class AllWild(UnoRules):
     def matches(self, side: int, card: int, active: Any, top: int) -> bool:
         """Every card plays on every card."""
         return True
+
+    # ------------------------------------------------------------------ apply
+    @cached_property
+    def _lean_kinds(self) -> tuple[int, ...]:
+        """Card id -> what the lean ``apply`` does with its play: 0 nothing (a plain
+        Wild), 1 skip (Wild Skip, and Wild Reverse with two players is decided at the
+        play), 2 reverse, 3 skip two, 4 draw two, 5 draw four; -1 a targeted card (the
+        general path)."""
+        code = {
+            WILD: 0, Kind.WILD_SKIP: 1, WILD_REVERSE: 2, Kind.WILD_SKIP_TWO: 3,
+            Kind.WILD_DRAW_TWO: 4, Kind.WILD_DRAW_FOUR: 5,
+        }  # fmt: skip
+        return tuple(code.get(k, -1) for k in self._kinds)
+
+    def apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
+        """``Variant.apply``, with a lean path for most plays: an untargeted card (plain
+        Wild, Wild Skip, Wild Reverse, Wild Skip Two, Wild Draw Two or Four with the
+        cards in the draw pile) from a hand of three or more, on the player's turn with
+        nothing pending, nobody exposed and no ``uno``. Such a play leaves no new hand of
+        one card, so nobody becomes exposed. It builds the new ``State`` directly (no
+        ``Work``) with the same state and events as the general path
+        (tests/test_engine_paths.py checks it on random games and near-miss moves);
+        any other move, and any doubt, goes through ``Variant.apply``."""
+        (
+            variant, n, options, seed, rng, phase, round_, dealer, direction, current,
+            side, hands, draw_pile, discard, active, pend, exposed, scores,
+            round_scores, round_winner, winners, move_count, ext,
+        ) = state  # fmt: skip
+        mtype, player, card, color, target, chain, uno, cards = move
+        if (
+            mtype is PLAY_T
+            and phase is PLAY
+            and pend is None
+            and not exposed
+            and player == current
+            and color is None
+            and target is None
+            and chain is None
+            and cards is None
+            and not uno
+            and 0 <= player < n
+        ):
+            hand = hands[player]
+            if len(hand) > 2 and card in hand:
+                what = self._lean_kinds[card]  # type: ignore[index]
+                amount = 2 if what == 4 else 4
+                if what >= 0 and (what < 4 or len(draw_pile) >= amount):
+                    i = hand.index(card)
+                    new_hands = list(hands)
+                    new_hands[player] = hand[:i] + hand[i + 1 :]
+                    events: list[Event] = [
+                        {
+                            "type": "played",
+                            "player": player,
+                            "card": {"id": card, "code": self._codes[card]},  # type: ignore[index]
+                            "color": None,
+                        }
+                    ]
+                    if what == 0:
+                        current = (player + direction) % n
+                    elif what == 1 or (what == 2 and n == 2):
+                        skipped = (player + direction) % n
+                        events.append({"type": "skipped", "player": skipped})
+                        current = (skipped + direction) % n
+                    elif what == 2:
+                        direction = -direction
+                        events.append(
+                            {
+                                "type": "reversed",
+                                "direction": "clockwise" if direction == 1 else "counterclockwise",
+                            }
+                        )
+                        current = (player + direction) % n
+                    elif what == 3:
+                        steps = 1
+                        for k in (1, 2):
+                            seat = (player + direction * k) % n
+                            if seat != player:
+                                events.append({"type": "skipped", "player": seat})
+                                steps += 1
+                        current = (player + direction * steps) % n
+                    else:
+                        victim = (player + direction) % n
+                        taken = draw_pile[:amount]
+                        draw_pile = draw_pile[amount:]
+                        new_hands[victim] += taken
+                        codes = self._codes
+                        events.append(
+                            {
+                                "type": "drew",
+                                "player": victim,
+                                "count": amount,
+                                "reason": "penalty",
+                                "secret": {
+                                    "to": [victim],
+                                    "data": {"cards": [{"id": c, "code": codes[c]} for c in taken]},
+                                },
+                            }
+                        )
+                        events.append({"type": "skipped", "player": victim})
+                        current = (victim + direction) % n
+                    return _new(State, (
+                        variant, n, options, seed, rng, phase, round_, dealer, direction,
+                        current, side, tuple(new_hands), draw_pile, discard + (card,), None,
+                        None, exposed, scores, round_scores, round_winner, winners,
+                        move_count + 1, ext,
+                    )), events  # fmt: skip
+        return Variant.apply(self, state, move)
 
     # ------------------------------------------------------------------ guards
     def check_move(self, state: State, move: Move) -> None:
