@@ -141,11 +141,6 @@ class AllWild(UnoRules):
     def _kinds(self) -> tuple[Kind, ...]:
         return self.catalog.kind[0]
 
-    @cached_property
-    def _is_plain(self) -> tuple[bool, ...]:
-        """Card id -> whether it is a plain Wild (no action)."""
-        return tuple(k is WILD for k in self._kinds)
-
     def matches(self, side: int, card: int, active: Any, top: int) -> bool:
         """Every card plays on every card."""
         return True
@@ -431,8 +426,8 @@ class AllWild(UnoRules):
                 plays = self.swap_moves(state, player, card)
             moves += plays
         if len(hands[(player + state.direction) % n]) == 1:
-            plain = self._is_plain
-            if all(plain[c] for c in hand):
+            kinds = self._kinds
+            if all(kinds[c] is WILD for c in hand):
                 moves.append(self._draw_moves[player])
         return moves
 
@@ -459,8 +454,8 @@ class AllWild(UnoRules):
         nxt = s.next_seat(player)
         if len(s.hands[nxt]) != 1:
             return False
-        plain = self._is_plain
-        return all(plain[c] for c in s.hands[player])
+        kinds = self._kinds
+        return all(kinds[c] is WILD for c in s.hands[player])
 
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move.player
