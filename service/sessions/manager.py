@@ -352,7 +352,8 @@ def _hand_to_bot(meta: Meta, seat: int) -> Meta:
 
 def _bot_to_move(state: State, meta: Meta) -> bool:
     """The game waits for a bot: between requests only when the bots' last chain stopped
-    at its budget (``max_bot_moves``), every seat a bot."""
+    at its budget (``max_bot_moves``: every seat a bot, or a request's timeouts and
+    their replies used it up)."""
     return bool(meta.bots) and engine.waiting_for(state) in meta.bots
 
 
@@ -661,14 +662,19 @@ class SessionManager:
         history: list[Event],
         tag: str = "",
         before: tuple[bytes, ...] | None = (),
+        budget: int | None = None,
     ) -> Played:
-        """The bots' moves until a person must move (at most ``max_bot_moves``), for the
+        """The bots' moves until a person must move (at most ``budget``, by default
+        ``max_bot_moves``), for the
         commit over ``version`` (0: the creation), their ties broken by a generator seeded
         with the session and that version (and ``tag``: the timeout of a chain), so a
         session replays alike. ``history``: this request's events so far, after
         ``before`` (the session's events of the round as stored, ``Cached.history``):
         each levelled bot sees the round's game events redacted for its seat."""
-        limit = min(self.config.max_bot_moves, self.config.max_moves - state.move_count)
+        limit = min(
+            self.config.max_bot_moves if budget is None else budget,
+            self.config.max_moves - state.move_count,
+        )
         bots = meta.bot_levels
         if not bots or limit <= 0:
             return state, [], []
@@ -1194,10 +1200,14 @@ class SessionManager:
         """What the clock owes at ``now``: for each passed deadline in turn, the forced
         moves of the seat that ran out (while it still owes a decision, its default
         too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
-        row, and the bots' replies; all at the deadline. A bot to move at ``now`` (its
-        last chain stopped at ``max_bot_moves``; with or without a clock) plays the next
-        chain, at ``now``. Returns the session after them (its version unchanged: the
-        caller commits), their events and move-log entries."""
+        row, and the bots' replies; all at the deadline. A bot to move (its last chain
+        stopped at ``max_bot_moves``; with or without a clock) plays the next chain where
+        it stopped: at the clock's start (it waited for the bots from then), or at
+        ``now`` without a clock. The forced moves and the bots' moves together stay within
+        ``max_bot_moves`` (a timeout is begun only while some is left, and its forced
+        moves, at most one turn's, always end that turn; the bots stop at what is left);
+        the next request goes on. Returns the session after them (its version unchanged:
+        the caller commits), their events and move-log entries."""
         assert c.state is not None  # _settle: nothing is owed before the deal
         state, meta = c.state, c.meta
         events: list[Event] = []
@@ -1209,18 +1219,18 @@ class SessionManager:
                 break  # the session is full
             seat = _waiting_person(state, meta)
             if seat is None and _bot_to_move(state, meta):
-                # A bot's move at a request: the bots' last chain stopped at its budget
-                # (every seat a bot, after timeouts or leaves). They go on, at ``now``.
+                # A bot's move at a request: the bots' last chain stopped at its budget.
+                # They go on where it stopped: with a clock, at the time the game began
+                # to wait for them (a budget splits the work, it does not move the
+                # clock); without one, at ``now``.
                 chain += 1
                 state, bot_events, made = self._play_bots(
-                    sid, c.version, state, meta, events, f":bots:{chain}", c.history
+                    sid, c.version, state, meta, events, f":bots:{chain}", c.history, budget
                 )
                 if not made:
                     break
                 events += bot_events
-                moves += logged(made, "bot", now)
-                if meta.clock is not None:
-                    meta = replace(meta, clock=meta.clock.restart(now))
+                moves += logged(made, "bot", now if meta.clock is None else meta.clock.started)
                 budget -= len(made)
                 continue
             clock = meta.clock
@@ -1250,13 +1260,14 @@ class SessionManager:
                 meta = _hand_to_bot(meta, seat)
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
             chain += 1
+            budget -= len(forced)
             state, bot_events, made = self._play_bots(
-                sid, c.version, state, meta, events, f":clock:{chain}", c.history
+                sid, c.version, state, meta, events, f":clock:{chain}", c.history, budget
             )
             events += bot_events
             moves += logged(made, "bot", deadline)
             meta = replace(meta, clock=clock.restart(deadline))
-            budget -= len(forced) + len(made)
+            budget -= len(made)
         return Cached(c.version, c.seq, state, meta), events, moves
 
     def _settle(self, sid: str, c: Cached, now: float | None = None) -> Cached:

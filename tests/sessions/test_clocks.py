@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -303,6 +304,37 @@ def test_a_game_whose_seats_all_went_to_bots_plays_on_past_a_bot_chains_budget(
     bots_play_it_out(api, app, sid, budget=6)
     log = log_of(app, sid)
     assert len(log) == stored_state(app, sid).move_count and log[-1]["by"] == "bot"
+
+
+def test_timeouts_and_the_bots_replies_share_one_requests_budget(
+    api: Api, app: Flask, clock: FakeClock
+) -> None:
+    """``max_bot_moves`` bounds what one request plays for the clock: the forced moves and
+    the bots' replies together. A timeout is begun only while some budget is left and
+    ends its seat's turn (only its own forced moves may go past); the bots stop at what
+    is left, and the next request goes on from there."""
+    budget = 2
+    manager = app.extensions["sessions"]
+    manager.config = replace(manager.config, max_bot_moves=budget)
+    players = [{"name": "Ann"}, {"bot": True}, {"bot": True}]
+    sid, _, _ = create(api, "uno_classic", players)
+    clock.t += 40 * TURN  # Ann times out again and again; two bots reply each time
+    logged = [len(log_of(app, sid))]
+    for _ in range(12):
+        api.get(sid)
+        logged.append(len(log_of(app, sid)))
+    log = log_of(app, sid)
+    for a, b in pairwise(logged):
+        made = [e["by"] for e in log[a:b]]
+        assert made, "every request with a passed deadline plays on"
+        if len(made) > budget:  # only the last timeout's forced moves go past it
+            last_bot = max(i for i, by in enumerate(made) if by == "bot")
+            assert set(made[last_bot + 1 :]) == {"clock"} and last_bot < budget, made
+    # The budget was reached (a timeout and one bot's reply, where both bots would
+    # reply), and both kinds of move were played.
+    assert max(b - a for a, b in pairwise(logged)) >= budget
+    assert {"clock", "bot"} <= {e["by"] for e in log}
+    assert len(log) == stored_state(app, sid).move_count
 
 
 def test_a_move_in_time_resets_the_timeouts_in_a_row(api: Api, clock: FakeClock) -> None:
