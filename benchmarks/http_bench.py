@@ -9,7 +9,10 @@ the same run, in alternating slices (anchor, healthz, apply, anchor, ...):
   worker, one worker) under the same wrk load; the figure is the server's CPU per
   request (master and workers, from ``/proc``), which does not depend on how much CPU
   wrk got. Target: ``apply`` costs at most the anchor's CPU per request.
-- the same server's ``GET /healthz`` (reported).
+- the same server's ``GET /healthz`` (reported);
+- ``apply`` on a second such server that writes its access lines (``LOG_LEVEL=info``,
+  the service's default; every other server here runs at ``warning``, no access lines,
+  as the anchor writes none): what production pays for them (reported).
 
 Then the p99 latency of ``apply`` at half of its measured throughput (wrk's per-request
 ``delay()`` paces the load), the p99 against the p50 of the saturated slices (no
@@ -207,15 +210,22 @@ def run(quick: bool) -> dict[str, Any]:
     body = apply_body()
     script = post_script("/v1/games/apply", body)
     # One worker, as the anchor has (the --servers table has two).
-    with anchor_server() as (ah, ap, am), gunicorn({"WEB_CONCURRENCY": "1"}) as (host, port, master):
+    with (
+        anchor_server() as (ah, ap, am),
+        gunicorn({"WEB_CONCURRENCY": "1"}) as (host, port, master),
+        gunicorn({"WEB_CONCURRENCY": "1", "LOG_LEVEL": "info"}) as (lh, lp, lm),
+    ):
         anchor, base = f"http://{ah}:{ap}/", f"http://{host}:{port}"
+        logged = f"http://{lh}:{lp}/v1/games/apply"
         wrk(anchor, 1, 16, "")  # warm-up
         wrk(base + "/v1/games/apply", 1, 16, script)
+        wrk(logged, 1, 16, script)
         res = slices(
             {
                 "anchor": (anchor, am, ""),
                 "healthz": (base + "/healthz", master, ""),
                 "apply": (base + "/v1/games/apply", master, script),
+                "apply_logged": (logged, lm, script),
             },
             seconds,
             count,
@@ -256,6 +266,7 @@ def run(quick: bool) -> dict[str, Any]:
         "apply_vs_anchor": ratios(res, "apply", "anchor"),
         "apply_vs_healthz": ratios(res, "apply", "healthz"),
         "healthz_vs_anchor": ratios(res, "healthz", "anchor"),
+        "apply_logged_vs_apply": ratios(res, "apply_logged", "apply"),
         "apply_p99_over_p50": apply["p99_us"] / max(apply["p50_us"], 1),
         "apply_at_half_load": paced,
         "worker_rss_bytes": rss,
@@ -284,6 +295,7 @@ def print_table(res: dict[str, Any]) -> None:
         ("anchor", "anchor: bare Flask, sync"),
         ("healthz", "GET /healthz"),
         ("apply", f"POST /v1/games/apply ({res['players']}p)"),
+        ("apply_logged", "the same, access lines on"),
     ):
         row = res[name]
         ratio = "1.00x" if name == "anchor" else f"{ratios(res, name, 'anchor')['cpu_per_request']:.2f}x"
@@ -302,6 +314,12 @@ def print_table(res: dict[str, Any]) -> None:
     print(
         f"  apply vs the same server's /healthz: CPU/request {vh['cpu_per_request']:.2f}x,"
         f" req/s {vh['requests_per_s']:.2f}x"
+    )
+    vl = res["apply_logged_vs_apply"]
+    print(
+        f"  apply with its access lines (LOG_LEVEL=info, the default) vs without:"
+        f" CPU/request {vl['cpu_per_request']:.2f}x (per-slice median"
+        f" {vl['cpu_per_request_slice_median']:.2f}x)"
     )
     ratio = res["apply_p99_over_p50"]
     print(

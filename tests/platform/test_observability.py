@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+import time
 from typing import Any
 
 import pytest
@@ -11,6 +14,7 @@ from flask.testing import FlaskClient
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
+from service import observability
 from service.observability import request_id_from
 from tests.platform.conftest import MakeApp, access_lines, json_lines
 
@@ -90,6 +94,63 @@ def test_one_json_access_line_per_request(
     assert first["remote"] == "127.0.0.1"  # the test client's address
     assert isinstance(first["duration_ms"], float) and first["duration_ms"] >= 0
     assert second["status"] == 404 and second["route"] == "/v1/variants/<variant_id>"
+
+
+def test_the_access_lines_own_writer_writes_what_logging_would(
+    app: Flask, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The access line skips the ``LogRecord`` while logging is as the service set it
+    up (``_write_access``; benchmarks/access_log.py measures both). Its line is the one
+    ``JsonFormatter`` writes through logging, byte for byte; anything configured on the
+    loggers (here a filter that passes every record) sends it through logging."""
+    monkeypatch.setattr(time, "time", lambda: 1_800_000_000.25)
+    monkeypatch.setattr(time, "time_ns", lambda: 1_800_000_000_250_000_000)  # 3.12's records
+    fields = {
+        "method": "POST", "route": "/v1/games/apply", "path": "/v1/games/apply",
+        "remote": "10.0.0.7", "status": 200, "duration_ms": 1.25, "request_id": "r-\u00e9",
+    }  # fmt: skip
+    # The service's logging alone, as in production (pytest adds capture handlers).
+    ours = [h for h in observability.log.handlers if type(h) is observability._StderrHandler]
+    monkeypatch.setattr(observability.log, "handlers", ours)
+    assert observability._plain_access_handler() is not None
+    capsys.readouterr()
+    observability._write_access(fields)
+    own = capsys.readouterr().err
+    passes = logging.Filter()
+    observability.access_log.addFilter(passes)
+    try:
+        assert observability._plain_access_handler() is None
+        observability._write_access(fields)
+        through_logging = capsys.readouterr().err
+    finally:
+        observability.access_log.removeFilter(passes)
+    assert own == through_logging
+    assert json.loads(own) == {
+        "time": "2027-01-15T08:00:00.250Z", "level": "info", "logger": "service.access",
+        "message": "request", **fields,
+    }  # fmt: skip
+
+
+def test_a_handler_of_ops_own_gets_the_access_lines(
+    client: FlaskClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A handler added to the ``service`` logger (ops' own, say) gets every access line,
+    and stderr still gets its JSON line."""
+    got: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            got.append(record)
+
+    handler = Keep()
+    observability.log.addHandler(handler)
+    try:
+        capsys.readouterr()
+        client.get("/healthz", headers={"X-Request-ID": "ops-1"})
+    finally:
+        observability.log.removeHandler(handler)
+    assert [r.__dict__["fields"]["request_id"] for r in got] == ["ops-1"]
+    assert [d["request_id"] for d in access_lines(capsys.readouterr().err)] == ["ops-1"]
 
 
 def test_log_level_warning_silences_the_access_log(
