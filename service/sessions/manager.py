@@ -357,6 +357,11 @@ def _bot_to_move(state: State, meta: Meta) -> bool:
     return bool(meta.bots) and engine.waiting_for(state) in meta.bots
 
 
+def _bots_owed(c: Cached) -> bool:
+    """The session waits for a bot's move (``_bot_to_move``; False before the deal)."""
+    return c.state is not None and _bot_to_move(c.state, c.meta)
+
+
 def _waiting_person(state: State | None, meta: Meta) -> int | None:
     """The seat the game waits for when a person holds it (else None: a bot's move,
     or the game is over, or nothing is dealt yet)."""
@@ -1333,7 +1338,9 @@ class SessionManager:
         seat = self._seat(c.meta, authorization, required=False)
         sub = self._store(lambda: self.store.subscribe(sid))
         clocked = c.meta.clock is not None
-        return seat, self._follow(sid, seat, sub, after, until, clocked, self.next_deadline(c))
+        return seat, self._follow(
+            sid, seat, sub, after, until, clocked, self.next_deadline(c), _bots_owed(c)
+        )
 
     def _stream_seen(self, sid: str, seat: int | None) -> None:
         """An open stream keeps its seat connected (recorded at most every half period)."""
@@ -1350,12 +1357,15 @@ class SessionManager:
         until: float,
         clocked: bool = False,
         deadline: float | None = None,
+        owed: bool = False,
     ) -> Iterator[tuple[int, Event] | None]:
         """``open_stream``'s iterator: the events above ``after`` page by page, a wait on
         ``sub`` when the log is read to its end, ``None`` after each idle wait. A clocked
         session's wait also ends at the next ``deadline``; then (and after each commit)
-        the session is settled, so the stream sees the timeout when it falls due.
-        ``sub`` is closed when it ends."""
+        the session is settled, so the stream sees the timeout when it falls due. While
+        bots are ``owed`` a move (their last chain stopped at ``max_bot_moves``: every
+        seat a bot) each idle wait settles it too, one chain a heartbeat, so a stream
+        sees such a game go on to its end. ``sub`` is closed when it ends."""
         last = after
         try:
             with sub:
@@ -1372,8 +1382,11 @@ class SessionManager:
                         return
                     if woke == "idle":
                         yield None
-                    elif clocked:  # a commit or a deadline: play what the clock owes
-                        deadline = self.next_deadline(self._settle(sid, self._load(sid)[0]))
+                    if (woke != "idle" and clocked) or (woke == "idle" and owed):
+                        # A commit or a deadline: play what the clock owes; an idle
+                        # wait while bots are owed a move: their next chain.
+                        c = self._settle(sid, self._load(sid)[0])
+                        deadline, owed = self.next_deadline(c), _bots_owed(c)
         except StoreUnavailable as e:
             log.error("session store unavailable, ending the stream: %s", e)
             return

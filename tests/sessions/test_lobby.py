@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 import engine
 from service.sessions.events import SESSION_EVENTS
 from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
-from tests.sessions.test_move_log import bots_play_it_out
+from tests.sessions.test_move_log import bots_play_it_out, stored_state
 from tests.sessions.test_redis import redis_url, replicas
 
 __all__ = ["redis_url", "replicas"]  # the fixtures of two instances on one Redis
@@ -331,6 +331,37 @@ def test_a_game_everyone_left_is_played_to_its_end_by_the_bots(lobby: Lobby, app
         assert lobby.leave(sid, tok).status_code == 200
     record = bots_play_it_out(lobby, app, sid, budget=8)
     assert {m["by"] for m in record["moves"]} == {"bot"}
+
+
+def test_a_stream_of_a_game_everyone_left_sees_it_to_its_end(lobby: Lobby, app: Flask) -> None:
+    """No clock, every seat a bot: a spectator's stream plays the bots' next chain at
+    each idle heartbeat once their last chain stopped at ``max_bot_moves``, so it sees
+    the game to its end without reconnecting (it waited until the stream's end)."""
+    manager = app.extensions["sessions"]
+    manager.config = replace(manager.config, max_bot_moves=8, heartbeat_seconds=0.02)
+    body = lobby.create(
+        "uno_classic", [{"name": "Ann"}, {"name": "Bob"}], options={"target": 300}
+    ).get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    for tok in toks:
+        assert lobby.leave(sid, tok).status_code == 200
+    before = stored_state(app, sid)
+    assert before.phase is not engine.Phase.GAME_OVER
+    resp = lobby.c.get(f"/v1/sessions/{sid}/stream?timeout=60", buffered=False)
+    seen = b""
+    start = time.monotonic()
+    try:
+        for chunk in resp.iter_encoded():
+            seen += chunk
+            if b"event: game_over" in seen:
+                break
+    finally:
+        resp.close()
+    assert b"event: game_over" in seen, seen[-300:]
+    assert time.monotonic() - start < 30
+    # More than the stream's opening read could play: chains at its heartbeats.
+    assert stored_state(app, sid).move_count - before.move_count > 2 * 8
+    assert lobby.get(sid).get_json()["view"]["phase"] == "game_over"
 
 
 def test_leave_needs_a_seat_token(lobby: Lobby) -> None:
