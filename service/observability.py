@@ -333,17 +333,21 @@ def _write_access(fields: dict[str, Any]) -> None:
         now = time.time()
         d = _line_head(now, (now - int(now)) * 1000, "INFO", access_log.name, "request")
         d.update(fields)
-        line = orjson.dumps(d, default=str).decode() + "\n"
-        handler.acquire()
         try:
-            sys.stderr.write(line)
-        except Exception:  # noqa: BLE001 - as logging does: report it on stderr, go on
-            handler.handleError(access_log.makeRecord(
-                access_log.name, logging.INFO, __file__, 0, "request", (), None
-            ))  # fmt: skip
-        finally:
-            handler.release()
-        return
+            line = orjson.dumps(d, default=str).decode() + "\n"
+        except (TypeError, ValueError):  # not JSON: logging reports it as it would any
+            line = None
+        if line is not None:
+            handler.acquire()
+            try:
+                sys.stderr.write(line)
+            except Exception:  # noqa: BLE001 - as logging does: report it on stderr, go on
+                handler.handleError(access_log.makeRecord(
+                    access_log.name, logging.INFO, __file__, 0, "request", (), None
+                ))  # fmt: skip
+            finally:
+                handler.release()
+            return
     access_log.info("request", extra={"fields": fields})
 
 

@@ -131,6 +131,19 @@ def test_the_access_lines_own_writer_writes_what_logging_would(
     }  # fmt: skip
 
 
+def test_an_access_line_that_is_not_json_never_fails_the_request(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A field orjson cannot write (a lone surrogate) goes to logging, which reports it
+    on stderr as it reports any broken record; nothing is raised to the request."""
+    ours = [h for h in observability.log.handlers if type(h) is observability._StderrHandler]
+    monkeypatch.setattr(observability.log, "handlers", ours)
+    monkeypatch.setattr(logging, "raiseExceptions", True)
+    capsys.readouterr()
+    observability._write_access({"path": "/\udcff", "status": 404})
+    assert "--- Logging error ---" in capsys.readouterr().err
+
+
 def test_a_handler_of_ops_own_gets_the_access_lines(
     client: FlaskClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
