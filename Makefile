@@ -150,7 +150,7 @@ fuzz: install-dev
 
 # The anchors: RLCard's UNO game API (engine), wrk (HTTP) and valgrind (instruction counts), installed only here.
 bench: install-dev
-	$(BIN)/pip install -q rlcard==1.2.0
+	$(BIN)/pip install -q rlcard==1.2.0 granian==2.8.9
 	@command -v wrk >/dev/null 2>&1 && command -v valgrind >/dev/null 2>&1 || { \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; $$sudo apt-get update -qq; \
 	  $$sudo apt-get install -y -qq --no-install-recommends wrk valgrind >/dev/null; }
