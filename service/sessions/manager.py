@@ -880,7 +880,10 @@ class SessionManager:
                     sid, c.version, state, meta, events, before=c.history
                 )
                 events += bot_events
-                moves = logged(made, "bot", self.clock())
+                now = self.clock()
+                moves = logged(made, "bot", now)
+                if made and meta.clock is not None:  # the game waits for a move from now
+                    meta = replace(meta, clock=meta.clock.restart(now))
             return Cached(c.version + 1, c.seq + len(events), state, meta), events, moves, seat
 
         seat = self._changed(sid, step)

@@ -337,6 +337,43 @@ def test_timeouts_and_the_bots_replies_share_one_requests_budget(
     assert len(log) == stored_state(app, sid).move_count
 
 
+def test_a_clocked_game_everyone_left_logs_its_bots_moves_in_time_order(
+    api: Api, app: Flask, clock: FakeClock
+) -> None:
+    """Both people leave a clocked game, one after the other, later than the turn began;
+    the bots' chains (a budget of 3 a request) are logged from the leave on, never
+    before it, and every later chain goes on from where the last one stopped."""
+    manager = app.extensions["sessions"]
+    manager.config = replace(manager.config, max_bot_moves=3)
+    sid, toks, _ = create(api, "uno_classic", [{"name": "Ann"}, {"name": "Bob"}])
+    clock.t += TURN / 2  # well within the turn: no timeout
+    for tok in toks:
+        r = api.c.post(f"/v1/sessions/{sid}/leave", headers=api.auth(tok))
+        assert r.status_code == 200, r.get_data(as_text=True)
+    left_at = int(clock.t * 1000)
+    for _ in range(5):
+        clock.t += 1
+        api.get(sid)
+    stamps = [e["at"] for e in log_of(app, sid)]
+    assert len(stamps) > 3 * 2  # chains past the leave's own
+    assert stamps == sorted(stamps) and stamps[0] >= left_at, (left_at, stamps)
+
+
+def test_the_next_persons_time_starts_when_the_bot_that_replaced_a_leaver_moved(
+    api: Api, clock: FakeClock
+) -> None:
+    """The seat the game waits for leaves halfway through its turn; a bot plays the
+    turn at once, and the next person's turn time counts from then, whole."""
+    sid, toks, body = create(api, "uno_classic", [{"name": "Ann"}, {"name": "Bob"}])
+    waited = body["clock"]["seat"]
+    clock.t += TURN / 2
+    r = api.c.post(f"/v1/sessions/{sid}/leave", headers=api.auth(toks[waited]))
+    assert r.status_code == 200, r.get_data(as_text=True)
+    after = api.get(sid, toks[1 - waited]).get_json()
+    assert after["clock"]["seat"] == 1 - waited
+    assert after["clock"]["deadline"] == rfc3339(clock.t + TURN)
+
+
 def test_a_move_in_time_resets_the_timeouts_in_a_row(api: Api, clock: FakeClock) -> None:
     sid, toks, body = create(api, "uno_classic", 2, max_timeouts=2)
     slow = body["clock"]["seat"]
