@@ -60,7 +60,12 @@ def run(lines: int = 20_000, slices: int = 5) -> dict[str, Any]:
         finally:
             sys.stderr = saved
     med = {k: statistics.median(v) for k, v in out.items()}
-    return {"lines": lines, "slices": slices, "us_per_line": med, "logging_vs_own": med["logging"] / med["own"]}
+    return {
+        "lines": lines,
+        "slices": slices,
+        "us_per_line": med,
+        "logging_vs_own": med["logging"] / med["own"],
+    }
 
 
 def main() -> int:

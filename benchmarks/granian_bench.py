@@ -63,7 +63,9 @@ def granian(threads: int) -> Iterator[tuple[str, int, int]]:
                 except OSError:
                     if proc.poll() is not None or time.monotonic() > deadline:
                         err.seek(0)
-                        raise RuntimeError(f"granian did not start: {err.read()[-2000:]!r}") from None
+                        raise RuntimeError(
+                            f"granian did not start: {err.read()[-2000:]!r}"
+                        ) from None
                     time.sleep(0.2)
             yield "127.0.0.1", port, proc.pid
         finally:
@@ -81,7 +83,9 @@ def healthz_with_streams(base: str, streams: int, seconds: float) -> float | Non
     are left to end by themselves."""
     req = urllib.request.Request(
         base + "/v1/sessions",
-        data=json.dumps({"variant": "uno_classic", "players": [{"name": "a"}, {"name": "b"}]}).encode(),
+        data=json.dumps(
+            {"variant": "uno_classic", "players": [{"name": "a"}, {"name": "b"}]}
+        ).encode(),
         headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=10) as r:
@@ -145,7 +149,9 @@ def print_table(res: dict[str, Any]) -> None:
         print(f"  skipped: {res['skipped']}")
         return
     streams = res["streams"]
-    print(f"  server                        req/s   p50 ms   p99 ms  CPU us/req  CPU vs anchor  /healthz with {streams} streams open")
+    print(
+        f"  server                        req/s   p50 ms   p99 ms  CPU us/req  CPU vs anchor  /healthz with {streams} streams open"
+    )
     for name, row in res.items():
         if not isinstance(row, dict):
             continue
@@ -153,7 +159,11 @@ def print_table(res: dict[str, Any]) -> None:
         held = ""
         if "healthz_s_with_streams" in row:
             took = row["healthz_s_with_streams"]
-            held = f"{took * 1000:,.1f} ms" if took is not None else f"no answer in {HEALTHZ_WAIT:.0f} s"
+            held = (
+                f"{took * 1000:,.1f} ms"
+                if took is not None
+                else f"no answer in {HEALTHZ_WAIT:.0f} s"
+            )
         print(
             f"  {name:26} {row['requests_per_s']:8,.0f} {row['p50_us'] / 1000:8.2f} {row['p99_us'] / 1000:8.2f}"
             f" {row['server_cpu_us_per_request']:11,.0f}   {ratio:>12}   {held}"

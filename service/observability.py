@@ -246,7 +246,9 @@ def metrics() -> Response:
 
 
 # ---------------------------------------------------------------------- logs
-def _line_head(created: float, msecs: float, level: str, logger: str, message: str) -> dict[str, Any]:
+def _line_head(
+    created: float, msecs: float, level: str, logger: str, message: str
+) -> dict[str, Any]:
     """The fields every JSON log line begins with (``JsonFormatter`` and the access
     line's own writer, ``_write_access``, both)."""
     t = time.gmtime(created)
