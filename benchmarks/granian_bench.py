@@ -17,9 +17,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -32,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.http_bench import anchor_server, apply_body, post_script, ratios, slices, wrk  # noqa: E402
-from benchmarks.servers import free_port, gunicorn  # noqa: E402
+from benchmarks.servers import free_port, gunicorn, serve  # noqa: E402
 
 #: The version ``make bench`` installs.
 GRANIAN = "granian==2.8.9"
@@ -52,25 +50,8 @@ def granian(threads: int) -> Iterator[tuple[str, int, int]]:
         "--blocking-threads", str(threads), "--host", "127.0.0.1", "--port", str(port),
         "--no-access-log", "--factory", "service:create_app",
     ]  # fmt: skip
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
-        try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1):
-                        break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        err.seek(0)
-                        raise RuntimeError(
-                            f"granian did not start: {err.read()[-2000:]!r}"
-                        ) from None
-                    time.sleep(0.2)
-            yield "127.0.0.1", port, proc.pid
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
+    with serve("granian", cmd, env, f"http://127.0.0.1:{port}/readyz") as pid:
+        yield "127.0.0.1", port, pid
 
 
 #: How long the stream probe waits for ``/healthz``.

@@ -86,23 +86,31 @@ def gunicorn(
     cmd = [
         sys.executable, "-m", "gunicorn", *config, "--bind", f"127.0.0.1:{port}", *options, app,
     ]  # fmt: skip
+    with serve("gunicorn", cmd, env, f"http://127.0.0.1:{port}{ready_path}") as pid:
+        yield "127.0.0.1", port, pid
+
+
+@contextmanager
+def serve(name: str, cmd: list[str], env: dict[str, str], ready_url: str) -> Iterator[int]:
+    """Run the server ``cmd`` (from the project's root, its logs in a file: a pipe nobody
+    reads fills up and stalls the workers) until ``ready_url`` answers 200 (20 s at
+    most; its log's end in the error otherwise); its pid; SIGTERM when done."""
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
         try:
             deadline = time.monotonic() + 20
             while True:
                 try:
-                    url = f"http://127.0.0.1:{port}{ready_path}"
-                    with urllib.request.urlopen(url, timeout=1) as r:
+                    with urllib.request.urlopen(ready_url, timeout=1) as r:
                         if r.status == 200:
                             break
                 except OSError:
                     if proc.poll() is not None or time.monotonic() > deadline:
                         err.seek(0)
                         tail = err.read().decode(errors="replace")[-2000:]
-                        raise RuntimeError(f"gunicorn did not start: {tail}") from None
+                        raise RuntimeError(f"{name} did not start: {tail}") from None
                     time.sleep(0.1)
-            yield "127.0.0.1", port, proc.pid
+            yield proc.pid
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
