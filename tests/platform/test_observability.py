@@ -132,7 +132,7 @@ def test_the_access_lines_own_writer_writes_what_logging_would(
 
 
 def test_an_access_line_that_is_not_json_never_fails_the_request(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    app: Flask, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A field orjson cannot write (a lone surrogate) goes to logging, which reports it
     on stderr as it reports any broken record; nothing is raised to the request."""
