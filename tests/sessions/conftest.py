@@ -101,6 +101,9 @@ class Api:
             headers["Idempotency-Key"] = idem
         return self.c.post(f"/v1/sessions/{sid}/moves", json={"move": move}, headers=headers)
 
+    def leave(self, sid: str, token: str | None) -> Any:
+        return self.c.post(f"/v1/sessions/{sid}/leave", headers=self.auth(token))
+
     def events(self, sid: str, token: str | None = None, after: int = 0) -> Any:
         return self.c.get(f"/v1/sessions/{sid}/events?after={after}", headers=self.auth(token))
 

@@ -348,7 +348,7 @@ def test_a_clocked_game_everyone_left_logs_its_bots_moves_in_time_order(
     sid, toks, _ = create(api, "uno_classic", [{"name": "Ann"}, {"name": "Bob"}])
     clock.t += TURN / 2  # well within the turn: no timeout
     for tok in toks:
-        r = api.c.post(f"/v1/sessions/{sid}/leave", headers=api.auth(tok))
+        r = api.leave(sid, tok)
         assert r.status_code == 200, r.get_data(as_text=True)
     left_at = int(clock.t * 1000)
     for _ in range(5):
@@ -367,7 +367,7 @@ def test_the_next_persons_time_starts_when_the_bot_that_replaced_a_leaver_moved(
     sid, toks, body = create(api, "uno_classic", [{"name": "Ann"}, {"name": "Bob"}])
     waited = body["clock"]["seat"]
     clock.t += TURN / 2
-    r = api.c.post(f"/v1/sessions/{sid}/leave", headers=api.auth(toks[waited]))
+    r = api.leave(sid, toks[waited])
     assert r.status_code == 200, r.get_data(as_text=True)
     after = api.get(sid, toks[1 - waited]).get_json()
     assert after["clock"]["seat"] == 1 - waited

@@ -34,9 +34,6 @@ class Lobby(Api):
             body["code"] = code
         return self.c.post(f"/v1/sessions/{sid}/join", json=body)
 
-    def leave(self, sid: str, token: str | None) -> Any:
-        return self.c.post(f"/v1/sessions/{sid}/leave", headers=self.auth(token))
-
     def rematch(self, sid: str, token: str | None) -> Any:
         return self.c.post(f"/v1/sessions/{sid}/rematch", headers=self.auth(token))
 
