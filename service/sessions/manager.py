@@ -670,10 +670,9 @@ class SessionManager:
         budget: int | None = None,
     ) -> Played:
         """The bots' moves until a person must move (at most ``budget``, by default
-        ``max_bot_moves``), for the
-        commit over ``version`` (0: the creation), their ties broken by a generator seeded
-        with the session and that version (and ``tag``: the timeout of a chain), so a
-        session replays alike. ``history``: this request's events so far, after
+        ``max_bot_moves``), for the commit over ``version`` (0: the creation), their ties
+        broken by a generator seeded with the session and that version (and ``tag``: the
+        timeout of a chain), so a session replays alike. ``history``: this request's events so far, after
         ``before`` (the session's events of the round as stored, ``Cached.history``):
         each levelled bot sees the round's game events redacted for its seat."""
         limit = min(
