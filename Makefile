@@ -42,12 +42,13 @@ NODE_DIR := clients/typescript
 NODE_KEY := $(shell sha256sum $(NODE_DIR)/package-lock.json 2>/dev/null | cut -c1-16)
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
 
-.PHONY: help install install-dev node-tools redis-server chromium run test lint bench lock sbom
+.PHONY: help install install-dev node-tools redis-server chromium run test lint bench lock sbom spec
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
 	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make lint and pytest"
-	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
+	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
+	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
 	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"
@@ -130,7 +131,7 @@ test: install-dev node-tools redis-server chromium
 # down in security/accepted.toml.
 lint: install-dev node-tools
 	@status=0; \
-	for cmd in "ruff check ." "mypy engine service tests benchmarks" "hadolint Dockerfile" \
+	for cmd in "ruff check ." "mypy engine service tests benchmarks tools" "hadolint Dockerfile" \
 	           "yamllint --strict k8s .yamllint.yaml" "python security/scan.py" \
 	           "openapi-spec-validator openapi.yaml"; do \
 	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \
@@ -143,6 +144,11 @@ lint: install-dev node-tools
 	    | $(BIN)/kubernetes-validate --strict --quiet - || status=1; \
 	done; \
 	exit $$status
+
+# openapi.yaml is generated: spec/ holds its sources (tests/service/test_openapi.py fails
+# while the bundle is stale).
+spec: node-tools | $(BIN)/python
+	$(BIN)/python -m tools.bundle_spec
 
 # A longer schemathesis run than the test suite's (FUZZ_EXAMPLES per operation).
 fuzz: install-dev

@@ -1,5 +1,5 @@
-"""openapi.yaml is a valid OpenAPI 3.1 document, agrees with the app's routes, its
-examples fit its schemas, and the served copy is the file."""
+"""openapi.yaml is a valid OpenAPI 3.1 document, is its sources (spec/) bundled, agrees
+with the app's routes, its examples fit its schemas, and the served copy is the file."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
 from tests.service.harness import SPEC_PATH, ApiClient, new_game, spec_document
+from tools import bundle_spec
 
 #: Routes that are not API operations: the Swagger UI page and its assets (the page is
 #: this document, browsable), Flask's static files.
@@ -42,8 +43,34 @@ def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool =
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
 
 
-def test_no_key_is_given_twice() -> None:
-    assert yaml.load(SPEC_PATH.read_text(), Loader=_StrictLoader) == spec_document()
+SOURCES = sorted(bundle_spec.SOURCES.rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", [SPEC_PATH, *SOURCES], ids=lambda p: p.name)
+def test_no_key_is_given_twice(path: Any) -> None:
+    yaml.load(path.read_text(), Loader=_StrictLoader)
+
+
+# ---------------------------------------------------------------- the sources
+def test_openapi_yaml_is_its_sources_bundled() -> None:
+    """openapi.yaml is what `make spec` writes from spec/ now (an edit of the sources
+    was bundled; nobody edited the generated file)."""
+    assert SPEC_PATH.read_text() == bundle_spec.bundle(), "openapi.yaml is stale: run make spec"
+
+
+def test_every_schema_of_the_sources_is_in_the_bundle() -> None:
+    """redocly keeps only what is referred to: a schema no operation (or the root's
+    list) names would vanish from the served document without a word."""
+    bundled = spec_document()["components"]["schemas"]
+    for path in (bundle_spec.SOURCES / "schemas").glob("*.yaml"):
+        missing = set(yaml.safe_load(path.read_text())) - set(bundled)
+        assert not missing, f"{path.name}: {sorted(missing)} are in no operation's answer"
+
+
+def test_large_integers_survive_the_bundle() -> None:
+    """redocly reads numbers as doubles; the bundle writes the sources' integers back."""
+    seed = spec_document()["components"]["schemas"]["CreateGameRequest"]["properties"]["seed"]
+    assert seed["maximum"] == 2**64 - 1
 
 
 def _shape(path: str) -> str:
