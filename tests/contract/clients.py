@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from tests.contract.code_scan import ROOT
+from tools.code_scan import ROOT
 
 SPEC = ROOT / "openapi.yaml"
 BIN = Path(sys.executable).parent

@@ -329,7 +329,9 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
     assert created.status is m.SessionStatus.WAITING and created.view is None
     assert created.invitation_code and created.spectator_code
     sid = created.session_id
-    page = api.op("sessions", "list_sessions").sync(client=api.client, variant=m.VariantId("uno_classic"))
+    page = api.op("sessions", "list_sessions").sync(
+        client=api.client, variant=m.VariantId("uno_classic")
+    )
     assert isinstance(page, m.SessionList) and sid in [e.session_id for e in page.sessions]
     watcher = api.seat_client(created.spectator_code)
     waiting = api.op("sessions", "get_session").sync(sid, client=watcher)

@@ -1,6 +1,7 @@
 """openapi.yaml states facts the code also states; these tests fail when the two
-disagree: the problem codes (both ways), the move types and their fields, the pending
-decisions, the variants and their options, and the event types."""
+disagree: the generated enums (spec/schemas/enums.yaml, `make spec`) are current, and the
+problem codes (both ways), the move types and their fields, the pending decisions, the
+variants and their options and the event types agree with the unions that use them."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 
 import engine
 from engine.variant import MOVE_FIELDS
-from tests.contract.code_scan import scan
 from tests.service.harness import spec_document
+from tools import gen_spec_enums
+from tools.code_scan import scan
 
 #: ``code=`` values that are not literals: codes passed through from an error or a table
 #: the scan reads. A new form must be added here after checking it passes a code on.
@@ -24,6 +26,28 @@ def _schemas() -> dict[str, Any]:
 
 def _enum() -> set[str]:
     return set(_schemas()["ProblemCode"]["enum"])
+
+
+def test_the_generated_enums_are_current() -> None:
+    """spec/schemas/enums.yaml is what `python -m tools.gen_spec_enums` writes now, and
+    the served bundle holds the same enums."""
+    assert gen_spec_enums.TARGET.read_text() == gen_spec_enums.render(), (
+        "spec/schemas/enums.yaml is stale: run make spec"
+    )
+    for name, schema in gen_spec_enums.enums().items():
+        assert _schemas()[name]["enum"] == schema["enum"], name
+
+
+def test_the_event_scan_reads_each_way_an_event_is_written() -> None:
+    """A literal (``{"type": "played"}``), ``event("accepted")``, ``secret_event("gave")``
+    and a session event: the scan's silence about a type means something."""
+    found = gen_spec_enums.engine_event_types()
+    assert {"played", "accepted", "gave", "challenged"} <= found
+    assert {"joined", "timeout"} <= set(gen_spec_enums.event_types()) - found
+
+
+def test_the_event_union_has_a_member_per_event_type() -> None:
+    assert set(_union("Event")) == set(_schemas()["EventType"]["enum"])
 
 
 def test_every_code_the_code_base_raises_is_in_the_spec() -> None:

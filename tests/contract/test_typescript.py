@@ -13,7 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tests.contract.code_scan import ROOT
+from tools.code_scan import ROOT
 
 PKG = ROOT / "clients" / "typescript"
 BIN = PKG / "node_modules" / ".bin"

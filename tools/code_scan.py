@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "service")
 #: Calls whose second positional argument is a code.
 PROBLEM_CALLS = {"ApiProblem", "SessionProblem", "problem_response", "problem_body"}
