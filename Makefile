@@ -80,7 +80,7 @@ lock: | $(BIN)/python
 
 # A CycloneDX SBOM of what the image installs: a venv built from requirements/run.txt as
 # the Dockerfile builds its own, the project (pyproject.toml) as the root component.
-# Scan it with grype, trivy or osv-scanner (README, "Software bill of materials").
+# Scan it with grype, trivy or osv-scanner (docs/security.md, "Software bill of materials").
 SBOM ?= artifacts/sbom.cdx.json
 sbom: install-dev
 	rm -rf $(VENV)/sbom-env && $(PYTHON) -m venv $(VENV)/sbom-env

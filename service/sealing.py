@@ -9,7 +9,7 @@ The key id and the format version are bound into the ciphertext as associated da
 a token cannot be moved to another key id. Keys come from ``STATE_TOKEN_KEYS`` (or the
 file ``STATE_TOKEN_KEYS_FILE`` names, see ``service.secretfiles``):
 ``kid1:<base64 32-byte key>,kid2:<...>``; the first key seals, every listed key opens
-(rotation, step by step: README, "Rotating the sealing keys").
+(rotation, step by step: ``docs/operations.md``, "Rotating the sealing keys").
 Without configured keys the service makes an ephemeral key at start (tokens then die
 with the process and do not cross replicas; the log says so).
 

@@ -14,6 +14,7 @@ import pytest
 import engine
 from engine.errors import SetupError
 from service.sealing import Keyring
+from tests.docs_pages import shell_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,10 +102,11 @@ def test_the_key_helper_prints_a_key_and_no_warning() -> None:
 @pytest.mark.skipif(
     shutil.which("git") is None or not (ROOT / ".git").exists(), reason="not a git checkout"
 )
-def test_files_the_readme_writes_are_ignored_by_git() -> None:
-    """Every file a README command writes with ``> file`` is in .gitignore."""
+def test_files_the_docs_commands_write_are_ignored_by_git() -> None:
+    """Every file a command of the README or the docs writes with ``> file`` is in
+    .gitignore."""
     written = sorted(
-        set(re.findall(r">\s*([\w.-]+\.\w+)\s*$", (ROOT / "README.md").read_text(), re.M))
+        {f for b in shell_blocks() for f in re.findall(r">\s*([\w.-]+\.\w+)\s*$", b, re.M)}
     )
     assert {"game.json", "moves.json", "s.json"} <= set(written)
     done = subprocess.run(
@@ -114,11 +116,10 @@ def test_files_the_readme_writes_are_ignored_by_git() -> None:
     assert sorted(done.stdout.split()) == written
 
 
-def test_readme_commands_need_no_uncommon_tool_and_end() -> None:
-    """The README's shell blocks use no ``uuidgen`` (not on every machine) and every
-    event-stream command has a time limit."""
-    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    lines = [x for b in blocks for x in b.splitlines()]
+def test_docs_commands_need_no_uncommon_tool_and_end() -> None:
+    """The shell blocks of the README and the docs use no ``uuidgen`` (not on every
+    machine) and every event-stream command has a time limit."""
+    lines = [x for b in shell_blocks() for x in b.splitlines()]
     assert lines and not any("uuidgen" in x for x in lines)
     streams = [x for x in lines if "/stream" in x and "curl" in x]
     assert streams and all("--max-time" in x for x in streams)

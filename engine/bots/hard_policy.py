@@ -22,7 +22,7 @@ by ``engine.bots.dos_turn`` (its own match generator, no engine moves) picks the
 elsewhere the searched turn
 picks only a turn that goes out for sure (UNO All Wild: also when the other seat
 holds one card); in UNO Flip and UNO All Wild the Monte Carlo search
-(``engine.bots.montecarlo``) then runs over the ranking. The README's "Bots" has the
+(``engine.bots.montecarlo``) then runs over the ranking. ``docs/bots.md`` has the
 numbers behind each choice.
 
 Everything it reads is the seat's own: its view, its history and its legal moves (a
@@ -574,7 +574,7 @@ def named(ctx: Ctx) -> dict[int, Color]:
 class HybridPolicy(HardPolicy):
     """Normal's values (with the base's challenge, wild draw and colour knowledge),
     unless the searched turn goes out for sure: in these variants the whole searched
-    turn measured no better than that (see the README's "Bots")."""
+    turn measured no better than that (see ``docs/bots.md``)."""
 
     WINS_ONLY = True
 

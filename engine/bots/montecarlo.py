@@ -22,7 +22,7 @@ from ..registry import find_variant
 from ..state import Phase, State
 from .knowledge import ATTACKS, BotKnowledge, Ctx
 
-#: Playouts per hard move (see the README's "Bots" for the measured cost).
+#: Playouts per hard move (see docs/bots.md for the measured cost).
 DEFAULT_BUDGET = 24
 #: How many of normal's best moves hard compares.
 CANDIDATES = 3

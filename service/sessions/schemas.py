@@ -28,7 +28,7 @@ class BotField(fields.Field):
 #: Spectator access: ``anyone`` with the session id, holders of the ``code`` (the
 #: spectator code, sent as ``Authorization: Bearer <code>``), or the ``seats`` only.
 SPECTATORS = ("anyone", "code", "seats")
-#: A seat that leaves after the start is played by a bot (the only mode: see README).
+#: A seat that leaves after the start is played by a bot (the only mode: see docs/sessions.md).
 ON_LEAVE = ("bot",)
 
 

@@ -203,7 +203,7 @@ def test_dev_has_an_in_cluster_redis_and_points_the_api_at_it() -> None:
 
 
 def test_prod_runs_the_image_by_digest_and_dev_by_tag() -> None:
-    """The release step writes the digest (kustomize edit set image; README, Releasing)."""
+    """The release step writes the digest (kustomize edit set image; docs/operations.md, Releasing)."""
     (api,) = one("prod", "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"]
     name, _, digest = api["image"].partition("@")
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), api["image"]

@@ -1,4 +1,4 @@
-"""Rotating STATE_TOKEN_KEYS as the README says (add, roll, retire), keys read from a file.
+"""Rotating STATE_TOKEN_KEYS as docs/operations.md says (add, roll, retire), keys read from a file.
 
 Each step is a new deployment: the Secret behind STATE_TOKEN_KEYS_FILE changes and the
 pods restart (the service reads the file at start). During a rollout the old and the new

@@ -288,7 +288,7 @@ def test_the_engine_state_of_a_request_is_not_changed_by_apply(api: ApiClient) -
 # ---------------------------------------------------------------- hostile inputs
 # Every header, query parameter and body field read as a number, a token, an id or a
 # list, with hostile sizes and shapes, on the in-process store and on Redis: each is a
-# problem+json with a stable code (never a 5xx). The README's hardening table lists them.
+# problem+json with a stable code (never a 5xx). docs/security.md's hardening table lists them.
 BIG = "9" * 5000  # past Python's int() digit limit
 HUGE_HEADER = "x" * 100_000
 HOSTILE_SESSION_QUERIES: list[tuple[str, str, dict[str, str], int, str | None]] = [

@@ -293,12 +293,11 @@ def test_a_bot_moving_after_a_timeout_sees_the_rounds_events(api: Api, calls: li
         assert len(call.history) > 10  # the round so far, not only this request's events
 
 
-def test_the_readme_states_the_history_bound_the_store_keeps() -> None:
-    from pathlib import Path
-
+def test_the_bots_page_states_the_history_bound_the_store_keeps() -> None:
     from service.sessions.store import HISTORY_EVENTS
+    from tests.docs_pages import page
 
-    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    text = " ".join(page("bots.md").split())
     assert f"newest {HISTORY_EVENTS:,} events" in text
 
 

@@ -205,13 +205,11 @@ def test_a_read_only_replica_is_not_ready_until_promoted(
 
 
 def test_the_bound_is_stated_once() -> None:
-    """The README and the settings table say the bound the code uses."""
-    from pathlib import Path
-
+    """The sessions page and the settings table say the bound the code uses."""
     import service.sessions.config as config
+    from tests.docs_pages import page
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert f"answers of its {IDEMPOTENCY_KEYS} most recent" in readme
+    assert f"answers of its {IDEMPOTENCY_KEYS} most recent" in page("sessions.md")
     assert f"``SESSION_IDEMPOTENCY_KEYS`` | {IDEMPOTENCY_KEYS} |" in (config.__doc__ or "")
     assert config.SessionConfig().max_idem == IDEMPOTENCY_KEYS
 
