@@ -8,6 +8,13 @@ touching the turn itself. Decisions (``UnoPending``) wait in ``State.pending``:
 - ``choose_color``: a turned-up (or revealed) wild needs a colour;
 - ``play_drawn``: play the card just drawn, or ``pass``;
 - ``challenge``: answer a challengeable wild draw card (``challenge`` / ``accept``).
+
+What a player may do on a turn is written once, as rule hooks: ``matches`` (which card
+plays on which), ``play_colors`` and ``play_targets`` (what a play of a card names),
+``uno_flag_allowed`` (when a play may say UNO) and ``may_draw`` (when a draw is
+allowed). The listing (``legal_turn``, ``play_moves``) and the checks (``check_play``,
+``on_draw``) both ask them, so a variant or a house rule that overrides a hook changes
+what is listed and what is accepted together.
 """
 
 from __future__ import annotations
@@ -39,20 +46,11 @@ class UnoPending(PendingType):
 P = UnoPending
 # Enum members as module constants: on Python 3.11 every ``UnoPending.X`` is a descriptor call.
 PLAY_DRAWN = P.PLAY_DRAWN
-PHASE_PLAY = Phase.PLAY
-T_PLAY, T_DRAW, T_PASS = T.PLAY, T.DRAW, T.PASS
-#: The optional fields of a move that carries none (``move[2:]``).
-_BARE = (None, None, None, None, False, None)
-#: What the lean path (``UnoRules.apply``) needs to be this module's own: a variant that
-#: overrides one of these goes through the general path for every move.
-_LEAN_HOOKS = (
-    "apply_listed", "check_move", "check_play", "put_on_discard", "card_effect",
-    "uno_flag_allowed", "said_uno", "update_exposed", "draw_cards", "colors_for",
-    "on_play", "on_draw", "on_pass",
-)  # fmt: skip
-#: Hooks the lean path calls when a variant has its own (and otherwise writes out):
-#: ``decode_move`` (UNO Flip's round labels), ``public_ref`` (a played card) and
-#: ``drew_event`` (a drawn card).
+T_PLAY = T.PLAY
+#: A play's colour when the card names none (``play_colors``), and a play's target when
+#: it names no seat (``play_targets``).
+NO_COLOR: tuple[Color | None, ...] = (None,)
+NO_TARGET: tuple[int | None, ...] = (None,)
 _new = tuple.__new__
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
 #: for a turned-up card acting as if the dealer had played it (UNO All Wild).
@@ -106,26 +104,12 @@ class UnoRules(Variant):
     draw_amounts: ClassVar[dict[Kind, int]] = {Kind.DRAW_TWO: 2}
     #: Challengeable wild draw cards: kind -> (draw, guilty penalty, not-guilty penalty).
     challenge_cards: ClassVar[dict[Kind, tuple[int, int, int]]] = {Kind.WILD_DRAW_FOUR: (4, 4, 6)}
-    #: Hooks of the lean path (``lean_apply``, ``_LEAN_HOOKS``) this class overrides in
-    #: a way that agrees with UnoRules' own on every move that path takes (a draw with
-    #: nothing pending, a pass, a play of an action-less card that does not go out, with
-    #: no chain): the class keeps the lean path. tests/test_engine_paths.py checks the
-    #: claim against the general path on random games and near-miss moves.
-    lean_agrees: ClassVar[frozenset[str]] = frozenset()
     #: Card actions: kind -> the function applying it after the card is played (set
     #: below the effect methods, at the end of the class).
     effects: ClassVar[dict[Kind, Effect]]
 
     def __init__(self) -> None:
         super().__init__()
-        cls = type(self)
-        #: Whether ``matches`` is this class's (a play or a drawn card is then checked
-        #: with its rule written out in the loop; UNO All Wild has its own).
-        self._own_matches = cls.matches is UnoRules.matches
-        #: Whether the lean draw calls ``drew_event`` (this class's, or cards shown its
-        #: own way; it reads only the side and ``ext`` of what it is given, the same in
-        #: a ``State`` as in a ``Work``).
-        self._own_drew = cls.drew_event is not UnoRules.drew_event or self._custom_refs
         # Kind -> the effect bound to this instance (bound once).
         bound: dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]] = {
             kind: MethodType(fn, self) for kind, fn in self.effects.items()
@@ -148,172 +132,6 @@ class UnoRules(Variant):
             )
         ]
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # A class of its own ``apply`` keeps it; the others get the lean ``apply`` when
-        # every hook it writes out is UnoRules' own (a class attribute: the instances
-        # keep their compact attribute storage, tests/test_registry.py).
-        if "apply" not in vars(cls) or vars(cls)["apply"] in (UnoRules.lean_apply, Variant.apply):
-            lean = cls.takes_lean_path()
-            cls.apply = UnoRules.lean_apply if lean else Variant.apply  # type: ignore[assignment,method-assign]
-
-    @classmethod
-    def takes_lean_path(cls) -> bool:
-        """Whether ``lean_apply`` fits this class: the hooks it writes out, the card
-        references and the handlers of a play, a draw and a pass are the base ones, or
-        overrides the class names in ``lean_agrees``."""
-        handlers = cls.move_handlers
-        agrees = cls.lean_agrees
-        return (
-            all(getattr(cls, n) is getattr(UnoRules, n) or n in agrees for n in _LEAN_HOOKS)
-            and cls.matches is UnoRules.matches
-            and handlers.get(T.PLAY) is cls.on_play
-            and handlers.get(T.DRAW) is cls.on_draw
-            and handlers.get(T.PASS) is cls.on_pass
-        )
-
-    # ------------------------------------------------------------------ apply
-    def lean_apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
-        """``Variant.apply``, with a lean path for the commonest moves: a draw with cards
-        left in the draw pile, a pass, and a play of a card without an action (a number)
-        that does not go out, while nobody is exposed. It reads the state once into
-        locals and builds the new ``State`` directly (no ``Work``); it takes only moves
-        the general path accepts, and gives the same state and events (checked against
-        it on random games of every variant: tests/test_engine_paths.py). Anything else
-        (any doubt) goes through the general path, which raises the precise error.
-
-        A variant's own ``decode_move``, ``public_ref`` and ``drew_event`` are called
-        where classic UNO's are written out (UNO Flip: labels, the drawn card's back)."""
-        asked = move
-        if self._translates:
-            move = self.decode_move(state, move)
-        (
-            variant, n, options, seed, rng, phase, round_, dealer, direction, current,
-            side, hands, draw_pile, discard, active, pend, exposed, scores,
-            round_scores, round_winner, winners, move_count, ext,
-        ) = state  # fmt: skip
-        if phase is PHASE_PLAY and not exposed:
-            mtype, player, card, color, target, chain, uno, cards = move
-            # Whose move it is: the turn's, or the answer to a drawn card (play or pass).
-            ok = player == current if pend is None else player == pend[1] and pend[0] is PLAY_DRAWN
-            if ok and 0 <= player < n:
-                hand = hands[player]
-                if mtype is T_DRAW:
-                    if pend is None and draw_pile and hand and move[2:] == _BARE:
-                        return self._lean_draw(
-                            state, player, direction, n, hands, hand, draw_pile, discard, active
-                        )
-                elif mtype is T_PASS:
-                    if pend is not None and move[2:] == _BARE:
-                        events: list[Event] = [{"type": "passed", "player": player}]
-                        return _new(State, (
-                            variant, n, options, seed, rng, phase, round_, dealer, direction,
-                            (player + direction) % n, side, hands, draw_pile, discard, active,
-                            None, exposed, scores, round_scores, round_winner, winners,
-                            move_count + 1, ext,
-                        )), events  # fmt: skip
-                elif (
-                    mtype is T_PLAY
-                    and cards is None
-                    and target is None
-                    and chain is None
-                    and card in hand
-                    and (pend is None or card == pend[2])
-                    and len(hand) > 1
-                    and self._effect_of[side][card] is None
-                ):
-                    cat = self.catalog
-                    wild = cat.wild[side][card]
-                    if wild:
-                        fits = color is not None and color in self.colors_for(state)
-                    else:
-                        fits = color is None and cat.color[side][card] is active
-                        if not fits and color is None:
-                            symbol = cat.symbol[side]
-                            top_symbol = symbol[discard[-1]]
-                            fits = top_symbol >= 0 and symbol[card] == top_symbol
-                        color = cat.color[side][card]
-                    if fits and (not uno or (self.uno_rule and len(hand) == 2)):
-                        i = hand.index(card)
-                        left = hand[:i] + hand[i + 1 :]
-                        new_hands = list(hands)
-                        new_hands[player] = left
-                        ref = (
-                            self.public_ref(state, card)
-                            if self._custom_refs
-                            else {"id": card, "code": cat.code[side][card]}
-                        )
-                        if wild:
-                            ev = {
-                                "type": "played",
-                                "player": player,
-                                "card": ref,
-                                "color": color.value,  # type: ignore[union-attr]
-                            }
-                        else:
-                            ev = {"type": "played", "player": player, "card": ref}
-                        events = [ev]
-                        if len(left) == 1 and self.uno_rule:
-                            if uno:
-                                events.append({"type": "uno", "player": player})
-                            else:
-                                exposed = (player,)
-                        return _new(State, (
-                            variant, n, options, seed, rng, phase, round_, dealer, direction,
-                            (player + direction) % n, side, tuple(new_hands), draw_pile,
-                            discard + (card,), color, None, exposed, scores, round_scores,
-                            round_winner, winners, move_count + 1, ext,
-                        )), events  # fmt: skip
-        return Variant.apply(self, state, asked)
-
-    def _lean_draw(
-        self,
-        state: State,
-        player: int,
-        direction: int,
-        n: int,
-        hands: tuple[tuple[int, ...], ...],
-        hand: tuple[int, ...],
-        draw_pile: tuple[int, ...],
-        discard: tuple[int, ...],
-        active: Color | None,
-    ) -> tuple[State, list[Event]]:
-        """The lean path's draw (``on_draw`` of one card from a non-empty draw pile)."""
-        card = draw_pile[0]
-        side = state.side
-        cat = self.catalog
-        new_hands = list(hands)
-        new_hands[player] = hand + (card,)
-        events: list[Event] = [
-            self.drew_event(state, player, [card], "draw")  # type: ignore[arg-type]
-            if self._own_drew
-            else {
-                "type": "drew",
-                "player": player,
-                "count": 1,
-                "reason": "draw",
-                "secret": {
-                    "to": [player],
-                    "data": {"cards": [{"id": card, "code": cat.code[side][card]}]},
-                },
-            }
-        ]
-        if cat.wild[side][card] or cat.color[side][card] is active:
-            fits = True
-        else:
-            symbol = cat.symbol[side]
-            top_symbol = symbol[discard[-1]]
-            fits = top_symbol >= 0 and symbol[card] == top_symbol
-        if fits:
-            return _new(State, (
-                *state[:11], tuple(new_hands), draw_pile[1:], discard, active,
-                _new(Pending, (PLAY_DRAWN, player, card, ())), *state[16:21], state[21] + 1, state[22],
-            )), events  # fmt: skip
-        return _new(State, (
-            *state[:9], (player + direction) % n, side, tuple(new_hands), draw_pile[1:], discard,
-            active, None, *state[16:21], state[21] + 1, state[22],
-        )), events  # fmt: skip
-
     # ------------------------------------------------------------------ card facts
     def kind(self, s: State | Work, card: int) -> Kind:
         return self.catalog.kind[s.side][card]
@@ -323,19 +141,6 @@ class UnoRules(Variant):
 
     def is_wild(self, s: State | Work, card: int) -> bool:
         return self.catalog.wild[s.side][card]
-
-    def matches(self, side: int, card: int, active: Color | None, top: int) -> bool:
-        """Whether ``card`` may be played on ``top`` with ``active`` the colour in play:
-        any wild; the same colour; or the same number or symbol (a wild's number and
-        symbol match nothing)."""
-        cat = self.catalog
-        if cat.wild[side][card] or cat.color[side][card] is active:
-            return True
-        top_symbol = cat.symbol[side][top]
-        return top_symbol >= 0 and cat.symbol[side][card] == top_symbol
-
-    def playable(self, s: State | Work, card: int) -> bool:
-        return self.matches(s.side, card, s.active_color, s.discard[-1])
 
     # ------------------------------------------------------------------ setup
     def setup_table(self, w: Work, pile: list[int], events: list[Event]) -> None:
@@ -377,65 +182,74 @@ class UnoRules(Variant):
         else:
             w.current = first
 
+    # ------------------------------------------------------------------ the rules of a turn
+    # (the hooks the listing and the checks both ask: see the module docstring)
+
+    def matches(self, side: int, card: int, active: Color | None, top: int) -> bool:
+        """Whether ``card`` may be played on ``top`` with ``active`` the colour in play:
+        any wild; the same colour; or the same number or symbol (a wild's number and
+        symbol match nothing)."""
+        cat = self.catalog
+        if cat.wild[side][card] or cat.color[side][card] is active:
+            return True
+        top_symbol = cat.symbol[side][top]
+        return top_symbol >= 0 and cat.symbol[side][card] == top_symbol
+
+    def play_colors(self, s: State | Work, card: int) -> tuple[Color | None, ...]:
+        """The colours a play of ``card`` may name: every colour of the side in play
+        (``colors_for``) for a wild, none (``(None,)``) for any other card."""
+        if self.catalog.wild[s.side][card]:
+            return self.colors_for(s)  # type: ignore[return-value]
+        return NO_COLOR
+
+    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+        """The seats a play of ``card`` by ``player`` may name (``target``): none
+        (``(None,)``) in classic UNO."""
+        return NO_TARGET
+
+    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
+        """Whether ``uno: true`` fits this play: it leaves the player one card."""
+        return self.uno_rule and len(s.hands[move[1]]) == 2
+
+    def may_draw(self, s: State | Work, player: int) -> bool:
+        """Whether ``player`` may draw a card on their turn (classic UNO: always)."""
+        return True
+
+    def draw_refused(self, s: State | Work, player: int) -> RulesError:
+        """The error for a draw that ``may_draw`` refuses."""
+        return RulesError("drawing is not allowed now: play a card", code="draw_not_allowed")
+
     # ------------------------------------------------------------------ legal moves
     def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
-        """The complete play moves for one card (a colour for wilds; with and without
-        saying UNO when it leaves one card). Moves are immutable, so they are cached.
-
-        An override must depend only on ``player``, ``card``, the side in play and
-        whether the hand holds two cards: ``legal_turn`` keeps its answers by these."""
-        two = self.uno_rule and len(s.hands[player]) == 2
-        key = (player, card, s.side, two)
-        moves = self._play_cache.get(key)
-        if moves is None:
-            uno_options = (False, True) if two else (False,)
-            if self.is_wild(s, card):
-                moves = tuple(
-                    Move(T.PLAY, player, card, color, uno=uno)
-                    for color in self.colors_for(s)
-                    for uno in uno_options
-                )
-            else:
-                moves = tuple(Move(T.PLAY, player, card, uno=uno) for uno in uno_options)
-            self._play_cache[key] = moves
-        return moves
-
-    @cached
-    def _play_cache(self) -> dict[tuple[int, int, int, bool], tuple[Move, ...]]:
-        return {}
+        """Every complete play of ``card`` by ``player``: one per colour it may name and
+        seat it may target, each also with ``uno: true`` where that fits."""
+        out: list[Move] = []
+        fits = self.uno_flag_allowed
+        targets = self.play_targets(s, player, card)
+        for color in self.play_colors(s, card):
+            for target in targets:
+                out.append(_new(Move, (T_PLAY, player, card, color, target, None, False, None)))
+                said = _new(Move, (T_PLAY, player, card, color, target, None, True, None))
+                if fits(s, said):
+                    out.append(said)
+        return tuple(out)
 
     @cached
     def _draw_moves(self) -> tuple[Move, ...]:
         return tuple(Move(T.DRAW, p) for p in range(self.max_players))
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
-        """Every matching card's plays, and the draw."""
-        cat = self.catalog
-        side = state.side
-        wild, color, symbol = cat.wild[side], cat.color[side], cat.symbol[side]
-        active = state.active_color
-        top_symbol = symbol[state.discard[-1]]
-        if top_symbol < 0:
-            top_symbol = -2  # nothing matches a wild's symbol
-        hand = state.hands[player]
-        # card -> its play moves (``play_moves``) for this seat, side and hand size.
-        key = (player, side, self.uno_rule and len(hand) == 2)
-        row = self._play_rows.get(key)
-        if row is None:
-            row = self._play_rows[key] = [None] * cat.size
+        """The plays of every card of the hand that ``matches`` the card in play, and the
+        draw where ``may_draw`` allows it."""
+        matches = self.matches
+        side, active, top = state.side, state.active_color, state.discard[-1]
         moves: list[Move] = []
-        for card in hand:
-            if wild[card] or color[card] is active or symbol[card] == top_symbol:
-                plays = row[card]
-                if plays is None:
-                    plays = row[card] = self.play_moves(state, player, card)
-                moves += plays
-        moves.append(self._draw_moves[player])
+        for card in state.hands[player]:
+            if matches(side, card, active, top):
+                moves += self.play_moves(state, player, card)
+        if self.may_draw(state, player):
+            moves.append(self._draw_moves[player])
         return moves
-
-    @cached
-    def _play_rows(self) -> dict[tuple[int, int, bool], list[tuple[Move, ...] | None]]:
-        return {}
 
     @lists(P.PLAY_DRAWN)
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
@@ -476,7 +290,9 @@ class UnoRules(Variant):
 
     # ------------------------------------------------------------------ play
     def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
-        """Validate a play; return the card and the colour it leaves in play."""
+        """Validate a play by the rule hooks (``matches``, ``play_targets``,
+        ``uno_flag_allowed``, ``play_colors``); return the card and the colour it leaves
+        in play."""
         _, player, card, color, target, chain, uno, _ = move
         if card is None or card not in w.hands[player]:
             card = self.require_card_in_hand(w, move)  # raises the precise error
@@ -488,49 +304,41 @@ class UnoRules(Variant):
                 code="not_drawn_card",
             )
         side = w.side
-        cat = self.catalog
-        wild = cat.wild[side][card]
-        if self._own_matches:  # ``matches``, written out
-            if not wild and cat.color[side][card] is not w.active_color:
-                symbol = cat.symbol[side]
-                top_symbol = symbol[w.discard[-1]]
-                fits = top_symbol >= 0 and symbol[card] == top_symbol
-            else:
-                fits = True
-        else:
-            fits = self.matches(side, card, w.active_color, w.discard[-1])
-        if not fits:
+        active = w.active_color
+        if not self.matches(side, card, active, w.discard[-1]):
             raise RulesError(
-                f"card {self.card_name(w, card)} ({cat.code[side][card]}) matches "
+                f"card {self.card_name(w, card)} ({self.catalog.code[side][card]}) matches "
                 "neither the colour "
-                f"({w.active_color}) nor the number or symbol in play",
+                f"({active}) nor the number or symbol in play",
                 code="does_not_match",
             )
-        if target is not None or chain is not None:
-            name = "target" if target is not None else "chain"
-            raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
+        targets = self.play_targets(w, player, card)
+        if target not in targets:
+            if targets == NO_TARGET:
+                raise RulesError("this play takes no 'target'", code="unexpected_field")
+            if target is None:
+                raise RulesError("name a seat ('target')", code="target_required")
+            raise RulesError(f"this play cannot name seat {target!r}", code="invalid_target")
+        if chain is not None:
+            raise RulesError("this play takes no 'chain'", code="unexpected_field")
         if uno and not self.uno_flag_allowed(w, move):
             raise RulesError(
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
             )
-        # The colour the play leaves in play: a wild's named colour, else the card's.
-        if wild:
+        # The colour the play leaves in play: the one named, else the card's own.
+        colors = self.play_colors(w, card)
+        if color not in colors:
+            if colors == NO_COLOR:
+                raise RulesError("only a wild card takes a colour", code="color_not_allowed")
             if color is None:
                 raise RulesError("a wild card needs a colour", code="color_required")
-            if color not in self.colors_for(w):
-                raise RulesError(
-                    f"{color} cannot be named on this side; choose one of "
-                    + ", ".join(self.colors_for(w)),
-                    code="invalid_color",
-                )
-            return card, color
-        if color is not None:
-            raise RulesError("only a wild card takes a colour", code="color_not_allowed")
-        return card, cat.color[side][card]
-
-    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
-        """Whether ``uno: true`` fits this play: it leaves the player one card."""
-        return self.uno_rule and len(w.hands[move.player]) == 2
+            raise RulesError(
+                f"{color} cannot be named on this side; choose one of " + ", ".join(colors),  # type: ignore[arg-type]
+                code="invalid_color",
+            )
+        if color is None:
+            return card, self.catalog.color[side][card]
+        return card, color
 
     @handles(T.PLAY)
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
@@ -711,22 +519,14 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ other moves
     @handles(T.DRAW)
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
+        """Draw a card (if ``may_draw``); if it ``matches``, the player may play it now."""
         player = move[1]
+        if not self.may_draw(w, player):
+            raise self.draw_refused(w, player)
         drawn = self.draw_cards(w, player, 1, events, "draw")
         if drawn:
             card = drawn[0]
-            if self._own_matches:  # ``matches``, written out
-                side = w.side
-                cat = self.catalog
-                if cat.wild[side][card] or cat.color[side][card] is w.active_color:
-                    fits = True
-                else:
-                    symbol = cat.symbol[side]
-                    top_symbol = symbol[w.discard[-1]]
-                    fits = top_symbol >= 0 and symbol[card] == top_symbol
-            else:
-                fits = self.matches(w.side, card, w.active_color, w.discard[-1])
-            if fits:
+            if self.matches(w.side, card, w.active_color, w.discard[-1]):
                 w.pending = _new(Pending, (PLAY_DRAWN, player, card, ()))
                 return
         w.current = (player + w.direction) % w.num_players

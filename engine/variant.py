@@ -347,8 +347,7 @@ class Variant(Scoring):
         events: list[Event] = []
         mtype = move[0]
         self._handlers[mtype](w, move, events)
-        # Who may be caught: only worth a look while someone is exposed or holds one card.
-        if self.uno_rule and mtype is not NEXT_ROUND and (w.exposed or 1 in map(len, w.hands)):
+        if self.uno_rule and mtype is not NEXT_ROUND:
             self.update_exposed(state, w, move, events)
         w.move_count += 1
         return freeze(w), events

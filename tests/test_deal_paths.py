@@ -1,5 +1,6 @@
-"""The deal by slices and the round's-end hand references agree with the plain loops
-they replaced (kept here as the reference), on every variant, table size and dealer."""
+"""The deal follows the rule book (one card at a time, from the seat left of the
+dealer, clockwise), and the round's-end hand references are the public references of
+every hand, on every variant, table size and dealer."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from engine.state import Work, seat_after, work_of
 VARIANTS = [v.id for v in engine.all_variants()]
 
 
-def reference_deal(w: Work, pile: list[int], count: int) -> tuple[list[tuple[int, ...]], list[int]]:
-    """One card at a time from the seat left of the dealer, clockwise (the old loop)."""
+def dealt_one_at_a_time(
+    w: Work, pile: list[int], count: int
+) -> tuple[list[tuple[int, ...]], list[int]]:
+    """The rule book's deal: one card at a time from the seat left of the dealer,
+    clockwise, until every seat has ``count``; the hands and the rest of the pile."""
     n = w.num_players
     hands: list[list[int]] = [[] for _ in range(n)]
     position = 0
@@ -27,7 +31,7 @@ def reference_deal(w: Work, pile: list[int], count: int) -> tuple[list[tuple[int
 
 
 @pytest.mark.parametrize("variant_id", VARIANTS)
-def test_deal_agrees_with_the_one_card_at_a_time_loop(variant_id: str) -> None:
+def test_the_deal_gives_one_card_at_a_time_from_the_dealers_left(variant_id: str) -> None:
     variant = engine.find_variant(variant_id)
     rnd = random.Random(variant_id)
     for players in range(variant.min_players, variant.max_players + 1):
@@ -38,7 +42,7 @@ def test_deal_agrees_with_the_one_card_at_a_time_loop(variant_id: str) -> None:
             count = rnd.randint(1, len(pile) // players)
             w = work_of(state)
             rest = variant.deal(w, list(pile), count)
-            assert (w.hands, rest) == reference_deal(w, pile, count)
+            assert (w.hands, rest) == dealt_one_at_a_time(w, pile, count)
     w = work_of(state)
     with pytest.raises(ValueError):
         variant.deal(w, [0, 1], 2)

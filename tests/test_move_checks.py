@@ -1,26 +1,22 @@
-"""The move guards after issue 18's lean rewrite (``Variant.check_move`` reading the move
-once, ``UnoRules.check_play`` with ``matches`` and ``play_color`` written out) agree with
-the guards they replaced, and with the legal move lists.
+"""Listing and applying agree: ``apply`` accepts a move exactly when ``legal_moves``
+lists it, for every variant and for a variant that overrides one rule hook.
 
 On many random games of every variant (2 to 4 players, random options, every decision
 of the variant reached), every legal move and many altered ones (another seat, card,
 colour, UNO flag, a field the type does not carry, every move type bare) are applied:
+``apply`` accepts a move exactly when it is in ``legal_moves`` of its player, and
+refuses the others with a ``RulesError``.
 
-- ``apply`` accepts a move exactly when it is in ``legal_moves`` of its player;
-- an illegal move raises the same ``RulesError`` code and message as the replaced
-  guards (kept below as the reference, unchanged), and a legal one gives the same
-  state and events.
-
-The rules written out in place of ``matches`` (in ``check_play``, ``on_draw`` and
-``legal_turn``) agree with ``matches`` on every pair of cards of every catalog, every
-colour in play (or none) and every side.
+Classic UNO's ``legal_turn``, ``check_play`` and ``on_draw`` ask one matching rule,
+``matches``: they agree with it on every pair of cards of every catalog, every colour
+in play (or none) and every side; and a ``Classic`` subclass that overrides only
+``matches`` lists exactly the plays its own ``apply`` takes.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from typing import Any
 
 import pytest
@@ -28,133 +24,13 @@ import pytest
 import engine
 from engine import Color, Move, MoveType, Phase, RulesError, State
 from engine.errors import EngineError, InvalidMove
-from engine.moves import MOVE_FIELDS, NOT_NOW
-from engine.state import Work, work_of
+from engine.state import work_of
 from engine.uno import UnoPending, UnoRules
 from engine.variant import Variant
+from engine.variants.classic import Classic
 
 T = MoveType
 VARIANTS = [v.id for v in engine.all_variants()]
-
-# ---------------------------------------------------------------- the replaced guards
-
-_BARE = Move(T.DRAW, 0)[2:]
-_OPTIONAL = ("card", "color", "target", "chain", "cards")
-_FIELD_CHECKS = {
-    t: tuple((Move._fields.index(n), n) for n in _OPTIONAL if n not in MOVE_FIELDS[t])
-    for t in MoveType
-}
-
-
-def reference_check_move(self: Variant, state: State, move: Move) -> None:
-    """``Variant.check_move`` before issue 18's rewrite, unchanged."""
-    mtype = move.type
-    if mtype not in self.move_types:
-        raise RulesError(f"{self.id} has no {mtype.value!r} move", code="unknown_move")
-    player = move.player
-    if not 0 <= player < state.num_players:
-        raise RulesError(
-            f"player {player} is not a seat (0..{state.num_players - 1})", code="invalid_player"
-        )
-    if move[2:] != _BARE:  # some optional field is set: may this type carry it?
-        for index, name in _FIELD_CHECKS[mtype]:
-            if move[index] is not None:
-                raise RulesError(
-                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
-                )
-        if move.uno and "uno" not in MOVE_FIELDS[mtype]:
-            raise RulesError(
-                f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-                code="uno_not_applicable",
-            )
-    phase = state.phase
-    if phase is Phase.GAME_OVER:
-        raise RulesError("the game is over", code="game_over")
-    if mtype is T.NEXT_ROUND:
-        if phase is not Phase.ROUND_OVER:
-            raise RulesError("the round is not over yet", code="round_not_over")
-        return
-    if phase is Phase.ROUND_OVER:
-        raise RulesError("the round is over; send next_round", code="round_over")
-    if mtype in self.side_moves:
-        return
-    pend = state.pending
-    actor = pend.player if pend is not None else state.current
-    if player != actor:
-        if pend is not None:
-            raise RulesError(
-                f"waiting for player {actor} to {pend.type.replace('_', ' ')}",
-                code="not_your_turn",
-            )
-        raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
-    if pend is not None:
-        answers, code = self.pending_moves[pend.type]
-        if mtype not in answers:
-            raise RulesError(
-                f"player {actor} must answer {pend.type.value!r} with "
-                + " or ".join(sorted(t.value for t in answers)),
-                code=code,
-            )
-    elif mtype in NOT_NOW:
-        raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
-
-
-def reference_check_play(self: Any, w: Work, move: Move) -> tuple[int, Color | None]:
-    """``UnoRules.check_play`` before issue 18's rewrite, unchanged."""
-    card = move.card
-    if card is None or card not in w.hands[move.player]:
-        card = self.require_card_in_hand(w, move)  # raises the precise error
-    pend = w.pending
-    if pend is not None and card != pend.card:
-        raise RulesError(
-            f"only the card just drawn ({self.card_name(w, pend.card)}) may be played now, or pass",
-            code="not_drawn_card",
-        )
-    if not self.matches(w.side, card, w.active_color, w.discard[-1]):
-        raise RulesError(
-            f"card {self.card_name(w, card)} ({self.catalog.code[w.side][card]}) matches "
-            "neither the colour "
-            f"({w.active_color}) nor the number or symbol in play",
-            code="does_not_match",
-        )
-    if move.target is not None or move.chain is not None:
-        name = "target" if move.target is not None else "chain"
-        raise RulesError(f"this play takes no {name!r}", code="unexpected_field")
-    if move.uno and not self.uno_flag_allowed(w, move):
-        raise RulesError(
-            "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
-        )
-    return card, reference_play_color(self, w, card, move.color)
-
-
-def reference_play_color(self: Any, w: Work, card: int, color: Color | None) -> Color | None:
-    """``UnoRules.play_color`` before issue 18's rewrite, unchanged."""
-    cat = self.catalog
-    if cat.wild[w.side][card]:
-        if color is None:
-            raise RulesError("a wild card needs a colour", code="color_required")
-        if color not in self.colors_for(w):
-            raise RulesError(
-                f"{color} cannot be named on this side; choose one of "
-                + ", ".join(self.colors_for(w)),
-                code="invalid_color",
-            )
-        return color
-    if color is not None:
-        raise RulesError("only a wild card takes a colour", code="color_not_allowed")
-    return cat.color[w.side][card]
-
-
-@contextmanager
-def reference_guards(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The replaced guards in place of the lean ones (the variants that call them by
-    class, ``Variant.check_move(self, ...)`` or ``UnoRules.check_play(self, ...)``, get
-    them too)."""
-    with monkeypatch.context() as m:
-        m.setattr(Variant, "check_move", reference_check_move)
-        m.setattr(UnoRules, "check_play", reference_check_play)
-        yield
-
 
 # ---------------------------------------------------------------- random games
 
@@ -235,9 +111,7 @@ def next_move(v: Variant, state: State, rnd: random.Random) -> Move:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_apply_accepts_exactly_the_legal_moves_and_refuses_as_before(
-    variant: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_apply_accepts_exactly_the_legal_moves(variant: str) -> None:
     v = engine.find_variant(variant)
     rnd = random.Random(f"move-checks-{variant}")
     decisions: set[Any] = set()
@@ -264,11 +138,8 @@ def test_apply_accepts_exactly_the_legal_moves_and_refuses_as_before(
             legal = {s: engine.legal_moves(state, s) for s in range(players)}
             every = [m for moves in legal.values() for m in moves]
             tried = rnd.sample(every, min(len(every), 4)) + altered(v, state, every, rnd)
-            now = [outcome(v, state, move) for move in tried]
-            with reference_guards(monkeypatch):
-                then = [outcome(v, state, move) for move in tried]
-            for move, fast, before in zip(tried, now, then, strict=True):
-                assert fast == before, (move, engine.to_dict(state))
+            for move in tried:
+                fast = outcome(v, state, move)
                 is_legal = 0 <= move.player < players and move in legal[move.player]
                 if fast[0] == "error":
                     assert fast[1] == "RulesError" and not is_legal, (move, fast)
@@ -288,7 +159,7 @@ def test_apply_accepts_exactly_the_legal_moves_and_refuses_as_before(
     assert len(codes) >= 10, codes
 
 
-# ---------------------------------------------------------------- the written-out match
+# ---------------------------------------------------------------- one matching rule
 
 UNO_VARIANTS = [v.id for v in engine.all_variants() if isinstance(v, UnoRules)]
 
@@ -314,13 +185,11 @@ def active_colors(v: UnoRules, side: int) -> list[Color | None]:
 
 
 @pytest.mark.parametrize("variant", UNO_VARIANTS)
-def test_the_written_out_match_agrees_with_matches_on_every_card_pair(variant: str) -> None:
+def test_listing_and_checks_agree_with_matches_on_every_card_pair(variant: str) -> None:
     v = engine.find_variant(variant)
     assert isinstance(v, UnoRules)
     cat = v.catalog
     ids = tuple(cat.ids)
-    own = type(v).matches is UnoRules.matches
-    assert v._own_matches is own  # type: ignore[attr-defined]
     checked = 0
     for side in range(cat.sides):
         for active in active_colors(v, side):
@@ -336,9 +205,10 @@ def test_the_written_out_match_agrees_with_matches_on_every_card_pair(variant: s
                     state = table(v, side, (card, top), top, active)
                     # check_play: refuses with does_not_match exactly when it does not fit.
                     w = work_of(state)
-                    color = v.colors_for(w)[0] if cat.wild[side][card] else None
+                    color = v.play_colors(w, card)[0]
+                    target = v.play_targets(w, 0, card)[0]
                     try:
-                        UnoRules.check_play(v, w, Move(T.PLAY, 0, card, color))
+                        v.check_play(w, Move(T.PLAY, 0, card, color, target))
                         refused = None
                     except RulesError as exc:
                         refused = exc.code
@@ -346,8 +216,69 @@ def test_the_written_out_match_agrees_with_matches_on_every_card_pair(variant: s
                     assert refused in (None, "does_not_match")
                     # on_draw: the drawn card waits to be played exactly when it fits.
                     w = work_of(state._replace(draw_pile=(card,)))
-                    UnoRules.on_draw(v, w, Move(T.DRAW, 0), [])
-                    waits = w.pending is not None and w.pending.type is UnoPending.PLAY_DRAWN
-                    assert waits is fits, (side, active, top, card)
+                    if v.may_draw(w, 0):
+                        v.on_draw(w, Move(T.DRAW, 0), [])
+                        waits = w.pending is not None and w.pending.type is UnoPending.PLAY_DRAWN
+                        assert waits is fits, (side, active, top, card)
                     checked += 1
     assert checked == cat.sides * len(ids) ** 2 * len(active_colors(v, 0))
+
+
+# ---------------------------------------------------------------- a variant's own rule
+
+
+class NeighbourRule(Classic):
+    """Classic UNO with another matching rule, and nothing else changed: a card plays on
+    a card of its colour, or a number one above or below (not the same number)."""
+
+    def matches(self, side: int, card: int, active: Color | None, top: int) -> bool:
+        cat = self.catalog
+        if cat.wild[side][card] or cat.color[side][card] is active:
+            return True
+        value, top_value = cat.value[side][card], cat.value[side][top]
+        return value is not None and top_value is not None and abs(value - top_value) == 1
+
+
+def candidate_plays(v: Variant, state: State, player: int) -> list[Move]:
+    """Every play of every card in ``player``'s hand, with each colour (or none), with
+    and without UNO: what a client could send."""
+    colors: list[Color | None] = [None, *v.colors_for(state)]
+    return [
+        Move(T.PLAY, player, card, color, uno=uno)
+        for card in state.hands[player]
+        for color in colors
+        for uno in (False, True)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_variant_that_overrides_only_matches_lists_what_its_apply_takes(seed: int) -> None:
+    """``legal_turn`` and the decisions after a draw list a play exactly when ``apply``
+    takes it, by the subclass's ``matches``, never the base's."""
+    v = NeighbourRule()
+    base = engine.find_variant("uno_classic")
+    rnd = random.Random(f"neighbour-{seed}")
+    players = 2 + seed % 3
+    state, _ = v.new_game(players, rnd.randrange(2**64), options={"target": 100})
+    listed = refused = differs = 0
+    for _ in range(400):
+        if state.phase is Phase.GAME_OVER:
+            break
+        seat = v.waiting_for(state)
+        assert seat is not None
+        legal = v.legal_moves(state, seat)
+        if state.phase is Phase.PLAY:
+            for move in candidate_plays(v, state, seat):
+                try:
+                    v.apply(state, move)
+                except RulesError:
+                    assert move not in legal, move
+                    refused += 1
+                else:
+                    assert move in legal, move
+                    listed += 1
+                    top = state.discard[-1]
+                    differs += not base.matches(state.side, move.card, state.active_color, top)  # type: ignore[attr-defined, arg-type]
+        state = v.apply(state, rnd.choice(legal))[0]
+    # Both ways: plays taken and refused, and plays the base rule would have refused.
+    assert listed > 20 and refused > 100 and differs > 0, (listed, refused, differs)

@@ -54,22 +54,20 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from .. import rng as prng
-from ..cards import Kind
+from ..cards import Color, Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import Move, MoveType
 from ..registry import register
-from ..state import Pending, PendingType, Phase, State, Work, pending
-from ..uno import UnoPending, UnoRules
-from ..variant import TURN, Variant, defaults, first_plain, handles, lists
+from ..state import PendingType, Phase, State, Work, pending
+from ..uno import NO_COLOR, NO_TARGET, UnoPending, UnoRules
+from ..variant import TURN, defaults, first_plain, handles, lists
 
 T = MoveType
 # Enum members as module constants: on Python 3.11 every ``T.X`` / ``Phase.X`` is a
 # descriptor call (about a thousand instructions) in the hot paths below.
 PLAY_T, PASS_T, CHOOSE_TARGET_T = T.PLAY, T.PASS, T.CHOOSE_TARGET
 PLAY = Phase.PLAY
-_new = tuple.__new__
 
 
 class AllWildPending(PendingType):
@@ -145,114 +143,6 @@ class AllWild(UnoRules):
         """Every card plays on every card."""
         return True
 
-    # ------------------------------------------------------------------ apply
-    @cached_property
-    def _lean_kinds(self) -> tuple[int, ...]:
-        """Card id -> what the lean ``apply`` does with its play: 0 nothing (a plain
-        Wild), 1 skip (Wild Skip, and Wild Reverse with two players is decided at the
-        play), 2 reverse, 3 skip two, 4 draw two, 5 draw four; -1 a targeted card (the
-        general path)."""
-        code = {
-            WILD: 0, Kind.WILD_SKIP: 1, WILD_REVERSE: 2, Kind.WILD_SKIP_TWO: 3,
-            Kind.WILD_DRAW_TWO: 4, Kind.WILD_DRAW_FOUR: 5,
-        }  # fmt: skip
-        return tuple(code.get(k, -1) for k in self._kinds)
-
-    def apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
-        """``Variant.apply``, with a lean path for most plays: an untargeted card (plain
-        Wild, Wild Skip, Wild Reverse, Wild Skip Two, Wild Draw Two or Four with the
-        cards in the draw pile) from a hand of three or more, on the player's turn with
-        nothing pending, nobody exposed and no ``uno``. Such a play leaves no new hand of
-        one card, so nobody becomes exposed. It builds the new ``State`` directly (no
-        ``Work``) with the same state and events as the general path
-        (tests/test_engine_paths.py checks it on random games and near-miss moves);
-        any other move, and any doubt, goes through ``Variant.apply``."""
-        (
-            variant, n, options, seed, rng, phase, round_, dealer, direction, current,
-            side, hands, draw_pile, discard, active, pend, exposed, scores,
-            round_scores, round_winner, winners, move_count, ext,
-        ) = state  # fmt: skip
-        mtype, player, card, color, target, chain, uno, cards = move
-        if (
-            mtype is PLAY_T
-            and phase is PLAY
-            and pend is None
-            and not exposed
-            and player == current
-            and color is None
-            and target is None
-            and chain is None
-            and cards is None
-            and not uno
-            and 0 <= player < n
-        ):
-            hand = hands[player]
-            if len(hand) > 2 and card in hand:
-                what = self._lean_kinds[card]  # type: ignore[index]
-                amount = 2 if what == 4 else 4
-                if what >= 0 and (what < 4 or len(draw_pile) >= amount):
-                    i = hand.index(card)
-                    new_hands = list(hands)
-                    new_hands[player] = hand[:i] + hand[i + 1 :]
-                    events: list[Event] = [
-                        {
-                            "type": "played",
-                            "player": player,
-                            "card": {"id": card, "code": self._codes[card]},  # type: ignore[index]
-                            "color": None,
-                        }
-                    ]
-                    if what == 0:
-                        current = (player + direction) % n
-                    elif what == 1 or (what == 2 and n == 2):
-                        skipped = (player + direction) % n
-                        events.append({"type": "skipped", "player": skipped})
-                        current = (skipped + direction) % n
-                    elif what == 2:
-                        direction = -direction
-                        events.append(
-                            {
-                                "type": "reversed",
-                                "direction": "clockwise" if direction == 1 else "counterclockwise",
-                            }
-                        )
-                        current = (player + direction) % n
-                    elif what == 3:
-                        steps = 1
-                        for k in (1, 2):
-                            seat = (player + direction * k) % n
-                            if seat != player:
-                                events.append({"type": "skipped", "player": seat})
-                                steps += 1
-                        current = (player + direction * steps) % n
-                    else:
-                        victim = (player + direction) % n
-                        taken = draw_pile[:amount]
-                        draw_pile = draw_pile[amount:]
-                        new_hands[victim] += taken
-                        codes = self._codes
-                        events.append(
-                            {
-                                "type": "drew",
-                                "player": victim,
-                                "count": amount,
-                                "reason": "penalty",
-                                "secret": {
-                                    "to": [victim],
-                                    "data": {"cards": [{"id": c, "code": codes[c]} for c in taken]},
-                                },
-                            }
-                        )
-                        events.append({"type": "skipped", "player": victim})
-                        current = (victim + direction) % n
-                    return _new(State, (
-                        variant, n, options, seed, rng, phase, round_, dealer, direction,
-                        current, side, tuple(new_hands), draw_pile, discard + (card,), None,
-                        None, exposed, scores, round_scores, round_winner, winners,
-                        move_count + 1, ext,
-                    )), events  # fmt: skip
-        return Variant.apply(self, state, move)
-
     # ------------------------------------------------------------------ guards
     def check_move(self, state: State, move: Move) -> None:
         mtype = move.type
@@ -274,27 +164,6 @@ class AllWild(UnoRules):
                 f"UNO is said with a play (or the 'uno' move), not with {mtype.value!r}",
                 code="uno_not_applicable",
             )
-
-    # ------------------------------------------------------------------ cut for dealer
-    @cached_property
-    def _cut_always_ties(self) -> bool:
-        """No card has a value in the cut (no card has a number)."""
-        return not any(self.cut_value(c) for c in self.catalog.ids)
-
-    def cut_for_dealer(self, w: Work, events: list[Event]) -> int:
-        """The base cut (``Variant.cut_for_dealer``), worked out at once: every card
-        cuts zero, so every round of the cut ties and no seat drops out; the seats draw
-        in turn until the deck cannot serve them all again, then the generator picks."""
-        if not self._cut_always_ties:
-            return super().cut_for_dealer(w, events)
-        pile = list(self.catalog.ids)
-        w.rng = prng.shuffle(w.rng, pile)
-        n = w.num_players
-        refs = self.catalog.card_refs(pile[: len(pile) // n * n], w.side)
-        drawn = [{"player": k % n, "card": ref} for k, ref in enumerate(refs)]
-        dealer, w.rng = prng.below(w.rng, n)
-        events.append(event("dealer_cut", cards=drawn, winner=dealer))
-        return dealer
 
     # ------------------------------------------------------------------ turned-up card
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
@@ -353,84 +222,6 @@ class AllWild(UnoRules):
     def _opponents(self, s: State | Work, player: int) -> tuple[int, ...]:
         return self._opponent_table[s.num_players][player]
 
-    def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
-        """The complete plays of one card: one per opponent for a targeted card, with
-        and without ``uno`` where the play leaves the mover one card."""
-        hand_size = len(s.hands[player])
-        if hand_size > 1 and self._kinds[card] is WX:
-            return self.swap_moves(s, player, card)
-        return self._play_table(s.num_players, player, hand_size)[card]  # type: ignore[return-value]
-
-    def swap_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
-        """The plays of a Wild Forced Swap from a hand of two or more: the mover ends
-        with the target's hand, so UNO fits when that is one card."""
-        hands = s.hands
-        return tuple(
-            Move(PLAY_T, player, card, target=t, uno=u)
-            for t in self._opponents(s, player)
-            for u in ((False, True) if len(hands[t]) == 1 else (False,))
-        )
-
-    def _play_table(
-        self, players: int, player: int, hand_size: int
-    ) -> tuple[tuple[Move, ...] | None, ...]:
-        """Card id -> its plays by ``player`` from a hand of ``hand_size`` (only 1, 2
-        and more differ) at a table of ``players``; ``None`` for a Wild Forced Swap
-        from a hand of two or more (its plays depend on the other hands: ``swap_moves``).
-        Moves are immutable, so every table is built once."""
-        size = 3 if hand_size > 2 else hand_size
-        key = (players, player, size)
-        table = self._play_tables.get(key)
-        if table is None:
-            table = self._play_tables[key] = self._build_play_table(players, player, size)
-        return table
-
-    def _build_play_table(
-        self, players: int, player: int, size: int
-    ) -> tuple[tuple[Move, ...] | None, ...]:
-        unos = (False, True) if size == 2 else (False,)
-        opponents = self._opponent_table[players][player]
-        out: list[tuple[Move, ...] | None] = []
-        for card, kind in enumerate(self._kinds):
-            if kind is WX and size > 1:
-                out.append(None)
-            elif kind in TARGETED:
-                out.append(
-                    tuple(
-                        Move(PLAY_T, player, card, target=t, uno=u) for t in opponents for u in unos
-                    )
-                )
-            else:
-                out.append(tuple(Move(PLAY_T, player, card, uno=u) for u in unos))
-        return tuple(out)
-
-    @cached_property
-    def _play_tables(self) -> dict[tuple[int, int, int], tuple[tuple[Move, ...] | None, ...]]:
-        return {}
-
-    def legal_turn(self, state: State, player: int) -> list[Move]:
-        """Every card of the hand (all are playable), and the draw where the exception
-        allows it (``may_draw``, written out: it runs for every turn)."""
-        hands = state.hands
-        hand = hands[player]
-        n = state.num_players
-        size = len(hand)
-        key = (n, player, 3 if size > 2 else size)
-        table = self._play_tables.get(key)
-        if table is None:
-            table = self._play_table(n, player, size)
-        moves: list[Move] = []
-        for card in hand:
-            plays = table[card]
-            if plays is None:
-                plays = self.swap_moves(state, player, card)
-            moves += plays
-        if len(hands[(player + state.direction) % n]) == 1:
-            kinds = self._kinds
-            if all(kinds[c] is WILD for c in hand):
-                moves.append(self._draw_moves[player])
-        return moves
-
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         return list(self.play_moves(state, player, state.pending.card))  # type: ignore[union-attr,arg-type]
 
@@ -457,44 +248,50 @@ class AllWild(UnoRules):
         kinds = self._kinds
         return all(kinds[c] is WILD for c in s.hands[player])
 
-    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
-        player = move.player
-        if not self.may_draw(w, player):
-            nxt = w.next_seat(player)
-            if len(w.hands[nxt]) != 1:
-                detail = (
-                    "drawing by choice is not allowed: play a card (a draw is only allowed "
-                    f"when the next player has one card; player {nxt} has {len(w.hands[nxt])})"
-                )
-            else:
-                detail = (
-                    "drawing by choice is not allowed while you hold an action card: play a card"
-                )
-            raise RulesError(detail, code="draw_not_allowed")
-        drawn = self.draw_cards(w, player, 1, events, "draw")
-        if drawn:
-            w.pending = Pending(PLAY_DRAWN, player, drawn[0])
-        else:  # README: a player who chose to draw and got nothing has ended their turn
-            w.current = w.next_seat(player)
+    def draw_refused(self, s: State | Work, player: int) -> RulesError:
+        nxt = s.next_seat(player)
+        if len(s.hands[nxt]) != 1:
+            return RulesError(
+                "drawing by choice is not allowed: play a card (a draw is only allowed "
+                f"when the next player has one card; player {nxt} has {len(s.hands[nxt])})",
+                code="draw_not_allowed",
+            )
+        return RulesError(
+            "drawing by choice is not allowed while you hold an action card: play a card",
+            code="draw_not_allowed",
+        )
 
     # ------------------------------------------------------------------ play
+    def play_colors(self, s: State | Work, card: int) -> tuple[Color | None, ...]:
+        """No play names a colour (every card is wild and colourless)."""
+        return NO_COLOR
+
+    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+        """A Wild Targeted Draw Two or a Wild Forced Swap names an opponent; no other
+        card names a seat."""
+        if self._kinds[card] in TARGETED:
+            return self._opponents(s, player)
+        return NO_TARGET
+
     def check_target(self, w: Work, player: int, target: Any) -> int:
+        """``target`` if it is an opponent's seat; else the error saying why not."""
+        if target in self._opponents(w, player):
+            return target  # type: ignore[no-any-return]
         if target is None:
             raise RulesError("name the opponent ('target')", code="target_required")
-        if not isinstance(target, int) or not 0 <= target < w.num_players:
-            raise RulesError(
-                f"target {target} is not a seat (0..{w.num_players - 1})", code="invalid_target"
-            )
         if target == player:
             raise RulesError("the target must be an opponent, not yourself", code="invalid_target")
-        return target
+        raise RulesError(
+            f"target {target} is not a seat (0..{w.num_players - 1})", code="invalid_target"
+        )
 
     def check_play(self, w: Work, move: Move) -> tuple[int, None]:  # type: ignore[override]
-        """Validate a play (every card is playable); return the card."""
+        """Validate a play by the rule hooks (``matches``, ``play_colors``,
+        ``play_targets``, ``uno_flag_allowed``), in UNO All Wild's words; return the
+        card (and no colour)."""
         card = move.card
         player = move.player
-        hand = w.hands[player]
-        if card is None or card not in hand:
+        if card is None or card not in w.hands[player]:
             self.require_card_in_hand(w, move)  # raises the precise error
         pend = w.pending
         if pend is not None and card != pend.card:
@@ -502,21 +299,26 @@ class AllWild(UnoRules):
                 f"the card just drawn ({pend.card}) must be played now",
                 code="must_play_drawn_card",
             )
-        if move.color is not None:
+        code = self.catalog.code[w.side][card]  # type: ignore[index]
+        if not self.matches(w.side, card, w.active_color, w.discard[-1]):  # type: ignore[arg-type]
+            raise RulesError(f"card {code} cannot be played now", code="does_not_match")
+        if move.color not in self.play_colors(w, card):  # type: ignore[arg-type]
             raise RulesError(
                 "UNO All Wild has no colours: a play takes no 'color'", code="color_not_allowed"
             )
         if move.chain is not None:
             raise RulesError("this play takes no 'chain'", code="unexpected_field")
-        kind = self._kinds[card]  # type: ignore[index]
-        if kind in TARGETED:
-            self.check_target(w, player, move.target)
-        elif move.target is not None:
-            raise RulesError(
-                f"only a Wild Targeted Draw Two or a Wild Forced Swap takes a 'target', "
-                f"not {self.catalog.code[0][card]}",  # type: ignore[index]
-                code="unexpected_field",
-            )
+        target = move.target
+        targets = self.play_targets(w, player, card)  # type: ignore[arg-type]
+        if target not in targets:
+            if targets == NO_TARGET:
+                raise RulesError(
+                    "only a Wild Targeted Draw Two or a Wild Forced Swap takes a 'target', "
+                    f"not {code}",
+                    code="unexpected_field",
+                )
+            self.check_target(w, player, target)
+            raise RulesError(f"this play cannot name seat {target!r}", code="invalid_target")
         if move.uno and not self.uno_flag_allowed(w, move):
             raise RulesError(
                 "say UNO with the play that leaves you one card only (after a swap: the "
@@ -525,83 +327,39 @@ class AllWild(UnoRules):
             )
         return card, None  # type: ignore[return-value]
 
-    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
+    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """``uno: true`` fits a play that leaves the mover one card (after a swap: the
         target's hand was one card)."""
-        hand = w.hands[move.player]
+        hand = s.hands[move.player]
         if move.card is not None and self._kinds[move.card] is WX and len(hand) > 1:
             target = move.target
             return (
                 isinstance(target, int)
-                and 0 <= target < w.num_players
-                and (len(w.hands[target]) == 1)
+                and 0 <= target < s.num_players
+                and (len(s.hands[target]) == 1)
             )
         return len(hand) == 2
 
-    @cached_property
-    def _codes(self) -> tuple[str, ...]:
-        """Card id -> its code (``public_ref``'s, the one side)."""
-        return self.catalog.code[0]
-
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
-        """A play: ``put_on_discard`` and ``card_effect`` written out for a game whose
-        cards are all wild and colourless (the event names no colour: ``None``)."""
-        card, _ = self.check_play(w, move)
+        """A play: the card goes onto the discard pile (the event names the target, if
+        any), then its action; or, with the last card, the round ends (a draw card's
+        victim draws first: the next player, or a Wild Targeted Draw Two's target)."""
+        card, color = self.check_play(w, move)
         player = move.player
         w.pending = None
-        hands = w.hands
-        hand = hands[player]
-        i = hand.index(card)
-        hands[player] = hand = hand[:i] + hand[i + 1 :]
-        w.discard = w.discard + (card,)
-        w.active_color = None
-        ev = {
-            "type": "played",
-            "player": player,
-            "card": {"id": card, "code": self._codes[card]},
-            "color": None,
-        }
+        self.put_on_discard(w, player, card, color, events)
         target = move.target
         if target is not None:
-            ev["target"] = target
-        events.append(ev)
-        if hand:
-            effect = self._effect_of[0][card]  # its action (bound), None for a plain Wild
-            if effect is None:
-                w.current = (player + w.direction) % w.num_players
-            else:
-                effect(w, player, card, move, events)
-        else:
-            # The player who plays their last card wins the round; draw cards act first.
-            kind = self._kinds[card]
-            if kind in self.draw_amounts:
-                self.draw_cards(w, w.next_seat(player), self.draw_amounts[kind], events, "penalty")
-            elif kind is WT2:
-                self.draw_cards(w, move.target, TARGETED_DRAW, events, "penalty")  # type: ignore[arg-type]
+            events[-1]["target"] = target
+        if w.hands[player]:
+            self.card_effect(w, player, card, move, events)
+        elif self._kinds[card] is WT2:
+            self.draw_cards(w, _chosen(move), TARGETED_DRAW, events, "penalty")
             self.finish_round(w, player, events)
+        else:
+            self.go_out(w, player, card, events)
 
     # ------------------------------------------------------------------ card actions
-    def effect_skip(
-        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
-    ) -> None:
-        """The next player loses their turn (``UnoRules.effect_skip``, the seats counted
-        in line: most plays here are action cards)."""
-        n, direction = w.num_players, w.direction
-        skipped = (player + direction) % n
-        events.append({"type": "skipped", "player": skipped})
-        w.current = (skipped + direction) % n
-
-    def effect_draw(
-        self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
-    ) -> None:
-        """The next player draws (Wild Draw Two, Wild Draw Four) and loses their turn
-        (``UnoRules.effect_draw``, the seats counted in line)."""
-        n, direction = w.num_players, w.direction
-        victim = (player + direction) % n
-        self.draw_cards(w, victim, self.draw_amounts[self._kinds[card]], events, "penalty")
-        events.append({"type": "skipped", "player": victim})
-        w.current = (victim + direction) % n
-
     def effect_targeted_draw(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
@@ -627,9 +385,9 @@ class AllWild(UnoRules):
 
     effects = {
         Kind.WILD_REVERSE: UnoRules.effect_reverse,
-        Kind.WILD_SKIP: effect_skip,
-        Kind.WILD_DRAW_TWO: effect_draw,
-        Kind.WILD_DRAW_FOUR: effect_draw,
+        Kind.WILD_SKIP: UnoRules.effect_skip,
+        Kind.WILD_DRAW_TWO: UnoRules.effect_draw,
+        Kind.WILD_DRAW_FOUR: UnoRules.effect_draw,
         Kind.WILD_TARGETED_DRAW_TWO: effect_targeted_draw,
         Kind.WILD_SKIP_TWO: effect_skip_two,
         Kind.WILD_FORCED_SWAP: effect_swap,

@@ -108,9 +108,6 @@ class Duo(UnoRules):
     #: Every turned-up card stays (a turned Wild Draw Four acts, see ``first_card_effect``).
     redeal_kinds: ClassVar[frozenset[Kind]] = frozenset()
     draw_amounts: ClassVar[dict[Kind, int]] = {}
-    #: A single card without a chain is played as in classic UNO (``check_play`` and
-    #: ``on_play`` defer to UnoRules'), and a draw with nothing pending is classic's.
-    lean_agrees: ClassVar[frozenset[str]] = frozenset({"check_play", "on_play", "on_draw"})
 
     # ------------------------------------------------------------------ ext
     def initial_ext(self, players: int) -> DuoExt:
@@ -248,17 +245,13 @@ class Duo(UnoRules):
         return [c for c in hand if col[c] is color] if color is not None else []
 
     def run_moves(
-        self,
-        player: int,
-        hand_size: int,
-        cards: list[int],
-        leads: list[int] | None,
+        self, s: State, player: int, cards: list[int], leads: list[int] | None
     ) -> list[Move]:
         """One complete run move per distinct last card of the run of ``cards`` (all of
-        them). ``leads``: the cards that may go first (``None``: any)."""
+        them), also with ``uno: true`` where ``uno_flag_allowed`` allows it. ``leads``:
+        the cards that may go first (``None``: any)."""
         if len(cards) < 2:
             return []
-        uno_options = (False, True) if hand_size - len(cards) == 1 else (False,)
         out: list[Move] = []
         for last in cards:
             firsts = [c for c in (leads if leads is not None else cards) if c != last]
@@ -266,8 +259,11 @@ class Duo(UnoRules):
                 continue
             first = firsts[0]
             middle = tuple(sorted(c for c in cards if c != first and c != last))
-            chain = (*middle, last)
-            out.extend(Move(T.PLAY, player, first, chain=chain, uno=u) for u in uno_options)
+            run = Move(T.PLAY, player, first, chain=(*middle, last))
+            said = run._replace(uno=True)
+            out.append(run)
+            if self.uno_flag_allowed(s, said):
+                out.append(said)
         return out
 
     def reverse_moves(self, s: State, player: int, reverses: list[int]) -> list[Move]:
@@ -280,7 +276,7 @@ class Duo(UnoRules):
             out.extend(self.play_moves(s, player, r))
             by_color.setdefault(self.catalog.color[0][r], []).append(r)  # type: ignore[arg-type]
         for color, leads in by_color.items():
-            out.extend(self.run_moves(player, len(hand), self.run_cards(hand, color), leads))
+            out.extend(self.run_moves(s, player, self.run_cards(hand, color), leads))
         return out
 
     # ------------------------------------------------------------------ legal moves
@@ -322,7 +318,7 @@ class Duo(UnoRules):
         cards = self.run_cards(hand, Color(state.pending.get("color")))  # type: ignore[union-attr]
         if len(cards) == 1:
             return list(self.play_moves(state, player, cards[0]))
-        return self.run_moves(player, len(hand), cards, None)
+        return self.run_moves(state, player, cards, None)
 
     # ------------------------------------------------------------------ forced defaults
     @defaults(P.DRAFT)
@@ -376,11 +372,16 @@ class Duo(UnoRules):
                 "only a Reverse starts a colour run ('chain')", code="chain_not_allowed"
             )
         self.check_run(w, move.player, color, (card, *chain))
-        self.check_uno(w, move, 1 + len(chain))
+        self.check_uno(w, move)
         return card, color
 
-    def check_uno(self, w: Work, move: Move, played: int) -> None:
-        if move.uno and len(w.hands[move.player]) - played != 1:
+    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
+        """``uno: true`` fits a play (one card, or a run: the card and its ``chain``)
+        that leaves the player one card."""
+        return self.uno_rule and len(s.hands[move[1]]) - 1 - len(move[5] or ()) == 1
+
+    def check_uno(self, w: Work, move: Move) -> None:
+        if move.uno and not self.uno_flag_allowed(w, move):
             raise RulesError(
                 "say UNO with the move that leaves you one card", code="uno_not_applicable"
             )
@@ -420,7 +421,7 @@ class Duo(UnoRules):
                 code="must_continue_or_draw",
             )
         self.check_extra_fields(move)
-        self.check_uno(w, move, 1)
+        self.check_uno(w, move)
         return (card,), self.catalog.color[0][card]
 
     def check_forced_run(
@@ -430,7 +431,7 @@ class Duo(UnoRules):
         self.check_extra_fields(move._replace(chain=None))
         run = (card, *(move.chain or ()))
         self.check_run(w, move.player, color, run)
-        self.check_uno(w, move, len(run))
+        self.check_uno(w, move)
         return run, color
 
     def check_extra_fields(self, move: Move) -> None:

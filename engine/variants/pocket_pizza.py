@@ -20,7 +20,6 @@ Choices where the rule book is silent (documented for integrators):
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any, ClassVar
 
 from ..cards import Kind
@@ -153,30 +152,11 @@ class PocketPizza(UnoRules):
             w.current = receiver
 
     # ------------------------------------------------------------------ UNO flag
-    @cached_property
-    def _wild_dips(self) -> frozenset[int]:
-        kind = self.catalog.kind[0]
-        return frozenset(c for c in self.catalog.ids if kind[c] is Kind.WILD_DIP)
-
-    @cached_property
-    def _dip_moves(self) -> dict[tuple[int, int, int], tuple[Move, ...]]:
-        return {}
-
-    def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
-        if card not in self._wild_dips:
-            return UnoRules.play_moves(self, s, player, card)
-        # UNO is said at the give. Moves are immutable: made once per seat and side.
-        key = (player, card, s.side)
-        moves = self._dip_moves.get(key)
-        if moves is None:
-            moves = tuple(Move(T.PLAY, player, card, c) for c in self.colors_for(s))
-            self._dip_moves[key] = moves
-        return moves
-
-    def uno_flag_allowed(self, w: Work, move: Move) -> bool:
+    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
+        """Never with a Wild Dip (UNO is said at the give); else classic UNO's rule."""
         if self.catalog.kind[0][move.card] is Kind.WILD_DIP:  # type: ignore[index]
             return False
-        return super().uno_flag_allowed(w, move)
+        return super().uno_flag_allowed(s, move)
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:
