@@ -53,6 +53,7 @@ SID = "benchSession0123456789"
 def calls_of(url: str, slot_clients: bool) -> tuple[dict[str, Callable[[], Any]], Any]:
     """The store on ``url`` with a session made, and a function per op (each checked)."""
     from service.sessions.redis_store import RedisStore
+    from service.sessions.store import CommitRequest
 
     # A prefix of its own (runs in parallel share the servers), a timeout valgrind's pace
     # does not reach.
@@ -64,7 +65,7 @@ def calls_of(url: str, slot_clients: bool) -> tuple[dict[str, Callable[[], Any]]
     key = store._keys(SID)[0]
 
     def commit() -> None:
-        res = store.commit(SID, version[0], state, events, moves=moves)
+        res = store.commit(CommitRequest(SID, version[0], state, events, moves=moves))
         assert res.status == "ok", res
         version[0] += 1
 

@@ -210,14 +210,15 @@ def refresh_session_gauges(app: Flask) -> None:
     mgr = app.extensions.get("sessions")
     if mgr is None:
         return
-    _set_gauge(SESSIONS_CACHED, len(mgr._cache))
-    store = mgr.store
-    if store.kind == "memory":
-        # Expired sessions are counted until the store's next sweep.
-        child = _gauge_children.get(store.kind)
+    stats = mgr.stats()
+    _set_gauge(SESSIONS_CACHED, stats["cached"])
+    stored = stats["stored"]
+    if stored is not None:  # the in-process store (Redis cannot tell without a scan)
+        kind = mgr.store.kind
+        child = _gauge_children.get(kind)
         if child is None:
-            child = _gauge_children[store.kind] = SESSIONS_ACTIVE.labels(store.kind)
-        _set_gauge(child, len(store._sessions))
+            child = _gauge_children[kind] = SESSIONS_ACTIVE.labels(kind)
+        _set_gauge(child, stored)
 
 
 #: The session gauges' labelled children, and the value this process last gave each

@@ -95,7 +95,7 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
     """The storage URI and options: ``RATE_LIMIT_STORAGE_URI``, else ``REDIS_URL`` (the
     sessions' Redis or cluster), else ``memory://``; Redis with the sessions' timeouts."""
     from service.sessions.config import SessionConfig
-    from service.sessions.redis_store import client_options
+    from service.sessions.redis_client import client_options
 
     config = SessionConfig.load(app.config)
     uri = _setting(app, "RATE_LIMIT_STORAGE_URI") or config.redis_url or "memory://"

@@ -1,24 +1,39 @@
-"""The ``/v1/sessions`` blueprint: thin views over ``SessionManager``."""
+"""The ``/v1/sessions`` blueprint: thin views over ``SessionManager``, and every
+translation between HTTP and the session parts, here and nowhere else.
+
+- Requests: the JSON bodies (the service's schemas), the query parameters, the bearer
+  token of ``Authorization``, ``If-Match`` (werkzeug's ``parse_etags``),
+  ``Idempotency-Key``, ``Last-Event-ID``. A header the move checks later in the
+  contract's order is handed over unread as its problem (``MoveRequest``).
+- Answers: a part's ``Reply`` (its JSON bytes) with its ``ETag``, ``Idempotent-Replayed``
+  and ``Cache-Control``; 201 for a new session, 204 for a deletion; the event stream as
+  ``text/event-stream``.
+- A store that cannot be reached (``StoreUnavailable``, from any part) is answered here,
+  once: 503 ``store_unavailable`` with ``Retry-After``, logged with the request id.
+"""
 
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import orjson
 from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import Schema
+from werkzeug.datastructures import Authorization
+from werkzeug.http import parse_etags
 
 import engine
 from service.http import json_body
 from service.problems import problem_response
 
-from .manager import Answer, SessionManager
-from .problems import invalid_request, unavailable
+from .manager import SessionManager
+from .models import MoveRequest, Reply
+from .problems import SessionProblem, invalid_request, unavailable, unreadable
 from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
+from .streams import sse
 
 log = logging.getLogger("service.sessions")
 bp = Blueprint("sessions", __name__, url_prefix="/v1/sessions")
@@ -27,6 +42,15 @@ JSON = "application/json"
 #: The most sessions one lobby page lists.
 MAX_LOBBY_PAGE = 100
 VARIANT_IDS = frozenset(v.id for v in engine.all_variants())
+#: The largest number a query parameter or Last-Event-ID may name: 19 digits (below
+#: 2**64, the bound of a Redis stream id's part; no session gets near it).
+MAX_NUMBER = 10**19 - 1
+#: A seat token is 43 characters; anything much longer is not one (and is not hashed).
+MAX_TOKEN_CHARS = 256
+#: The longest If-Match read (longer is a 400), and the most digits a version has.
+MAX_IF_MATCH_CHARS = 256
+MAX_VERSION_DIGITS = 19
+IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
 def manager() -> SessionManager:
@@ -40,24 +64,68 @@ def _unavailable(e: StoreUnavailable) -> Response:
     return problem_response(p.status, p.code, p.detail, p.headers)
 
 
+# ---------------------------------------------------------------------- requests
 def _body(schema: Schema) -> dict[str, Any]:
     """The JSON body loaded with ``schema`` (the service's 400/415 problems otherwise)."""
     return json_body(schema)
 
 
-def _answer(a: Answer) -> Response:
-    resp = Response(a.body, status=a.status, mimetype=JSON)
-    if a.version is not None:
-        resp.headers["ETag"] = f'"{a.version}"'
-    if a.replayed:
-        resp.headers["Idempotent-Replayed"] = "true"
-    resp.headers["Cache-Control"] = "no-store"
-    return resp
+def bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, parsed by werkzeug
+    (``None`` without the header; "" when it is malformed, another scheme or too long)."""
+    if header is None:
+        return None
+    auth = Authorization.from_header(header.strip())
+    if auth is None or auth.type != "bearer" or not auth.token:
+        return ""
+    token = auth.token.strip()
+    return token if len(token) <= MAX_TOKEN_CHARS else ""
 
 
-#: The largest number a query parameter or Last-Event-ID may name: 19 digits (below
-#: 2**64, the bound of a Redis stream id's part; no session gets near it).
-MAX_NUMBER = 10**19 - 1
+def _token() -> str | None:
+    return bearer(request.headers.get("Authorization"))
+
+
+def parse_if_match(header: str | None) -> int | None:
+    """The version named by ``If-Match`` (``"7"``, ``W/"7"`` or ``7``, parsed by werkzeug's
+    ``parse_etags``): ``None`` when absent or ``*``, -1 for a tag that names no version
+    (it matches nothing: 412). Malformed, oversized or several tags: 400."""
+    if header is None:
+        return None
+    if len(header) > MAX_IF_MATCH_CHARS:
+        raise unreadable("If-Match", f"If-Match is longer than {MAX_IF_MATCH_CHARS} characters")
+    etags = parse_etags(header)
+    if etags.star_tag:
+        return None
+    tags = [*etags.as_set(include_weak=True)]
+    if not tags:
+        raise unreadable("If-Match", 'If-Match is not an entity tag (send "<version>")')
+    if len(tags) > 1:
+        raise unreadable(
+            "If-Match", "If-Match names several versions; send the one the move answers"
+        )
+    tag = tags[0] or ""
+    if not (tag.isascii() and tag.isdigit()) or len(tag) > MAX_VERSION_DIGITS:
+        return -1  # no version is spelled so
+    return int(tag)
+
+
+def idempotency_key(header: str | None) -> str | None:
+    """The Idempotency-Key as sent (None: absent): 1 to 255 visible ASCII characters."""
+    if header is not None and not IDEM_KEY.match(header):
+        raise unreadable(
+            "Idempotency-Key", "Idempotency-Key must be 1 to 255 visible ASCII characters"
+        )
+    return header
+
+
+def _or_problem(read: Any, header: str | None) -> Any:
+    """``read(header)``, or the problem it raised (answered later, in the contract's
+    order)."""
+    try:
+        return read(header)
+    except SessionProblem as p:
+        return p
 
 
 def _number(name: str, raw: str, minimum: int) -> int:
@@ -96,9 +164,21 @@ def _float_arg(name: str, default: float | None) -> float | None:
     return value
 
 
+# ---------------------------------------------------------------------- answers
+def _answer(reply: Reply, status: int = 200) -> Response:
+    resp = Response(reply.body, status=status, mimetype=JSON)
+    if reply.version is not None:
+        resp.headers["ETag"] = f'"{reply.version}"'
+    if reply.replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+# ---------------------------------------------------------------------- the views
 @bp.post("")
 def create_session() -> Response:
-    return _answer(manager().create(_body(create_schema)))
+    return _answer(manager().create(_body(create_schema)), 201)
 
 
 @bp.get("")
@@ -126,50 +206,52 @@ def join_session(sid: str) -> Response:
 
 @bp.post("/<sid>/leave")
 def leave_session(sid: str) -> Response:
-    return _answer(manager().leave(sid, request.headers.get("Authorization")))
+    return _answer(manager().leave(sid, _token()))
 
 
 @bp.post("/<sid>/rematch")
 def rematch_session(sid: str) -> Response:
-    return _answer(manager().rematch(sid, request.headers.get("Authorization")))
+    return _answer(manager().rematch(sid, _token()))
 
 
 @bp.get("/<sid>")
 def get_session(sid: str) -> Response:
-    return _answer(manager().get(sid, request.headers.get("Authorization")))
+    return _answer(manager().get(sid, _token()))
 
 
 @bp.get("/<sid>/legal-moves")
 def session_legal_moves(sid: str) -> Response:
-    return _answer(manager().legal_moves(sid, request.headers.get("Authorization")))
+    return _answer(manager().legal_moves(sid, _token()))
 
 
 @bp.post("/<sid>/moves")
 def session_move(sid: str) -> Response:
     h = request.headers
     body = _body(move_schema)
-    return _answer(
-        manager().move(
-            sid, h.get("Authorization"), h.get("If-Match"), h.get("Idempotency-Key"), body
-        )
+    req = MoveRequest(
+        _token(),
+        _or_problem(parse_if_match, h.get("If-Match")),
+        _or_problem(idempotency_key, h.get("Idempotency-Key")),
+        body["move"],
     )
+    return _answer(manager().move(sid, req))
 
 
 @bp.get("/<sid>/events")
 def session_events(sid: str) -> Response:
     after = _int_arg("after", 0)
     limit = _int_arg("limit", 500, minimum=1)
-    return _answer(manager().events(sid, request.headers.get("Authorization"), after, limit))
+    return _answer(manager().events(sid, _token(), after, limit))
 
 
 @bp.get("/<sid>/record")
 def session_record(sid: str) -> Response:
-    return _answer(manager().record(sid, request.headers.get("Authorization")))
+    return _answer(manager().record(sid, _token()))
 
 
 @bp.delete("/<sid>")
 def delete_session(sid: str) -> Response:
-    manager().delete(sid, request.headers.get("Authorization"))
+    manager().delete(sid, _token())
     return Response(status=204)
 
 
@@ -187,32 +269,9 @@ def session_stream(sid: str) -> Response:
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)
     until = time.monotonic() + seconds
-    _, events = m.open_stream(sid, request.headers.get("Authorization"), after, until)
-    retry_ms = int(m.config.retry_after * 1000)
-
-    def gen() -> Iterator[bytes]:
-        sent = 0
-        yield f"retry: {retry_ms}\n\n".encode()
-        try:
-            for item in events:
-                if item is None:
-                    yield b": keep-alive\n\n"
-                else:
-                    seq, ev = item
-                    yield (
-                        f"id: {seq}\nevent: {ev['type']}\ndata: ".encode()
-                        + orjson.dumps(ev)
-                        + b"\n\n"
-                    )
-                    sent += 1
-                    if max_events and sent >= max_events:
-                        return
-        finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()
-
-    resp = Response(stream_with_context(gen()), mimetype="text/event-stream")
+    _, items = m.open_stream(sid, _token(), after, until)
+    frames = sse(items, int(m.config.retry_after * 1000), max_events)
+    resp = Response(stream_with_context(frames), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp

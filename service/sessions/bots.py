@@ -15,7 +15,9 @@ events start with its deal (``round_started``; in the first round the dealer's c
 before it); the session's own events (``SESSION_EVENTS``) are not the game's and are
 left out.
 
-Ties are broken by a seeded generator, so a session replays the same way.
+Ties are broken by a seeded generator, so a session replays the same way:
+``BotPlayer`` seeds it with the session and the version the bots' moves are committed
+over (``random.Random`` on purpose: reproducible, nothing secret).
 """
 
 from __future__ import annotations
@@ -23,17 +25,22 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
+import orjson
+
 import engine
 import engine.bots
 from engine import Event, Move, MoveType, Phase, State
 
+from .config import Env
 from .events import SESSION_EVENTS
+from .models import BotLevel, Meta
 
 T = MoveType
 SIDE = (T.UNO, T.CATCH)
-#: The levels whose choice reads the history ("easy" plays a random legal move): a
-#: session keeps and reads the round's events only for these.
-READS_HISTORY: frozenset[bool | str] = frozenset({"normal", "hard"})
+#: The levels whose choice reads the history (``BotLevel.reads_history``).
+READS_HISTORY: frozenset[BotLevel] = frozenset(b for b in BotLevel if b.reads_history)
+#: What the bots' turn yields: the new state, the bots' events, the moves they made.
+Played = tuple[State, list[Event], list[Move]]
 
 
 def choose(moves: list[Move], rnd: random.Random, rank: Mapping[MoveType, int]) -> Move:
@@ -82,20 +89,20 @@ class BotHistory:
         return seen
 
 
-def _levels(bots: Collection[int] | Mapping[int, bool | str]) -> Mapping[int, bool | str]:
-    return bots if isinstance(bots, Mapping) else dict.fromkeys(bots, True)
+def _levels(bots: Collection[int] | Mapping[int, BotLevel]) -> Mapping[int, BotLevel]:
+    return bots if isinstance(bots, Mapping) else dict.fromkeys(bots, BotLevel.SIMPLE)
 
 
 def next_bot_move(
     state: State,
-    bots: Collection[int] | Mapping[int, bool | str],
+    bots: Collection[int] | Mapping[int, BotLevel],
     rnd: random.Random,
     history: Sequence[Event] | BotHistory = (),
 ) -> Move | None:
     """The move some bot seat makes now, or None when the game waits for a human
     (or is over). UNO declarations first, then catches, then the turn or decision.
 
-    ``bots``: the bot seats, or bot seat -> level (``True``: the simple bot);
+    ``bots``: the bot seats (simple bots), or bot seat -> level;
     ``history``: the events so far (unredacted: each bot sees its seat's redaction of
     the current round's, ``BotHistory``)."""
     if state.phase is Phase.GAME_OVER:
@@ -112,7 +119,7 @@ def next_bot_move(
         if not own:
             continue
         level = levels[seat]
-        if level is True:
+        if level is BotLevel.SIMPLE:
             return choose(own, rnd, engine.find_variant(state.variant).bot_rank)
         view = engine.view(state, seat)
         known = history if isinstance(history, BotHistory) else BotHistory(history)
@@ -122,7 +129,7 @@ def next_bot_move(
 
 def play_bots(
     state: State,
-    bots: Collection[int] | Mapping[int, bool | str],
+    bots: Collection[int] | Mapping[int, BotLevel],
     rnd: random.Random,
     limit: int,
     history: Sequence[Event] = (),
@@ -146,3 +153,41 @@ def play_bots(
         seen.extend(evs)
         made.append(move)
     return state, events, made
+
+
+class BotPlayer:
+    """A session's bots, playing within the settings' budgets (``env.config``)."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    def play(
+        self,
+        sid: str,
+        version: int,
+        state: State,
+        meta: Meta,
+        history: list[Event],
+        tag: str = "",
+        before: tuple[bytes, ...] | None = (),
+        budget: int | None = None,
+    ) -> Played:
+        """The bots' moves until a person must move (at most ``budget``, by default
+        ``max_bot_moves``, and never past ``max_moves``), for the commit over ``version``
+        (0: the creation), their ties broken by a generator seeded with the session and
+        that version (and ``tag``: the timeout of a chain), so a session replays alike.
+        ``history``: this request's events so far, after ``before`` (the session's events
+        of the round as stored, ``Snapshot.history``): each levelled bot sees the round's
+        game events redacted for its seat."""
+        config = self.env.config
+        limit = min(
+            config.max_bot_moves if budget is None else budget,
+            config.max_moves - state.move_count,
+        )
+        bots = meta.bot_levels
+        if not bots or limit <= 0:
+            return state, [], []
+        rnd = random.Random(f"{sid}:{version}{tag}")
+        if before and meta.levelled:
+            history = [*map(orjson.loads, before), *history]
+        return play_bots(state, bots, rnd, limit, history)

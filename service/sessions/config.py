@@ -23,7 +23,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,3 +108,13 @@ class SessionConfig:
             redis_timeout=get("REDIS_TIMEOUT_SECONDS", cls.redis_timeout, float),
             allow_client_seed=flag("ALLOW_CLIENT_SEED", cls.allow_client_seed),
         )
+
+
+@dataclass
+class Env:
+    """What every session part reads: the settings and the wall clock (epoch seconds:
+    the move log's times, presence, deadlines). One object, shared by all the parts,
+    so a test that replaces either changes it for all of them."""
+
+    config: SessionConfig
+    now: Callable[[], float] = time.time

@@ -18,7 +18,7 @@ from .store import (
     IDEMPOTENCY_KEYS,
     LOBBY_SIZE,
     Commit,
-    Idem,
+    CommitRequest,
     Loaded,
     SessionStore,
     Subscription,
@@ -142,20 +142,10 @@ class MemoryStore(SessionStore):
             if s is not None:
                 s.seen[seat] = at_ms
 
-    def commit(
-        self,
-        sid: str,
-        expected_version: int,
-        state: bytes,
-        events: list[bytes],
-        idem: Idem | None = None,
-        moves: Sequence[bytes] = (),
-        meta: bytes | None = None,
-        seen: tuple[int, int] | None = None,
-        history_from: int = 0,
-    ) -> Commit:
+    def commit(self, request: CommitRequest) -> Commit:
+        idem, expected_version = request.idem, request.expected_version
         with self._lock:
-            s = self._get(sid)
+            s = self._get(request.sid)
             if s is None:
                 return Commit("missing")
             if idem is not None:
@@ -164,23 +154,23 @@ class MemoryStore(SessionStore):
                     return Commit("replayed", s.version, s.seq, answer)
             if s.version != expected_version:
                 return Commit("conflict", s.version, s.seq)
-            for e in events:
+            for e in request.events:
                 s.seq += 1
                 s.events.append((s.seq, e))
-            s.moves.extend(moves)
-            if meta is not None:
-                s.meta = meta
-            if seen is not None:
-                s.seen[seen[0]] = seen[1]
+            s.moves.extend(request.moves)
+            if request.meta is not None:
+                s.meta = request.meta
+            if request.seen is not None:
+                s.seen[request.seen[0]] = request.seen[1]
             s.version += 1
-            s.state = state
-            s.history_from = history_from
+            s.state = request.state
+            s.history_from = request.history_from
             s.expires = self._clock() + self.ttl
             if idem is not None:
                 s.idem[idem.key] = idem.answer
                 while len(s.idem) > self.max_idem:
                     s.idem.popitem(last=False)
-            self._notify(sid)
+            self._notify(request.sid)
             return Commit("ok", s.version, s.seq)
 
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
@@ -239,6 +229,9 @@ class MemoryStore(SessionStore):
         with self._lock:
             found = [self._get(sid) for sid in sids]
             return [None if s is None else s.meta for s in found]
+
+    def count(self) -> int:
+        return len(self._sessions)
 
     def ping(self) -> None:
         return None

@@ -20,64 +20,34 @@ removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message
 ``<version>:<seq>``): ``PUBLISH``/``SUBSCRIBE`` on one server, sharded pub/sub
 (``SPUBLISH``/``SSUBSCRIBE``, Redis 7) on a cluster, so a message stays on the node of
 the session's slot. A load is one pipeline (``READ``: the state, and the bots' history
-from ``h`` when the caller does not hold it). The scripts are redis-py's ``register_script`` (``EVALSHA``, loaded
-again after a flush or a restart).
+from ``h`` when the caller does not hold it).
 
-On a cluster every call on one slot (all but ``metas`` and the readiness check) goes to
-the client redis-py keeps for the slot's node (``RedisCluster.get_node_from_key(key)``,
-``get_redis_connection``): the same one round trip, without the cluster client's
-per-command routing (it hashes every key of a script twice and resolves each command's
-policy). When that node answers that the slot is elsewhere (``MOVED``, ``ASK``: a
-resharding or a failover), that the cluster is changing (``TRYAGAIN``, ``CLUSTERDOWN``),
-or cannot be reached, the call is made again through the cluster client, which follows
-the redirection and refreshes its slot table (the next call goes to the new node). A
-script runs whole or not at all, and what a load writes (presence) is the same on a
-second try, so sending a call again changes nothing; a lost reply is retried as either
-client retries it (a commit then answers ``conflict``, or ``replayed`` with its key).
-
-``make_client`` reads ``redis://`` and ``rediss://`` (one server) and
-``redis+cluster://host:port[,host:port...]`` (a cluster; one seed node is enough, more
-are tried in turn). The client has short timeouts and bounded retries, so a dead Redis
-fails in milliseconds; every Redis error becomes ``StoreUnavailable`` naming the cause
-(``OutOfMemoryError``, ``ReadOnlyError``, ``ClusterDownError``, ``ConnectionError`` ...).
+Calls reach Redis through ``redis_client.SlotRouter`` (on a cluster, the node of the
+session's slot; the cluster client when that node cannot serve it). A script runs whole
+or not at all, and what a load writes (presence) is the same on a second try, so
+sending a call again changes nothing; a lost reply is retried as either client retries
+it (a commit then answers ``conflict``, or ``replayed`` with its key).
 """
 
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
-from urllib.parse import parse_qsl, unquote, urlsplit
+from collections.abc import Sequence
+from typing import Any
 
-import redis
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.cluster import ClusterNode, RedisCluster
-from redis.exceptions import (
-    AskError,
-    ClusterDownError,
-    RedisClusterException,
-    RedisError,
-    SlotNotCoveredError,
-    TryAgainError,
-)
-from redis.retry import Retry
+from redis.cluster import RedisCluster
 
+from .redis_client import REDIS_ERRORS, SlotRouter, guarded
 from .store import (
     HISTORY_EVENTS,
     LOBBY_SIZE,
     Commit,
-    Idem,
+    CommitRequest,
     Loaded,
     SessionStore,
-    StoreUnavailable,
     Subscription,
 )
-
-T = TypeVar("T")
-
-CLUSTER_SCHEME = "redis+cluster"
 
 # KEYS: state, meta, events, idem, idemq, channel, moves.
 # ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, number of events,
@@ -160,81 +130,10 @@ if n > 0 then redis.call(ARGV[1], KEYS[6], 'deleted') end
 return n
 """
 
-#: What a Redis client can raise: redis-py's errors, and the cluster client's own
-#: (``RedisClusterException``: no node of the cluster could be reached at all).
-REDIS_ERRORS = (RedisError, RedisClusterException)
-
-#: What a slot's node (or the client's slot table) answers when the cluster client must
-#: take the call over: the slot is elsewhere (``MOVED`` is an ``AskError``), the cluster
-#: is changing (``TRYAGAIN``, ``CLUSTERDOWN``, a slot the table does not cover), or the
-#: node is gone (connection refused, a timeout).
-REROUTE = (
-    AskError,
-    TryAgainError,
-    ClusterDownError,
-    SlotNotCoveredError,
-    redis.ConnectionError,
-    redis.TimeoutError,
-)
-
-
-def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
-    """The seed nodes and the client options of a ``redis+cluster://`` URL
-    (``redis+cluster://[user:password@]host:port[,host:port...][?option=value]``)."""
-    parts = urlsplit(url)
-    if parts.scheme != CLUSTER_SCHEME:
-        raise ValueError(f"not a {CLUSTER_SCHEME}:// URL: {url!r}")
-    userinfo, _, hosts = parts.netloc.rpartition("@")
-    options: dict[str, Any] = {}
-    if userinfo:
-        user, _, password = userinfo.partition(":")
-        if user:
-            options["username"] = unquote(user)
-        if password:
-            options["password"] = unquote(password)
-    nodes = []
-    for hostport in filter(None, hosts.split(",")):
-        host, _, port = hostport.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"REDIS_URL: {hostport!r} is not host:port in {url!r}")
-        nodes.append(ClusterNode(host.strip("[]"), int(port)))
-    if not nodes:
-        raise ValueError(f"REDIS_URL names no cluster node: {url!r}")
-    options.update(parse_qsl(parts.query))
-    return nodes, options
-
-
-def client_options(timeout: float = 0.5, retries: int = 2) -> dict[str, Any]:
-    """Options that make a client fail fast: short socket timeouts, two jittered retries
-    (the sessions' client and the rate limiter's)."""
-    return {
-        "socket_timeout": timeout,
-        "socket_connect_timeout": timeout,
-        "health_check_interval": 0,
-        "retry": Retry(ExponentialWithJitterBackoff(cap=0.1, base=0.01), retries),
-    }
-
-
-def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
-    """A client that fails fast (``client_options``).
-
-    ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
-    store makes it on first use); anything else: ``redis.Redis.from_url``."""
-    common = client_options(timeout, retries)
-    if url.startswith(CLUSTER_SCHEME + "://"):
-        nodes, options = cluster_nodes(url)
-        return RedisCluster(startup_nodes=nodes, **common, **options)
-    return redis.Redis.from_url(
-        url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **common
-    )
-
 
 class RedisStore(SessionStore):
-    """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``).
-
-    ``slot_clients`` (a cluster only): send each call on one slot to its node's own
-    client (the default); False sends every call through the cluster client (the
-    benchmarks and tests compare the two)."""
+    """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``;
+    ``slot_clients``: see ``SlotRouter``)."""
 
     kind = "redis"
     #: ``kind`` on a Redis Cluster.
@@ -253,62 +152,19 @@ class RedisStore(SessionStore):
         slot_clients: bool = True,
     ) -> None:
         super().__init__(ttl, max_events, max_idem, lobby_size)
-        if client is None and url is None:
-            raise ValueError("RedisStore needs a url or a client")
-        self.cluster = (
-            isinstance(client, RedisCluster)
-            if client is not None
-            else str(url).startswith(CLUSTER_SCHEME + "://")
-        )
+        self.router = SlotRouter(url, client, timeout, slot_clients)
+        self.cluster = self.router.cluster
+        self.slot_clients = self.router.slot_clients
         if self.cluster:
             self.kind = self.CLUSTER_KIND
-        self.slot_clients = self.cluster and slot_clients
-        self._url, self._timeout = url, timeout
-        self._client = client
-        self._lock = threading.Lock()
         self.prefix = prefix
         self._publish = "SPUBLISH" if self.cluster else "PUBLISH"
         self._ttl_ms = max(1, int(ttl * 1000))
-        self._scripts: dict[str, Any] = {}
 
     @property
     def redis(self) -> Any:
-        """The client, made on first use (a cluster client connects when it is made:
-        a cluster that is down at start is a 503 until it is up, not a crash)."""
-        client = self._client
-        if client is None:
-            with self._lock:
-                if self._client is None:
-                    url = str(self._url)
-                    self._client = self._call(lambda: make_client(url, self._timeout))
-                client = self._client
-        return client
-
-    def _script(self, name: str, source: str) -> Any:
-        script = self._scripts.get(name)
-        if script is None:
-            script = self._scripts[name] = self.redis.register_script(source)
-        return script
-
-    def _on_slot(self, key: str, fn: Callable[[Any], T]) -> T:
-        """``fn(client)``, every key it uses in ``key``'s slot: with the client of that
-        slot's node on a cluster (``slot_clients``), again with the cluster client when
-        the node cannot serve it (``REROUTE``); with the one client otherwise. Redis
-        errors become ``StoreUnavailable``."""
-        client = self.redis
-        if self.slot_clients:
-            try:
-                return fn(client.get_redis_connection(client.get_node_from_key(key)))
-            except REROUTE:
-                pass  # the cluster client follows the slot (and refreshes its table)
-            except REDIS_ERRORS as e:
-                raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
-        return self._call(lambda: fn(client))
-
-    def _run(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
-        """The script ``name`` over ``keys`` (one slot) with ``args``."""
-        script = self._script(name, source)
-        return self._on_slot(keys[0], lambda client: script(keys=keys, args=args, client=client))
+        """The client (``SlotRouter.client``)."""
+        return self.router.client
 
     def _keys(self, sid: str) -> list[str]:
         base = f"{self.prefix}{{{sid}}}"
@@ -331,7 +187,7 @@ class RedisStore(SessionStore):
                 pipe.zremrangebyrank(key, 0, -(self.lobby_size + 1))
             pipe.execute()
 
-        self._on_slot(keys[0], run)
+        self.router.on_slot(keys[0], run)
 
     def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
         if not sids:
@@ -344,7 +200,7 @@ class RedisStore(SessionStore):
                 pipe.zrem(self._lobby_key(variant), sid)
             pipe.execute()
 
-        self._on_slot(self._lobby_key(None), run)
+        self.router.on_slot(self._lobby_key(None), run)
 
     def lobby_page(
         self, variant: str | None, before: tuple[int, str] | None, count: int
@@ -357,7 +213,7 @@ class RedisStore(SessionStore):
         def run(client: Any) -> Any:
             return client.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
 
-        rows = [(int(score), m.decode()) for m, score in self._on_slot(key, run)]
+        rows = [(int(score), m.decode()) for m, score in self.router.on_slot(key, run)]
         if before is not None:
             rows = [r for r in rows if r < before]
         return rows[:count]
@@ -372,17 +228,10 @@ class RedisStore(SessionStore):
                 pipe.get(self._keys(sid)[1])
             return pipe.execute()  # type: ignore[no-any-return]
 
-        return self._call(run)
+        return guarded(run)
 
     def channel(self, sid: str) -> str:
         return f"{self.prefix}{{{sid}}}:notify"
-
-    @staticmethod
-    def _call(fn: Callable[[], T]) -> T:
-        try:
-            return fn()
-        except REDIS_ERRORS as e:
-            raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
 
     # ------------------------------------------------------------------ the API
     def create(
@@ -399,7 +248,7 @@ class RedisStore(SessionStore):
             len(events), *events, *moves,
         ]  # fmt: skip
 
-        v, n = self._run("create", CREATE, self._keys(sid), args)
+        v, n = self.router.run("create", CREATE, self._keys(sid), args)
         return Commit("ok", int(v), int(n))
 
     def load(
@@ -432,7 +281,7 @@ class RedisStore(SessionStore):
                 pipe.hget(idem_hash, idem_key)
             return pipe.execute()  # type: ignore[no-any-return]
 
-        res = self._on_slot(state_key, read)[0 if seen is None else 2 :]
+        res = self.router.on_slot(state_key, read)[0 if seen is None else 2 :]
         row, meta, last = res[0], res[1], res[2]
         v, seq, state, since = row[:4]
         if v is None or meta is None:
@@ -453,28 +302,19 @@ class RedisStore(SessionStore):
             pipe.pexpire(key, self._ttl_ms)
             pipe.execute()
 
-        self._on_slot(key, run)
+        self.router.on_slot(key, run)
 
-    def commit(
-        self,
-        sid: str,
-        expected_version: int,
-        state: bytes,
-        events: list[bytes],
-        idem: Idem | None = None,
-        moves: Sequence[bytes] = (),
-        meta: bytes | None = None,
-        seen: tuple[int, int] | None = None,
-        history_from: int = 0,
-    ) -> Commit:
+    def commit(self, request: CommitRequest) -> Commit:
+        idem, seen = request.idem, request.seen
         args: list[Any] = [
-            expected_version, self._ttl_ms, self.max_events, self._publish, state,
-            idem.key if idem else "", idem.answer if idem else b"", self.max_idem,
-            meta or b"", "" if seen is None else str(seen[0]), 0 if seen is None else seen[1],
-            history_from, len(events), *events, *moves,
+            request.expected_version, self._ttl_ms, self.max_events, self._publish,
+            request.state, idem.key if idem else "", idem.answer if idem else b"",
+            self.max_idem, request.meta or b"", "" if seen is None else str(seen[0]),
+            0 if seen is None else seen[1], request.history_from, len(request.events),
+            *request.events, *request.moves,
         ]  # fmt: skip
 
-        res = self._run("commit", COMMIT, self._keys(sid), args)
+        res = self.router.run("commit", COMMIT, self._keys(request.sid), args)
         status = res[0].decode()
         if status == "ok":
             return Commit("ok", int(res[1]), int(res[2]))
@@ -486,17 +326,17 @@ class RedisStore(SessionStore):
 
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
         key = self._keys(sid)[2]
-        rows: Any = self._on_slot(
+        rows: Any = self.router.on_slot(
             key, lambda client: client.xrange(key, f"{after + 1}-0", "+", count=limit)
         )
         return [(int(eid.split(b"-", 1)[0]), fields[b"e"]) for eid, fields in rows]
 
     def moves(self, sid: str) -> list[bytes]:
         key = self._keys(sid)[6]
-        return self._on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
+        return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
 
     def delete(self, sid: str) -> bool:
-        return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))
+        return bool(self.router.run("delete", DELETE, self._keys(sid), [self._publish]))
 
     def subscribe(self, sid: str) -> Subscription:
         return _RedisSubscription(self, sid)
@@ -524,17 +364,10 @@ class RedisStore(SessionStore):
             for key in self.health_keys():
                 self.redis.set(key, b"1", px=10_000)
 
-        self._call(write)
+        guarded(write)
 
     def close(self) -> None:
-        client, self._client = self._client, None
-        self._scripts = {}
-        if client is None:
-            return
-        with contextlib.suppress(*REDIS_ERRORS):
-            client.close()
-            if not self.cluster:
-                client.connection_pool.disconnect()
+        self.router.close()
 
 
 class _RedisSubscription(Subscription):
@@ -544,18 +377,18 @@ class _RedisSubscription(Subscription):
     def __init__(self, store: RedisStore, sid: str) -> None:
         self._store = store
         self._sharded = store.cluster
-        self._pubsub = store._call(lambda: store.redis.pubsub())
+        self._pubsub = guarded(lambda: store.redis.pubsub())
         channel = store.channel(sid)
         self._node: Any = None
         if self._sharded:
             # The channel's node is named on every read: without it redis-py's
             # ClusterPubSub (7.x) ignores the timeout, and with ignore_subscribe_messages
             # it drops every message, so confirmations are skipped here instead.
-            self._node = store._call(lambda: store.redis.get_node_from_key(channel))
-            store._call(lambda: self._pubsub.ssubscribe(channel))
+            self._node = guarded(lambda: store.redis.get_node_from_key(channel))
+            guarded(lambda: self._pubsub.ssubscribe(channel))
         else:
-            store._call(lambda: self._pubsub.subscribe(channel))
-        store._call(lambda: self._read(0.5))
+            guarded(lambda: self._pubsub.subscribe(channel))
+        guarded(lambda: self._read(0.5))
 
     def _read(self, timeout: float) -> Any:
         if self._sharded:
@@ -575,11 +408,11 @@ class _RedisSubscription(Subscription):
                 return None
 
     def wait(self, timeout: float) -> bool:
-        msg = self._store._call(lambda: self._get(timeout))
+        msg = guarded(lambda: self._get(timeout))
         if msg is None:
             return False
         # Drain whatever else arrived: one wake-up is enough for the reader.
-        while self._store._call(lambda: self._get(0)) is not None:
+        while guarded(lambda: self._get(0)) is not None:
             pass
         return True
 

@@ -92,6 +92,25 @@ class Idem:
     answer: bytes
 
 
+@dataclass(frozen=True)
+class CommitRequest:
+    """One compare-and-set (``SessionStore.commit``): over ``expected_version`` of
+    ``sid``, the new ``state`` (and ``history_from``), the ``events`` and ``moves`` to
+    append, the ``meta`` when it changed (None keeps it), the answer to keep under an
+    idempotency key (``idem``) and the seat to record as seen with it (``seen``:
+    ``(seat, epoch ms)``, presence). Everything is JSON already."""
+
+    sid: str
+    expected_version: int
+    state: bytes
+    events: Sequence[bytes] = ()
+    idem: Idem | None = None
+    moves: Sequence[bytes] = ()
+    meta: bytes | None = None
+    seen: tuple[int, int] | None = None
+    history_from: int = 0
+
+
 class Subscription(ABC):
     """Change notifications for one session (``wait`` is woken by every commit)."""
 
@@ -157,24 +176,13 @@ class SessionStore(ABC):
         """Record ``seat`` as seen at ``at_ms`` (presence; it expires with the session)."""
 
     @abstractmethod
-    def commit(
-        self,
-        sid: str,
-        expected_version: int,
-        state: bytes,
-        events: list[bytes],
-        idem: Idem | None = None,
-        moves: Sequence[bytes] = (),
-        meta: bytes | None = None,
-        seen: tuple[int, int] | None = None,
-        history_from: int = 0,
-    ) -> Commit:
-        """Atomically (``seen``: presence, recorded with an applied commit): if there is no such session, ``missing``; if ``idem`` has a stored
-        answer, return it (``replayed``, whatever the version); if the session is not at
-        ``expected_version``, ``conflict``; else write the state (and ``history_from``) at
-        version + 1, append ``events`` and ``moves``, replace the meta when one is given,
-        store the idempotent answer (dropping the oldest past ``max_idem``), refresh the
-        TTL and notify subscribers."""
+    def commit(self, request: CommitRequest) -> Commit:
+        """Atomically: if there is no such session, ``missing``; if ``request.idem`` has
+        a stored answer, return it (``replayed``, whatever the version); if the session
+        is not at ``expected_version``, ``conflict``; else write the state (and
+        ``history_from``) at version + 1, append the events and moves, replace the meta
+        when one is given, store the idempotent answer (dropping the oldest past
+        ``max_idem``), record ``seen``, refresh the TTL and notify subscribers."""
 
     @abstractmethod
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
@@ -220,6 +228,12 @@ class SessionStore(ABC):
     @abstractmethod
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         """The meta JSON of each session (None when it is gone), one round trip."""
+
+    def count(self) -> int | None:
+        """How many sessions the store holds, when it can tell without a scan (the
+        in-process store: its sessions, the expired ones until its next sweep); None
+        otherwise (Redis)."""
+        return None
 
     @abstractmethod
     def ping(self) -> None:

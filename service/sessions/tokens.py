@@ -1,12 +1,11 @@
-"""Seat tokens: random bearer secrets, kept only as SHA-256 hashes in the session meta."""
+"""Seat tokens and codes: random bearer secrets, kept only as SHA-256 hashes in the
+session meta (the API reads them from ``Authorization: Bearer``)."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import secrets
-
-from werkzeug.datastructures import Authorization
 
 
 def new_token() -> str:
@@ -15,22 +14,6 @@ def new_token() -> str:
 
 def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-#: A seat token is 43 characters; anything much longer is not one (and is not hashed).
-MAX_TOKEN_CHARS = 256
-
-
-def bearer(header: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header, parsed by werkzeug
-    (``None`` without the header; "" when it is malformed, another scheme or too long)."""
-    if header is None:
-        return None
-    auth = Authorization.from_header(header.strip())
-    if auth is None or auth.type != "bearer" or not auth.token:
-        return ""
-    token = auth.token.strip()
-    return token if len(token) <= MAX_TOKEN_CHARS else ""
 
 
 def seat_of(token: str, hashes: list[str | None]) -> int | None:

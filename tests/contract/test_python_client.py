@@ -297,7 +297,7 @@ def test_a_clocked_session_through_the_generated_client(api: Api) -> None:
     generated models."""
     m = api.models
     now = [1_800_000_000.0]
-    api.app.extensions["sessions"].clock = lambda: now[0]
+    api.app.extensions["sessions"].now = lambda: now[0]
     body = m.SessionCreate.from_dict(
         {"variant": "uno_classic", "players": 2, "seed": 5,
          "clock": {"turn_seconds": 30, "bank_seconds": 10, "max_timeouts": 3}}

@@ -73,7 +73,7 @@ def test_a_clocked_session_fits_the_spec(api: ApiClient, api_app: Any) -> None:
     """The clock in every answer, and the timeout and bot_took_seat events, as the spec
     describes them (each answer validated)."""
     now = [1_800_000_000.0]
-    api_app.extensions["sessions"].clock = lambda: now[0]
+    api_app.extensions["sessions"].now = lambda: now[0]
     resp = api.post(
         "/v1/sessions",
         json={

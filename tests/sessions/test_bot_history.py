@@ -21,6 +21,7 @@ from benchmarks import bots_bench
 from service.sessions import bots as session_bots
 from service.sessions.bots import READS_HISTORY, BotHistory, round_start
 from service.sessions.manager import SessionManager
+from service.sessions.models import Snapshot
 from service.sessions.redis_store import RedisStore
 from tests.sessions.conftest import Api, turn_seat
 
@@ -84,7 +85,7 @@ def play_session(
                 break
         assert turn_seat(state["view"]) == 0 or state["view"]["phase"] == "round_over"
         if cold_every and i % cold_every == 0:
-            mgr._cache.clear()
+            mgr.cache.clear()
         r = api.move(sid, tok, _person_move(state, rnd), state["version"])
         assert r.status_code == 200, r.get_data(as_text=True)
     return sid, tok
@@ -199,7 +200,7 @@ def test_a_session_without_a_reading_bot_keeps_no_history(api: Api, level: Any) 
     store = api.c.application.extensions["sessions"].store
     loaded = store.load(sid)
     assert loaded.history_from == 0 and loaded.history is None
-    cached = api.c.application.extensions["sessions"]._cached(sid)
+    cached = api.c.application.extensions["sessions"].cache.peek(sid)
     assert cached is not None and cached.history == ()
 
 
@@ -214,7 +215,7 @@ def test_the_stored_history_is_the_rounds_events(api: Api) -> None:
     assert start is not None and rows[start][0] == loaded.history_from
     assert loaded.history == tuple(e for _, e in rows[start:])
     # The cached copy holds the same, so a move from it needs no read.
-    cached = mgr._cached(sid)
+    cached = mgr.cache.peek(sid)
     assert cached is not None and cached.history == loaded.history
     # A load at the version the caller holds brings no history.
     again = mgr.store.load(sid, history_known=loaded.version)
@@ -232,7 +233,7 @@ def test_a_move_of_a_hard_bot_session_is_one_round_trip(api: Api, store_kind: st
     def count(cold: bool) -> int:
         state = api.get(sid, tok).get_json()
         if cold:
-            mgr._cache.clear()
+            mgr.cache.clear()
         conn = _connection_class(store)
         original = conn.send_packed_command
 
@@ -265,7 +266,7 @@ def _connection_class(store: RedisStore) -> Any:
 def test_a_bot_moving_after_a_timeout_sees_the_rounds_events(api: Api, calls: list[Call]) -> None:
     mgr: SessionManager = api.c.application.extensions["sessions"]
     now = [1_800_000_000.0]
-    mgr.clock = lambda: now[0]
+    mgr.now = lambda: now[0]
     r = api.create(
         "uno_classic", [{"name": "me"}, {"bot": "hard"}], seed=SEED, clock={"turn_seconds": 30}
     )
@@ -276,7 +277,7 @@ def test_a_bot_moving_after_a_timeout_sees_the_rounds_events(api: Api, calls: li
         state = api.get(sid, tok).get_json()
         now[0] += 1
         assert api.move(sid, tok, _person_move(state, rnd), state["version"]).status_code == 200
-    mgr._cache.clear()  # the clock's request reads the session (and the round's events)
+    mgr.cache.clear()  # the clock's request reads the session (and the round's events)
     before = len(calls)
     now[0] += 31
     assert api.get(sid, tok).get_json()["view"]["phase"] == "play"
@@ -309,22 +310,27 @@ def test_the_cache_keeps_the_bots_history_within_its_byte_budget(
     with the state."""
     mgr: SessionManager = api.c.application.extensions["sessions"]
     first, _ = play_session(api, "uno_classic", "hard", 6, cold_every=0)
-    size = sum(map(len, mgr._cache[first].history or ()))
-    assert size > 0 and mgr._history_bytes == size
+    def kept(sid: str) -> Snapshot:
+        hit = mgr.cache.peek(sid)
+        assert hit is not None
+        return hit
+
+    size = sum(map(len, kept(first).history or ()))
+    assert size > 0 and mgr.cache.history_bytes == size
     # Room for the first session's history only: a second session's pushes it out.
     mgr.config = dataclasses.replace(mgr.config, cache_history_bytes=size)
     second, _ = play_session(api, "uno_classic", "hard", 6, cold_every=0)
-    held = sum(map(len, mgr._cache[second].history or ()))
-    assert mgr._cache[first].history is None
-    assert mgr._cache[first].state is not None
-    assert mgr._history_bytes == held <= mgr.config.cache_history_bytes
+    held = sum(map(len, kept(second).history or ()))
+    assert kept(first).history is None
+    assert kept(first).state is not None
+    assert mgr.cache.history_bytes == held <= mgr.config.cache_history_bytes
     # No room at all: every move reads the history again, and the bot's is still the
     # bench's, move for move.
     mgr.config = dataclasses.replace(mgr.config, cache_history_bytes=0)
     calls.clear()
     sid, _ = play_session(api, "uno_classic", "hard", 10, cold_every=0, rounds=2)
-    assert mgr._history_bytes == 0
-    assert all(hit.history is None for hit in mgr._cache.values())
+    assert mgr.cache.history_bytes == 0
+    assert all(hit.history is None for hit in mgr.cache.snapshots())
     store = mgr.store
     log = [engine.Move.from_dict(orjson.loads(m)["move"]) for m in store.moves(sid)]
     hard = [(seat, h) for seat, h in bench_histories("uno_classic", log) if seat == 1]

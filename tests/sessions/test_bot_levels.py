@@ -7,13 +7,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 
 import engine
 import engine.bots
 from service.sessions.bots import play_bots
-from service.sessions.manager import Meta, Seat
+from service.sessions.models import BotLevel, Meta, Seat
 from tests.sessions.conftest import Api, problem, turn_seat
 
 
@@ -67,15 +68,16 @@ def test_meta_stored_before_the_levels_still_reads() -> None:
         b'{"seat": 1, "name": "bot", "bot": true, "token_sha256": null}]}'
     )
     meta = Meta.from_json(old)
-    assert meta.bots == frozenset({1}) and meta.bot_levels == {1: True}
-    new = Meta("dos", (Seat(0, "me", False, "ab"), Seat(1, "b", "hard", None)), 2.0)
+    assert meta.bots == frozenset({1}) and meta.bot_levels == {1: BotLevel.SIMPLE}
+    new = Meta("dos", (Seat(0, "me", None, "ab"), Seat(1, "b", BotLevel.HARD, None)), 2.0)
     again = Meta.from_json(new.to_json())
-    assert again == new and again.bot_levels == {1: "hard"}
+    assert again == new and again.bot_levels == {1: BotLevel.HARD}
+    assert orjson.loads(new.to_json())["seats"][1]["bot"] == "hard"  # stored as before
 
 
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
 def test_the_bots_of_a_session_replay_alike(variant: str) -> None:
-    levels: dict[int, bool | str] = {1: "hard", 0: "normal"}
+    levels = {1: BotLevel.HARD, 0: BotLevel.NORMAL}
     state, _ = engine.start(variant, 2, 5)
     runs = [play_bots(state, levels, random.Random("sid:3"), 30) for _ in range(2)]
     assert runs[0] == runs[1]
@@ -102,7 +104,7 @@ def test_a_session_bot_gets_its_seats_view_and_redacted_history_only(
     monkeypatch.setattr(engine.bots, "choose", spy)
     state, setup = engine.start("uno_classic", 3, 8)
     first = state.pending.player if state.pending is not None else state.current
-    levels: dict[int, bool | str] = {first: "hard", (first + 1) % 3: "easy"}
+    levels = {first: BotLevel.HARD, (first + 1) % 3: BotLevel.EASY}
     after, events, made = play_bots(state, levels, random.Random(2), 6, setup)
     assert made and seen
     for view, history in seen:

@@ -23,6 +23,7 @@ from flask import Flask
 import engine
 from engine import Move, MoveType, Phase, State
 from service.sessions.events import SESSION_EVENTS, rfc3339
+from service.sessions.store import CommitRequest
 from tests.sessions.conftest import Api, make_app, problem, store_url, turn_seat
 from tests.sessions.test_contract import sse
 from tests.sessions.test_move_log import bots_play_it_out, stored_state
@@ -46,7 +47,7 @@ class FakeClock:
 @pytest.fixture
 def clock(app: Flask) -> FakeClock:
     fake = FakeClock()
-    app.extensions["sessions"].clock = fake
+    app.extensions["sessions"].now = fake
     return fake
 
 
@@ -118,7 +119,7 @@ def test_every_decision_of_every_variant_times_out_to_its_documented_default(
     state = staged(variant)[kind]
     sid, toks, body = create(api, variant, state.num_players)
     mgr = app.extensions["sessions"]
-    put = mgr.store.commit(sid, 1, orjson.dumps(engine.to_dict(state)), [], moves=[])
+    put = mgr.store.commit(CommitRequest(sid, 1, orjson.dumps(engine.to_dict(state)), [], moves=[]))
     assert put.status == "ok"
     seat = engine.waiting_for(state)
     assert seat is not None
@@ -411,7 +412,7 @@ def test_a_waiting_stream_wakes_at_the_deadline_and_sees_the_timeout(app: Flask,
     mgr = app.extensions["sessions"]
     mgr.config = type(mgr.config)(**{**mgr.config.__dict__, "heartbeat_seconds": 60.0})
     start = time.monotonic()
-    mgr.clock = lambda: T0 + (time.monotonic() - start)
+    mgr.now = lambda: T0 + (time.monotonic() - start)
     r = api.create("uno_classic", 2, seed=5, clock={"turn_seconds": 1})
     body = r.get_json()
     sid, n = body["session_id"], body["last_event"]
@@ -443,7 +444,7 @@ def replicas(request: pytest.FixtureRequest) -> Iterator[tuple[Api, Api, FakeClo
     a, b = make_app(dict(config)), make_app(dict(config))
     fake = FakeClock()
     for app in (a, b):
-        app.extensions["sessions"].clock = fake
+        app.extensions["sessions"].now = fake
     yield Api(a.test_client()), Api(b.test_client()), fake, a
     for app in (a, b):
         app.extensions["sessions"].store.close()

@@ -19,7 +19,7 @@ import pytest
 from flask import Flask
 
 from service.sessions.redis_store import RedisStore
-from service.sessions.store import StoreUnavailable
+from service.sessions.store import CommitRequest, StoreUnavailable
 from tests.sessions.conftest import Api, LocalCluster, make_app, need_redis_server
 from tests.sessions.test_contract import first_move, mover, two_humans
 
@@ -126,7 +126,7 @@ def test_a_slot_in_the_middle_of_its_move_is_read_through_ask(
     store = RedisStore(cluster.seed_url, prefix=f"a{uuid.uuid4().hex[:6]}:")
     sid = "ask-me"
     store.create(sid, b"meta", b"s1", [b"e1", b"e2"])
-    assert store.commit(sid, 1, b"s2", [b"e3"], seen=(0, 5)).status == "ok"
+    assert store.commit(CommitRequest(sid, 1, b"s2", [b"e3"], seen=(0, 5))).status == "ok"
     before = store.load(sid)
     assert before is not None
     spy = Spy(store, monkeypatch)
@@ -142,16 +142,16 @@ def test_a_slot_in_the_middle_of_its_move_is_read_through_ask(
     # A commit names keys that do not exist yet (its idempotency keys, the channel):
     # while the slot is split Redis refuses it (TRYAGAIN), and nothing is written.
     with pytest.raises(StoreUnavailable):
-        store.commit(sid, 2, b"sx", [b"x"])
+        store.commit(CommitRequest(sid, 2, b"sx", [b"x"]))
     cluster.finish_migration(slot, new)
-    res = store.commit(sid, 2, b"s3", [b"e4"])
+    res = store.commit(CommitRequest(sid, 2, b"s3", [b"e4"]))
     assert (res.status, res.version, res.seq) == ("ok", 3, 4)
     loaded = store.load(sid)
     assert loaded is not None and (loaded.state, loaded.seq) == (b"s3", 4)
     assert [seq for seq, _ in store.events(sid, 0, 10)] == [1, 2, 3, 4]
     assert store.redis.get_node_from_key(store._keys(sid)[0]).port == cluster.ports[new]
     spy.take()
-    assert store.commit(sid, 3, b"s4", []).status == "ok"
+    assert store.commit(CommitRequest(sid, 3, b"s4", [])).status == "ok"
     assert spy.take() == 0
     store.close()
 

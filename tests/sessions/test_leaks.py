@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 
 import engine
-from service.sessions import manager as session_manager
+from service.sessions import creation as session_creation
 from tests.sessions.conftest import Api, problem
 
 GAMES = int(os.environ.get("SESSION_LEAK_GAMES", "1"))
@@ -144,7 +144,7 @@ def play_random_game(app: Flask, variant: engine.Variant, seed: int) -> None:
     # 64-bit one keeps the game reproducible.
     hidden_seed = seed * 0x9E3779B97F4A7C15 % 2**64 | 1 << 63
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(session_manager, "server_seed", lambda: hidden_seed)
+        mp.setattr(session_creation, "server_seed", lambda: hidden_seed)
         r = api.create(variant.id, players, options={"target": 30})
     assert r.status_code == 201, r.get_data(as_text=True)
     created = r.get_json()

@@ -176,7 +176,7 @@ def test_the_session_events_are_members_of_the_specs_event_union() -> None:
 def fake_clock(app: Flask, start: float = 1_800_000_000.0) -> None:
     """The manager's clock: a second later at every reading (distinct created times)."""
     times = iter(range(int(start), int(start) + 10**6))
-    app.extensions["sessions"].clock = lambda: float(next(times))
+    app.extensions["sessions"].now = lambda: float(next(times))
 
 
 def listed(api: Lobby, query: str = "status=waiting") -> list[str]:
@@ -534,7 +534,7 @@ def connected(api: Lobby, sid: str, token: str | None = None) -> list[bool]:
 def test_presence_shows_the_seats_seen_recently(lobby: Lobby, app: Flask) -> None:
     now = [1_800_000_000.0]
     mgr = app.extensions["sessions"]
-    mgr.clock = lambda: now[0]
+    mgr.now = lambda: now[0]
     period = mgr.config.presence_seconds
     body = lobby.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}, {"bot": True}]).get_json()
     sid, ann, bob = body["session_id"], body["seats"][0]["token"], body["seats"][1]["token"]

@@ -69,7 +69,7 @@ def bots_play_it_out(api: Api, app: Flask, sid: str, budget: int) -> dict[str, A
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
 def test_the_log_replays_to_the_sessions_state(api: Api, app: Flask, variant: str) -> None:
     times = iter(range(1_700_000_000, 1_800_000_000, 7))
-    app.extensions["sessions"].clock = lambda: float(next(times))
+    app.extensions["sessions"].now = lambda: float(next(times))
     players = [{"name": "Ann"}, {"bot": True}]
     r = api.create(variant, players, seed=SEED, options={"target": 50})
     assert r.status_code == 201, r.get_data(as_text=True)

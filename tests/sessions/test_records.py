@@ -23,7 +23,7 @@ def record_of(api: Api, sid: str, token: str | None = None) -> Any:
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
 def test_a_sessions_record_replays_to_its_final_state(api: Api, app: Flask, variant: str) -> None:
     times = iter(range(1_700_000_000, 1_800_000_000, 7))
-    app.extensions["sessions"].clock = lambda: float(next(times))
+    app.extensions["sessions"].now = lambda: float(next(times))
     players = [{"name": "Ann"}, {"bot": True}]
     body = api.create(variant, players, seed=SEED, options={"target": 50}).get_json()
     sid, token = body["session_id"], body["seats"][0]["token"]
@@ -82,7 +82,7 @@ def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     take both seats and finish the game; the record (forced, bot and person moves) replays
     through the API to the session's final state."""
     now = [1_800_000_000.0]
-    app.extensions["sessions"].clock = lambda: now[0]
+    app.extensions["sessions"].now = lambda: now[0]
     clock = {"turn_seconds": 10, "max_timeouts": 1}
     body = api.create(variant, 2, seed=SEED, options={"target": 50}, clock=clock).get_json()
     sid = body["session_id"]

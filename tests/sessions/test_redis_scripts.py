@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from service.sessions.redis_store import RedisStore
+from service.sessions.store import CommitRequest
 from tests.sessions.conftest import Api, LocalCluster, make_app, store_url
 from tests.sessions.test_contract import first_move, mover, two_humans
 
@@ -70,9 +71,9 @@ def test_the_store_runs_its_scripts_through_redis_py(url: str) -> None:
     store = RedisStore(url, prefix=f"c{uuid.uuid4().hex[:6]}:")
     store.create("sid12345", b"{}", b"{}", [b"{}"])
     for v in (1, 2, 3):
-        assert store.commit("sid12345", v, b"{}", [b"{}"]).status == "ok"
-    assert store.commit("sid12345", 1, b"{}", []).status == "conflict"
-    assert set(store._scripts) == {"create", "commit"}
-    assert all(isinstance(s, redis.commands.core.Script) for s in store._scripts.values())
+        assert store.commit(CommitRequest("sid12345", v, b"{}", [b"{}"])).status == "ok"
+    assert store.commit(CommitRequest("sid12345", 1, b"{}", [])).status == "conflict"
+    assert set(store.router.scripts) == {"create", "commit"}
+    assert all(isinstance(s, redis.commands.core.Script) for s in store.router.scripts.values())
     assert store.delete("sid12345") is True
     store.close()

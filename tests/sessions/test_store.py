@@ -10,7 +10,7 @@ import pytest
 
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
-from service.sessions.store import Idem, SessionStore
+from service.sessions.store import CommitRequest, Idem, SessionStore
 from tests.sessions.conftest import store_url
 
 IDEM = 8
@@ -43,13 +43,13 @@ def test_create_then_load(store: SessionStore) -> None:
 
 def test_the_move_log_grows_with_commits_only(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [], [b"bot1"])
-    assert store.commit("abc", 1, b"s2", [b"e"], moves=[b"p1", b"bot2"]).status == "ok"
-    assert store.commit("abc", 1, b"sx", [], moves=[b"late"]).status == "conflict"
+    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e"], moves=[b"p1", b"bot2"])).status == "ok"
+    assert store.commit(CommitRequest("abc", 1, b"sx", [], moves=[b"late"])).status == "conflict"
     idem = Idem("0:k", b"answer")
-    assert store.commit("abc", 2, b"s3", [], idem, moves=[b"p2"]).status == "ok"
-    assert store.commit("abc", 2, b"s3", [], idem, moves=[b"p2"]).status == "replayed"
+    assert store.commit(CommitRequest("abc", 2, b"s3", [], idem, moves=[b"p2"])).status == "ok"
+    assert store.commit(CommitRequest("abc", 2, b"s3", [], idem, moves=[b"p2"])).status == "replayed"
     assert store.moves("abc") == [b"bot1", b"p1", b"bot2", b"p2"]
-    assert store.commit("abc", 3, b"s4", [], meta=b"m2").status == "ok"
+    assert store.commit(CommitRequest("abc", 3, b"s4", [], meta=b"m2")).status == "ok"
     got = store.load("abc")
     assert got is not None and (got.meta, got.state) == (b"m2", b"s4")
     assert store.moves("nope") == []
@@ -58,21 +58,21 @@ def test_the_move_log_grows_with_commits_only(store: SessionStore) -> None:
 
 def test_commit_is_a_compare_and_set(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [b"e1"])
-    assert store.commit("abc", 2, b"sx", [b"x"]).status == "conflict"
-    res = store.commit("abc", 1, b"s2", [b"e2", b"e3"])
+    assert store.commit(CommitRequest("abc", 2, b"sx", [b"x"])).status == "conflict"
+    res = store.commit(CommitRequest("abc", 1, b"s2", [b"e2", b"e3"]))
     assert (res.status, res.version, res.seq) == ("ok", 2, 3)
-    res = store.commit("abc", 1, b"sy", [b"y"])
+    res = store.commit(CommitRequest("abc", 1, b"sy", [b"y"]))
     assert (res.status, res.version, res.seq) == ("conflict", 2, 3)
     assert store.load("abc").state == b"s2"  # type: ignore[union-attr]
     assert [s for s, _ in store.events("abc", 0, 10)] == [1, 2, 3]
     assert store.events("abc", 2, 10) == [(3, b"e3")]
-    assert store.commit("zzz", 1, b"s", []).status == "missing"
+    assert store.commit(CommitRequest("zzz", 1, b"s", [])).status == "missing"
 
 
 def test_an_idempotent_answer_is_returned_instead_of_a_second_write(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [])
-    assert store.commit("abc", 1, b"s2", [b"e"], Idem("0:k", b"answer")).status == "ok"
-    res = store.commit("abc", 1, b"s3", [b"f"], Idem("0:k", b"other"))
+    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e"], Idem("0:k", b"answer"))).status == "ok"
+    res = store.commit(CommitRequest("abc", 1, b"s3", [b"f"], Idem("0:k", b"other")))
     assert (res.status, res.answer) == ("replayed", b"answer")
     assert store.load("abc", "0:k").idem == b"answer"  # type: ignore[union-attr]
     assert store.load("abc", "1:k").idem is None  # type: ignore[union-attr]
@@ -87,7 +87,7 @@ def test_concurrent_commits_on_one_version_apply_once(store: SessionStore) -> No
 
     def go(i: int) -> None:
         barrier.wait()
-        out[i] = store.commit("abc", 1, f"s{i}".encode(), [f"e{i}".encode()]).status
+        out[i] = store.commit(CommitRequest("abc", 1, f"s{i}".encode(), [f"e{i}".encode()])).status
 
     threads = [threading.Thread(target=go, args=(i,)) for i in range(n)]
     for t in threads:
@@ -101,7 +101,7 @@ def test_concurrent_commits_on_one_version_apply_once(store: SessionStore) -> No
 def test_the_log_keeps_at_most_max_events(store: SessionStore) -> None:
     store.create("abc", b"m", b"s", [])
     for v in range(1, 76):
-        store.commit("abc", v, b"s", [b"a", b"b", b"c", b"d"])
+        store.commit(CommitRequest("abc", v, b"s", [b"a", b"b", b"c", b"d"]))
     rows = store.events("abc", 0, 1000)
     seqs = [s for s, _ in rows]
     assert seqs[-1] == 300 and seqs == list(range(seqs[0], 301))
@@ -119,7 +119,7 @@ def test_a_subscription_wakes_on_commit(store: SessionStore) -> None:
     store.create("abc", b"m", b"s", [])
     with store.subscribe("abc") as sub:
         assert sub.wait(0.05) is False
-        t = threading.Timer(0.1, lambda: store.commit("abc", 1, b"s", [b"e"]))
+        t = threading.Timer(0.1, lambda: store.commit(CommitRequest("abc", 1, b"s", [b"e"])))
         t.start()
         assert sub.wait(5) is True
         t.join()
@@ -131,7 +131,7 @@ def test_memory_sessions_expire_on_a_monotonic_clock() -> None:
     s = MemoryStore(10, 100, clock=lambda: now[0])
     s.create("abc", b"m", b"s", [])
     now[0] += 9
-    assert s.commit("abc", 1, b"s", []).status == "ok"  # refreshes
+    assert s.commit(CommitRequest("abc", 1, b"s", [])).status == "ok"  # refreshes
     now[0] += 9
     assert s.load("abc") is not None
     now[0] += 1.5
@@ -147,16 +147,16 @@ def test_a_load_brings_the_bots_history_from_where_it_starts(
     # The caller holds the history of the version read: none is read.
     held = store.load("abc", history_known=1)
     assert held is not None and (held.history_from, held.history) == (2, None)
-    assert store.commit("abc", 1, b"s2", [b"e4", b"e5"], history_from=2).status == "ok"
+    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e4", b"e5"], history_from=2)).status == "ok"
     stale = store.load("abc", history_known=1)  # held for version 1, the session is at 2
     assert stale is not None and stale.history == (b"e2", b"e3", b"e4", b"e5")
     # A new round: the history starts afresh, and only the newest HISTORY_EVENTS come.
     monkeypatch.setattr("service.sessions.memory.HISTORY_EVENTS", 2)
     monkeypatch.setattr("service.sessions.redis_store.HISTORY_EVENTS", 2)
-    assert store.commit("abc", 2, b"s3", [b"r1", b"r2", b"r3"], history_from=6).status == "ok"
+    assert store.commit(CommitRequest("abc", 2, b"s3", [b"r1", b"r2", b"r3"], history_from=6)).status == "ok"
     got = store.load("abc")
     assert got is not None and (got.history_from, got.history) == (6, (b"r2", b"r3"))
     # No bot needs one: none is read.
-    assert store.commit("abc", 3, b"s4", [b"x"], history_from=0).status == "ok"
+    assert store.commit(CommitRequest("abc", 3, b"s4", [b"x"], history_from=0)).status == "ok"
     got = store.load("abc")
     assert got is not None and (got.history_from, got.history) == (0, None)

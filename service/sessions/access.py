@@ -1,0 +1,68 @@
+"""Who may do what with a session: the seat a bearer token names, the spectators a
+session admits (``SpectatorAccess``), and the invitation code a join needs.
+
+Seat tokens, invitation and spectator codes are random secrets the service hands out
+once; the meta keeps only their SHA-256 (``tokens.digest``), compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from . import problems, tokens
+from .models import Meta, SpectatorAccess
+
+
+def holder_seat(meta: Meta, token: str | None) -> int:
+    """The seat ``token`` (the bearer token; None: none sent, "": not a bearer token)
+    holds: 401 ``missing_token`` or ``invalid_token`` otherwise."""
+    if token is None:
+        raise problems.missing_token("this needs a seat token: Authorization: Bearer <token>")
+    seat = tokens.seat_of(token, meta.hashes) if token else None
+    if seat is None:
+        raise problems.invalid_token()
+    return seat
+
+
+def reader_seat(meta: Meta, token: str | None) -> int | None:
+    """The seat ``token`` holds, or None for a spectator the session admits (anyone; with
+    ``SpectatorAccess.CODE``, the bearer of the spectator code); 401 otherwise."""
+    if token is None:
+        if meta.spectators is SpectatorAccess.ANYONE:
+            return None
+        raise problems.missing_token(
+            "this needs a seat token: Authorization: Bearer <token>"
+            if meta.spectators is SpectatorAccess.SEATS
+            else "this session is watched with its spectator code: Authorization: Bearer <code>"
+        )
+    seat = tokens.seat_of(token, meta.hashes) if token else None
+    if seat is None:
+        if token and is_spectator_code(meta, token):
+            return None
+        raise problems.invalid_token()
+    return seat
+
+
+def is_spectator_code(meta: Meta, code: str) -> bool:
+    return (
+        meta.spectators is SpectatorAccess.CODE
+        and meta.spectator_sha256 is not None
+        and hmac.compare_digest(tokens.digest(code), meta.spectator_sha256)
+    )
+
+
+def check_invitation(meta: Meta, code: str | None) -> None:
+    """A join needs the invitation code, unless the session is public (403 otherwise)."""
+    if code is None and meta.public:
+        return
+    if (
+        code is None
+        or meta.invite_sha256 is None
+        or not hmac.compare_digest(tokens.digest(code), meta.invite_sha256)
+    ):
+        raise problems.invalid_invitation()
+
+
+def hashed(code: str | None) -> str | None:
+    """What the meta keeps of a code: its SHA-256 (None for none)."""
+    return None if code is None else tokens.digest(code)

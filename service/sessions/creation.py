@@ -1,0 +1,123 @@
+"""A new session: its seats and settings, the seed nobody but the service knows (unless
+the creator may choose it), and the deal with the bots' first moves; or, with open
+seats, a session that waits (nothing dealt: the meta keeps the seed and the setup until
+the last seat is taken), listed in the lobby when public.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import orjson
+
+import engine
+from engine import Event, State
+
+from . import access, problems, tokens
+from .bots import BotPlayer
+from .clock import Clock
+from .config import Env
+from .lobby import Lobby
+from .models import BotLevel, Meta, OnLeave, Reply, Seat, Snapshot, SpectatorAccess
+from .records import logged
+from .repo import Repository
+from .views import Views
+
+
+def server_seed() -> int:
+    """A seed nobody but the service knows (revealed when the game is over)."""
+    return secrets.randbits(64)
+
+
+def new_sid() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class Creation:
+    def __init__(
+        self, env: Env, repo: Repository, bots: BotPlayer, lobby: Lobby, views: Views
+    ) -> None:
+        self.env = env
+        self.repo = repo
+        self.bots = bots
+        self.lobby = lobby
+        self.views = views
+
+    def create(self, req: dict[str, Any]) -> Reply:
+        """The session ``req`` asks for (``CreateSession``): the creator's answer, with
+        each named person's token and the invitation and spectator codes, once."""
+        players: list[dict[str, Any]] = req["players"]
+        if all(s.get("bot") for s in players):
+            raise problems.invalid_request(
+                "at least one seat must be a person", {"players": ["every seat is a bot"]}
+            )
+        seed, client_seeded = self._seed(req.get("seed"))
+        variant, dealer, options = req["variant"], req.get("dealer"), req.get("options")
+        state, setup = problems.judged(engine.start, variant, len(players), seed, dealer, options)
+        toks = [None if s["bot"] or s.get("open") else tokens.new_token() for s in players]
+        waiting = any(s.get("open") for s in players)
+        spectators = SpectatorAccess(req.get("spectators", "anyone"))
+        codes = {
+            "invitation_code": tokens.new_token() if waiting else None,
+            "spectator_code": tokens.new_token() if spectators is SpectatorAccess.CODE else None,
+        }
+        now = self.env.now()
+        meta = Meta(
+            state.variant, new_seats(players, toks), now, client_seeded,
+            seed=seed, dealer=dealer, options=options, public=bool(req.get("public")),
+            invite_sha256=access.hashed(codes["invitation_code"]),
+            spectators=spectators,
+            spectator_sha256=access.hashed(codes["spectator_code"]),
+            on_leave=OnLeave(req.get("on_leave", "bot")),
+            clock=(
+                Clock.new(req["clock"], len(players), now)
+                if req.get("clock") is not None else None
+            ),
+        )  # fmt: skip
+        c, events = self.open(new_sid(), meta, None if waiting else (state, setup))
+        if waiting and meta.public:
+            self.lobby.add(c.sid, meta)
+        body = self.views.created(c, toks, events)
+        body.update(codes)
+        return Reply(orjson.dumps(body), 1)
+
+    def open(
+        self, sid: str, meta: Meta, dealt: tuple[State, list[Event]] | None
+    ) -> tuple[Snapshot, list[Event]]:
+        """Store the session ``sid`` at version 1: ``dealt`` (the state and the deal's
+        events) with the bots' first moves, or nothing dealt (None: it waits for its
+        open seats). The snapshot stored and its events."""
+        state: State | None = None
+        events: list[Event] = []
+        moves: list[bytes] = []
+        if dealt is not None:
+            state, setup = dealt
+            state, bot_events, made = self.bots.play(sid, 0, state, meta, setup)
+            events = setup + bot_events
+            moves = logged(made, "bot", meta.created)
+        c = self.repo.create(Snapshot(sid, 1, len(events), state, meta), events, moves)
+        return c, events
+
+    def _seed(self, seed: int | None) -> tuple[int, bool]:
+        """The game's seed and whether the creator chose it (refused unless allowed)."""
+        if seed is None:
+            return server_seed(), False
+        if not self.env.config.allow_client_seed:
+            raise problems.client_seed_refused()
+        return seed, True
+
+
+def new_seats(players: list[dict[str, Any]], toks: list[str | None]) -> tuple[Seat, ...]:
+    """The seats as requested: a default name, the hash of each person's token (an open
+    seat has neither)."""
+    return tuple(
+        Seat(
+            i,
+            s.get("name") or f"Player {i + 1}",
+            BotLevel.from_wire(s["bot"]),
+            t and tokens.digest(t),
+            bool(s.get("open")),
+        )
+        for i, (s, t) in enumerate(zip(players, toks, strict=True))
+    )

@@ -1,0 +1,86 @@
+"""The public lobby: sessions created ``public`` that wait for seats, newest first.
+
+An index in a slot of its own (``SessionStore.lobby_*``), kept by separate calls after a
+session's own commit (``add`` at creation, ``unlist`` when it starts or goes), so it may
+name sessions that started, expired or were deleted meanwhile: each page checks its
+entries against their sessions' meta and drops those on the way.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import orjson
+
+from . import problems
+from .models import Meta, Reply
+from .store import SessionStore, StoreUnavailable
+from .views import lobby_entry
+
+#: A page's cursor: the last entry's creation time (epoch ms) and session id.
+CURSOR = re.compile(r"^([0-9]{1,15})\.([A-Za-z0-9_-]{8,64})$")
+
+log = logging.getLogger("service.sessions")
+
+
+class Lobby:
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+
+    def add(self, sid: str, meta: Meta) -> None:
+        """List ``sid`` (public and waiting) by its creation time."""
+        self.store.lobby_add(sid, meta.variant, int(meta.created * 1000))
+
+    def unlist(self, sids: list[tuple[str, str]]) -> None:
+        """Take ``(sid, variant)`` off the index (a failure is logged: the listing
+        forgets them later anyway)."""
+        try:
+            self.store.lobby_remove(sids)
+        except StoreUnavailable as e:
+            log.error("session store unavailable, the lobby keeps %d entries: %s", len(sids), e)
+
+    def page(self, variant: str | None, cursor: str | None, limit: int) -> Reply:
+        """Up to ``limit`` waiting public sessions (of ``variant``; None: any) after
+        ``cursor`` (a page's ``next_cursor``), and the next page's cursor."""
+        before = parse_cursor(cursor)
+        found: list[dict[str, Any]] = []
+        more = False
+        while True:
+            ask = limit - len(found) + 1  # one more tells whether a next page exists
+            rows = self.store.lobby_page(variant, before, ask)
+            metas = self.store.metas([sid for _, sid in rows])
+            gone: list[tuple[str, str]] = []
+            for (ms, sid), raw in zip(rows, metas, strict=True):
+                meta = None if raw is None else Meta.from_json(raw)
+                if meta is None or not meta.public or not meta.open_seats:
+                    gone.append((sid, variant or (meta.variant if meta else "")))
+                    before = (ms, sid)
+                    continue
+                if len(found) == limit:
+                    more = True
+                    break
+                found.append(lobby_entry(sid, meta))
+                before = (ms, sid)
+            if gone:
+                # A session gone without a trace has no variant: its entry in its
+                # variant's index goes when that index is listed.
+                self.unlist(gone)
+            if more or len(rows) < ask:
+                break
+        body = {
+            "sessions": found,
+            "next_cursor": f"{before[0]}.{before[1]}" if more and before else None,
+        }
+        return Reply(orjson.dumps(body))
+
+
+def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
+    """A page's cursor as ``(created ms, sid)`` (400 when it is not one this service gave)."""
+    if cursor is None:
+        return None
+    m = CURSOR.match(cursor)
+    if m is None:
+        raise problems.unreadable("cursor", "cursor is not one this service gave")
+    return int(m.group(1)), m.group(2)

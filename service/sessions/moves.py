@@ -1,0 +1,163 @@
+"""A seat's move: checked in the contract's order, applied with the bots' replies, and
+committed with one compare-and-set, idempotently.
+
+One store round trip per move in the steady state: when the client's ``If-Match``
+equals the version of this process's cached copy the move is applied to it and
+committed with one compare-and-set (which fails, 412, if another process moved first);
+only when it does not match is the session read again first (one extra round trip).
+All bot moves of a request are committed with the person's move, at most
+``max_bot_moves`` of them. A session takes at most ``max_moves`` moves: past it a move
+is 409 ``move_limit_reached``, so a session's storage stays bounded.
+
+An ``Idempotency-Key`` is kept per seat with the answer it got and the fingerprint of
+the move and version it came with: a retry with the same key gets that answer again
+(``Idempotent-Replayed``), a different move under it is 422.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+import engine
+from engine import Move
+
+from . import access, problems
+from .bots import BotPlayer
+from .config import Env
+from .models import MoveRequest, Reply, Snapshot
+from .presence import Presence
+from .records import logged
+from .repo import Repository
+from .store import Idem, Loaded
+from .timekeeper import Timekeeper, clock_moved
+from .views import Views
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A move request, checked: the seat, the version it answers (If-Match), the move,
+    and the seat-scoped Idempotency-Key with the fingerprint of what it was sent with."""
+
+    seat: int
+    expected: int
+    move: Move
+    idem_key: str | None
+    fingerprint: bytes
+
+
+class Moves:
+    def __init__(
+        self,
+        env: Env,
+        repo: Repository,
+        bots: BotPlayer,
+        timekeeper: Timekeeper,
+        presence: Presence,
+        views: Views,
+    ) -> None:
+        self.env = env
+        self.repo = repo
+        self.bots = bots
+        self.timekeeper = timekeeper
+        self.presence = presence
+        self.views = views
+
+    def move(self, sid: str, req: MoveRequest) -> Reply:
+        """One seat's move, the bots' replies, one compare-and-set (see the module)."""
+        now = self.env.now()  # a person's move is judged at the time of the request
+        c, loaded = self.repo.current(sid)
+        seat = access.holder_seat(c.meta, req.token)
+        c.dealt()
+        settled = self.timekeeper.settle(c, now)
+        if settled is not c:  # the clock moved first: the move is judged on the new state
+            c, loaded = settled, None
+            seat = access.holder_seat(c.meta, req.token)
+        ask = checked(c, seat, req)
+        at = self._at_version(c, loaded, ask)
+        if isinstance(at, Reply):
+            return at
+        current = at.dealt()
+        if current.move_count >= self.env.config.max_moves:
+            raise problems.move_limit_reached(current.move_count)
+        state, events = problems.judged(engine.apply, current, ask.move)
+        state, bot_events, made = self.bots.play(
+            sid, ask.expected, state, at.meta, events, before=at.history
+        )
+        events += bot_events
+        moves = logged([ask.move], "player", now) + logged(made, "bot", now)
+        meta = clock_moved(at.meta, ask.seat, current, state, now)
+        new = at.then(state, meta, len(events))
+        out = self.views.moved(new, ask.seat, events, at.seq + 1)
+        idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
+        seen = self.presence.due(sid, ask.seat)
+        done = self.repo.commit(at, new, events, moves, idem, seen)
+        if isinstance(done, Snapshot):
+            return Reply(out, done.version)
+        if done.status == "replayed" and done.answer is not None:
+            return replay(done.answer, ask.fingerprint)
+        raise problems.version_mismatch(done.version)
+
+    def _at_version(self, c: Snapshot, loaded: Loaded | None, ask: Ask) -> Snapshot | Reply:
+        """The session at the version the move answers, or the stored answer of an
+        earlier try with the same Idempotency-Key (its replay), or 412.
+
+        When the cached copy is at that version nothing is read (the commit's
+        compare-and-set judges it, and finds a stored answer itself). Otherwise the cache
+        is behind (or the client is): the session, and the answer stored under the key,
+        are read before the version is judged."""
+        if c.version == ask.expected:
+            return c
+        if loaded is None or ask.idem_key is not None:
+            c, loaded = self.repo.load(c.sid, ask.idem_key)
+        if loaded.idem is not None:
+            return replay(loaded.idem, ask.fingerprint)
+        if c.version != ask.expected:
+            raise problems.version_mismatch(c.version)
+        return c
+
+
+def checked(c: Snapshot, seat: int, req: MoveRequest) -> Ask:
+    """The request checked in the order the contract answers: If-Match (400, 428), the
+    move (400, 403), the Idempotency-Key (400)."""
+    if isinstance(req.if_match, problems.SessionProblem):
+        raise req.if_match
+    if req.if_match is None:
+        raise problems.if_match_required(c.version)
+    expected = req.if_match
+    move = seat_move(seat, req.move)
+    if isinstance(req.idempotency_key, problems.SessionProblem):
+        raise req.idempotency_key
+    if req.idempotency_key is None:
+        return Ask(seat, expected, move, None, b"")
+    scoped = f"{seat}:{hashlib.sha256(req.idempotency_key.encode()).hexdigest()[:40]}"
+    return Ask(seat, expected, move, scoped, fingerprint(seat, expected, move.to_dict()))
+
+
+def seat_move(seat: int, wire: dict[str, Any]) -> Move:
+    """The move as sent (``player`` defaults to the token's seat; 403 when it names
+    another seat). An ``InvalidMove`` is the service's 400 with the engine's code."""
+    raw = dict(wire)
+    raw.setdefault("player", seat)
+    move = Move.from_dict(raw)
+    if move.player != seat:
+        raise problems.not_your_seat(seat, move.player)
+    return move
+
+
+def fingerprint(seat: int, version: int, move: dict[str, Any]) -> bytes:
+    """What an idempotent retry must match: the seat, the version and the move."""
+    raw = orjson.dumps([seat, version, move], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(raw).hexdigest().encode()
+
+
+def replay(stored: bytes, fingerprint: bytes) -> Reply:
+    """An answer stored under an Idempotency-Key, for a retry with the same fingerprint
+    (422 ``idempotency_key_reused`` for another move or version)."""
+    fp, _, body = stored.partition(b"\n")
+    if fp != fingerprint:
+        raise problems.idempotency_key_reused()
+    return Reply(body, orjson.loads(body)["version"], replayed=True)

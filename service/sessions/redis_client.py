@@ -1,0 +1,195 @@
+"""Redis clients for the sessions: made from ``REDIS_URL``, failing fast, and a router
+that sends each call on one slot to the node that holds it.
+
+``make_client`` reads ``redis://`` and ``rediss://`` (one server) and
+``redis+cluster://host:port[,host:port...]`` (a cluster; one seed node is enough, more
+are tried in turn). The client has short timeouts and bounded retries, so a dead Redis
+fails in milliseconds; every Redis error becomes ``StoreUnavailable`` naming the cause
+(``OutOfMemoryError``, ``ReadOnlyError``, ``ClusterDownError``, ``ConnectionError`` ...).
+
+On a cluster every call on one slot goes to the client redis-py keeps for the slot's
+node (``RedisCluster.get_node_from_key(key)``, ``get_redis_connection``): the same one
+round trip, without the cluster client's per-command routing (it hashes every key of a
+script twice and resolves each command's policy). When that node answers that the slot
+is elsewhere (``MOVED``, ``ASK``: a resharding or a failover), that the cluster is
+changing (``TRYAGAIN``, ``CLUSTERDOWN``), or cannot be reached, the call is made again
+through the cluster client, which follows the redirection and refreshes its slot table
+(the next call goes to the new node). The scripts are redis-py's ``register_script``
+(``EVALSHA``, loaded again after a flush or a restart).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.cluster import ClusterNode, RedisCluster
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
+from redis.retry import Retry
+
+from .store import StoreUnavailable
+
+T = TypeVar("T")
+
+CLUSTER_SCHEME = "redis+cluster"
+
+#: What a Redis client can raise: redis-py's errors, and the cluster client's own
+#: (``RedisClusterException``: no node of the cluster could be reached at all).
+REDIS_ERRORS = (RedisError, RedisClusterException)
+
+#: What a slot's node (or the client's slot table) answers when the cluster client must
+#: take the call over: the slot is elsewhere (``MOVED`` is an ``AskError``), the cluster
+#: is changing (``TRYAGAIN``, ``CLUSTERDOWN``, a slot the table does not cover), or the
+#: node is gone (connection refused, a timeout).
+REROUTE = (
+    AskError,
+    TryAgainError,
+    ClusterDownError,
+    SlotNotCoveredError,
+    redis.ConnectionError,
+    redis.TimeoutError,
+)
+
+
+def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
+    """The seed nodes and the client options of a ``redis+cluster://`` URL
+    (``redis+cluster://[user:password@]host:port[,host:port...][?option=value]``)."""
+    parts = urlsplit(url)
+    if parts.scheme != CLUSTER_SCHEME:
+        raise ValueError(f"not a {CLUSTER_SCHEME}:// URL: {url!r}")
+    userinfo, _, hosts = parts.netloc.rpartition("@")
+    options: dict[str, Any] = {}
+    if userinfo:
+        user, _, password = userinfo.partition(":")
+        if user:
+            options["username"] = unquote(user)
+        if password:
+            options["password"] = unquote(password)
+    nodes = []
+    for hostport in filter(None, hosts.split(",")):
+        host, _, port = hostport.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"REDIS_URL: {hostport!r} is not host:port in {url!r}")
+        nodes.append(ClusterNode(host.strip("[]"), int(port)))
+    if not nodes:
+        raise ValueError(f"REDIS_URL names no cluster node: {url!r}")
+    options.update(parse_qsl(parts.query))
+    return nodes, options
+
+
+def client_options(timeout: float = 0.5, retries: int = 2) -> dict[str, Any]:
+    """Options that make a client fail fast: short socket timeouts, two jittered retries
+    (the sessions' client and the rate limiter's)."""
+    return {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "health_check_interval": 0,
+        "retry": Retry(ExponentialWithJitterBackoff(cap=0.1, base=0.01), retries),
+    }
+
+
+def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
+    """A client that fails fast (``client_options``).
+
+    ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
+    store makes it on first use); anything else: ``redis.Redis.from_url``."""
+    common = client_options(timeout, retries)
+    if url.startswith(CLUSTER_SCHEME + "://"):
+        nodes, options = cluster_nodes(url)
+        return RedisCluster(startup_nodes=nodes, **common, **options)
+    return redis.Redis.from_url(
+        url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **common
+    )
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.startswith(CLUSTER_SCHEME + "://")
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """``fn()``, a Redis error raised as ``StoreUnavailable`` naming its class."""
+    try:
+        return fn()
+    except REDIS_ERRORS as e:
+        raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
+
+
+class SlotRouter:
+    """One Redis or a Redis Cluster (``client``, or one made for ``url`` on first use),
+    and how a call on one slot reaches it.
+
+    ``slot_clients`` (a cluster only): send each call on one slot to its node's own
+    client (the default); False sends every call through the cluster client (the
+    benchmarks and tests compare the two)."""
+
+    def __init__(
+        self, url: str | None, client: Any, timeout: float, slot_clients: bool = True
+    ) -> None:
+        if client is None and url is None:
+            raise ValueError("RedisStore needs a url or a client")
+        self.cluster = (
+            isinstance(client, RedisCluster) if client is not None else is_cluster_url(str(url))
+        )
+        self.slot_clients = self.cluster and slot_clients
+        self._url, self._timeout = url, timeout
+        self._client = client
+        self._lock = threading.Lock()
+        #: The registered scripts by name (``register_script``).
+        self.scripts: dict[str, Any] = {}
+
+    @property
+    def client(self) -> Any:
+        """The client, made on first use (a cluster client connects when it is made:
+        a cluster that is down at start is a 503 until it is up, not a crash)."""
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    url = str(self._url)
+                    self._client = guarded(lambda: make_client(url, self._timeout))
+                client = self._client
+        return client
+
+    def on_slot(self, key: str, fn: Callable[[Any], T]) -> T:
+        """``fn(client)``, every key it uses in ``key``'s slot: with the client of that
+        slot's node on a cluster (``slot_clients``), again with the cluster client when
+        the node cannot serve it (``REROUTE``); with the one client otherwise. Redis
+        errors become ``StoreUnavailable``."""
+        client = self.client
+        if self.slot_clients:
+            try:
+                return fn(client.get_redis_connection(client.get_node_from_key(key)))
+            except REROUTE:
+                pass  # the cluster client follows the slot (and refreshes its table)
+            except REDIS_ERRORS as e:
+                raise StoreUnavailable(f"redis: {e.__class__.__name__}: {e}") from e
+        return guarded(lambda: fn(client))
+
+    def run(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        """The script ``name`` (``source``) over ``keys`` (one slot) with ``args``."""
+        script = self.scripts.get(name)
+        if script is None:
+            script = self.scripts[name] = self.client.register_script(source)
+        return self.on_slot(keys[0], lambda client: script(keys=keys, args=args, client=client))
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        self.scripts = {}
+        if client is None:
+            return
+        with contextlib.suppress(*REDIS_ERRORS):
+            client.close()
+            if not self.cluster:
+                client.connection_pool.disconnect()

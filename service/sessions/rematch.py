@@ -1,0 +1,88 @@
+"""Rematches: after the game, the next game with the same seats.
+
+The first call makes the next game (a new server seed, the next dealer, the same seats,
+variant, options and clock settings; no seat has a token yet) and links it from the
+finished session with a compare-and-set; a call that loses that race deletes the game it
+made and answers the linked one. Each call then claims its seat in the next game: a new
+token for the caller, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import engine
+
+from . import access, problems, tokens
+from .config import Env
+from .creation import Creation, new_sid, server_seed
+from .events import session_event
+from .models import Meta, Reply, Snapshot, Status
+from .repo import Change, Repository
+from .views import seat_changed
+
+
+class Rematches:
+    def __init__(self, env: Env, repo: Repository, creation: Creation) -> None:
+        self.env = env
+        self.repo = repo
+        self.creation = creation
+
+    def rematch(self, sid: str, token: str | None) -> Reply:
+        """The next game of ``sid`` (made by the first call, found by the others), and a
+        new token for the caller's seat in it."""
+        c, _ = self.repo.load(sid)
+        seat = access.holder_seat(c.meta, token)
+        if c.status is not Status.OVER:
+            raise problems.game_not_over()
+        next_sid = c.meta.rematch or self._make(c)
+        new_token = tokens.new_token()
+
+        def claim(n: Snapshot) -> Change[None]:
+            seats = n.meta.seats
+            meta = n.meta.with_seat(replace(seats[seat], token_sha256=tokens.digest(new_token)))
+            return Change(None, n.then(n.state, meta, 0), [], [])
+
+        n, _ = self.repo.change(next_sid, claim)
+        return seat_changed(n, seat, previous_session_id=sid, token=new_token)
+
+    def _make(self, c: Snapshot) -> str:
+        """Make the next game and link it from ``c``'s session: its id, or the id of the
+        one another call linked first (then the one made here is deleted)."""
+        old = c.dealt()
+        seed, dealer = server_seed(), (old.dealer + 1) % len(c.meta.seats)
+        meta = self.next_meta(c.meta, seed, dealer)
+        dealt = problems.judged(
+            engine.start, meta.variant, len(meta.seats), seed, dealer, meta.options
+        )
+        made = new_sid()
+        self.creation.open(made, meta, dealt)
+
+        def link(c: Snapshot) -> Change[str]:
+            if c.meta.rematch is not None:
+                return Change(c.meta.rematch)
+            event = session_event("rematch", session_id=made)
+            return Change(made, c.then(c.state, replace(c.meta, rematch=made), 1), [event])
+
+        def give_up(last: Snapshot) -> str:
+            if last.meta.rematch is None:
+                self.repo.delete(made)
+                raise problems.version_mismatch(last.version)
+            return last.meta.rematch
+
+        _, linked = self.repo.change(c.sid, link, start=c, give_up=give_up)
+        if linked != made:
+            self.repo.delete(made)
+        return linked
+
+    def next_meta(self, meta: Meta, seed: int, dealer: int) -> Meta:
+        """The meta of the game after one of ``meta``: ``seed`` (the server's), ``dealer``,
+        the same seats (none with a token yet), variant, options and clock settings."""
+        now = self.env.now()
+        return replace(
+            meta,
+            seats=tuple(replace(s, token_sha256=None) for s in meta.seats),
+            created=now, client_seeded=False, seed=seed, dealer=dealer,
+            public=False, invite_sha256=None, rematch=None,
+            clock=meta.clock and meta.clock.fresh(len(meta.seats), now),
+        )  # fmt: skip

@@ -1,0 +1,223 @@
+"""The sessions' repository: how every part reads a session and writes its next version.
+
+- ``load`` reads a session in one round trip (the idempotent answer asked for, presence
+  recorded, and the bots' history unless the cached copy holds it); ``current`` is the
+  cached copy when it will do, else a load.
+- ``create`` stores a new session at version 1.
+- ``commit`` is the one write of a next version: one compare-and-set
+  (``store.CommitRequest``) over the version the snapshot was read at, with the round's
+  events the levelled bots need carried on (``with_history``); an applied commit is
+  cached and its moves counted. Every change of a session goes through it.
+- ``change`` is the one retry loop: a step (the session as read -> its next version,
+  and what to answer) applied with ``commit``, read again and tried again after each
+  lost race.
+
+A store that cannot be reached raises ``StoreUnavailable`` through all of these; the API
+answers it (503 with ``Retry-After``) in one place (``api.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar
+
+import orjson
+
+import engine
+from engine import Event, State
+from service.observability import count_moves
+
+from . import problems
+from .bots import round_start
+from .cache import SnapshotCache
+from .models import Meta, Snapshot
+from .store import HISTORY_EVENTS, Commit, CommitRequest, Idem, Loaded, SessionStore
+
+R = TypeVar("R")
+
+#: A session id as this service makes them (anything else is 404 without a read).
+SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+#: Compare-and-set tries of a change before it gives up (each lost try means another
+#: change of the same session went first).
+CHANGE_TRIES = 20
+
+
+@dataclass(frozen=True)
+class Change(Generic[R]):
+    """What a step of ``Repository.change`` makes of the session it read: the ``new``
+    snapshot (None: nothing to write), the ``events`` and move-log entries (``moves``)
+    that lead to it, and the ``result`` to answer."""
+
+    result: R
+    new: Snapshot | None = None
+    events: list[Event] = field(default_factory=list)
+    moves: list[bytes] = field(default_factory=list)
+
+
+class Repository:
+    def __init__(self, store: SessionStore, cache: SnapshotCache) -> None:
+        self.store = store
+        self.cache = cache
+
+    # ------------------------------------------------------------------ reading
+    def load(
+        self, sid: str, idem_key: str | None = None, seen: tuple[int, int] | None = None
+    ) -> tuple[Snapshot, Loaded]:
+        """The session as stored (404 when there is none), and what the store read
+        (``idem_key``: the answer stored under it; ``seen``: record that seat as seen)."""
+        if not SID.match(sid):
+            raise problems.not_found(sid)
+        hit = self.cache.get(sid)
+        # The round's events come with the state unless this copy holds them (and is current).
+        known = hit.version if hit is not None and hit.history is not None else 0
+        loaded = self.store.load(sid, idem_key, seen, known)
+        if loaded is None:
+            self.cache.forget(sid)
+            raise problems.not_found(sid)
+        hit = self.cache.get(sid)
+        history = loaded.history if loaded.history_from else ()
+        if hit is not None and hit.version == loaded.version:
+            if hit.history is not None or history is None:
+                return hit, loaded
+            entry = replace(hit, history_from=loaded.history_from, history=history)
+        else:
+            entry = Snapshot(
+                sid,
+                loaded.version,
+                loaded.seq,
+                state_of(loaded.state),
+                # A commit may have replaced the meta (a seat joined, left, ...).
+                Meta.from_json(loaded.meta),
+                loaded.history_from,
+                history,
+            )
+        self.cache.put(entry)
+        return entry, loaded
+
+    def current(self, sid: str) -> tuple[Snapshot, Loaded | None]:
+        """This process's cached copy when it has one its bots can move from (no read),
+        else the session loaded (then ``Loaded`` too)."""
+        if not SID.match(sid):
+            raise problems.not_found(sid)
+        hit = self.cache.get(sid)
+        if hit is None or hit.needs_history():
+            return self.load(sid)
+        return hit, None
+
+    # ------------------------------------------------------------------ writing
+    def create(self, new: Snapshot, events: list[Event], moves: list[bytes]) -> Snapshot:
+        """Store ``new`` (version 1) with its ``events`` and move-log entries; the
+        snapshot now cached (with the bots' history)."""
+        dumped = dump(events)
+        new = with_history(None, new, events, dumped)
+        self.store.create(
+            new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from
+        )
+        self.cache.put(new)
+        return new
+
+    def commit(
+        self,
+        base: Snapshot,
+        new: Snapshot,
+        events: list[Event],
+        moves: list[bytes],
+        idem: Idem | None = None,
+        seen: tuple[int, int] | None = None,
+    ) -> Snapshot | Commit:
+        """Compare-and-set ``new`` over ``base``'s version with ``events``, the move-log
+        entries ``moves`` and the meta when it changed (``idem``: the answer to keep
+        under an idempotency key; ``seen``: presence). Applied: the snapshot now cached
+        (``new`` with the bots' history). Else the store's outcome: ``replayed`` (the
+        stored answer) or ``conflict`` (the cached copy forgotten); a session gone is 404."""
+        dumped = dump(events)
+        new = with_history(base, new, events, dumped)
+        request = CommitRequest(
+            new.sid, base.version, state_json(new.state), dumped, idem, moves,
+            meta=new.meta.to_json() if new.meta is not base.meta else None,
+            seen=seen, history_from=new.history_from,
+        )  # fmt: skip
+        res = self.store.commit(request)
+        if res.status == "ok":
+            self.cache.put(new)
+            if moves:
+                count_moves(new.meta.variant, len(moves))
+            return new
+        if res.status == "replayed":
+            return res
+        self.cache.forget(new.sid)
+        if res.status == "missing":
+            raise problems.not_found(new.sid)
+        return res
+
+    def change(
+        self,
+        sid: str,
+        step: Callable[[Snapshot], Change[R]],
+        start: Snapshot | None = None,
+        tries: int = CHANGE_TRIES,
+        give_up: Callable[[Snapshot], R] | None = None,
+    ) -> tuple[Snapshot, R]:
+        """Apply ``step`` to the session (``start``, else as read) with ``commit``,
+        reading it again after each lost race: the session after the step (committed,
+        or as read when the step wrote nothing) and its result. After ``tries`` lost
+        races the session is read once more and handed to ``give_up`` (by default: 412)."""
+        c = start
+        for _ in range(tries):
+            if c is None:
+                c, _ = self.load(sid)
+            change = step(c)
+            if change.new is None:
+                return c, change.result
+            done = self.commit(c, change.new, change.events, change.moves)
+            if isinstance(done, Snapshot):
+                return done, change.result
+            c = None
+        last, _ = self.load(sid)
+        if give_up is None:
+            raise problems.version_mismatch(last.version)
+        return last, give_up(last)
+
+    def delete(self, sid: str) -> None:
+        self.store.delete(sid)
+        self.cache.forget(sid)
+
+
+def with_history(
+    prev: Snapshot | None, new: Snapshot, events: list[Event], dumped: list[bytes]
+) -> Snapshot:
+    """``new`` (``prev`` and ``events``, ``dumped`` their JSON; ``prev`` None: a new
+    session) with the round's events the levelled bots need next."""
+    if new.state is None or not new.meta.levelled:
+        return replace(new, history_from=0, history=())
+    start = round_start(events)
+    if start is not None:
+        first = new.seq - len(events) + 1
+        return replace(
+            new, history_from=first + start, history=tuple(dumped[start:][-HISTORY_EVENTS:])
+        )
+    if prev is None or prev.history_from == 0:
+        # a session stored before its round's start was kept: its bots see this request's
+        return replace(new, history_from=0, history=())
+    if prev.history is None:
+        return replace(new, history_from=prev.history_from, history=None)
+    return replace(
+        new,
+        history_from=prev.history_from,
+        history=(*prev.history, *dumped)[-HISTORY_EVENTS:],
+    )
+
+
+def state_json(state: State | None) -> bytes:
+    return orjson.dumps(None if state is None else engine.to_dict(state))
+
+
+def state_of(raw: bytes) -> State | None:
+    d = orjson.loads(raw)
+    return None if d is None else engine.from_dict(d)
+
+
+def dump(events: list[Event]) -> list[bytes]:
+    return [orjson.dumps(e) for e in events]

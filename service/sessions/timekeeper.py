@@ -1,0 +1,161 @@
+"""Time in a session: what its turn clock owes and the bots' held-back chains, played
+before anything else (``settle``); when the clock will next owe a move
+(``next_deadline``); the clock after a move (``clock_moved``).
+
+Every request that touches a session first settles it: each passed deadline's forced
+default moves (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a
+``timeout`` event, the bots' replies, in a chain while deadlines have passed, committed
+with one compare-and-set over the version read (a racing replica loses, re-reads and
+finds the timeout played: one timeout, never two). A game whose seats all went to bots
+(timeouts, leaves) goes on the same way: the bots' next chain, so a game nobody plays
+any more still ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import engine
+from engine import Event, Move, State
+
+from . import events as session_events
+from .bots import BotPlayer
+from .config import Env
+from .models import Meta, Snapshot, bot_to_move, waiting_person
+from .records import logged
+from .repo import Change, Repository
+from .seats import hand_to_bot
+
+#: Compare-and-set tries of a settlement; past them the session is answered as read
+#: (the next request settles it).
+SETTLE_TRIES = 3
+
+
+class Timekeeper:
+    def __init__(self, env: Env, repo: Repository, bots: BotPlayer) -> None:
+        self.env = env
+        self.repo = repo
+        self.bots = bots
+
+    def settle(self, c: Snapshot, now: float | None = None) -> Snapshot:
+        """The session after what its clock owes at ``now`` (default: the time now) and
+        the bots' next chain when a bot is to move (``owed``), committed over
+        ``c.version``; ``c`` itself when nothing is owed. A replica that loses the
+        compare-and-set reads the session again (the winner played the timeout) and
+        settles that."""
+        if c.state is None or (c.meta.clock is None and not c.bot_to_move()):
+            return c
+        at = self.env.now() if now is None else now
+
+        def step(c: Snapshot) -> Change[None]:
+            new, events, moves = self.owed(c, at)
+            if not moves and new.meta == c.meta:
+                return Change(None)
+            return Change(None, c.then(new.state, new.meta, len(events)), events, moves)
+
+        settled, _ = self.repo.change(
+            c.sid, step, start=c, tries=SETTLE_TRIES, give_up=lambda _: None
+        )
+        return settled
+
+    def owed(self, c: Snapshot, now: float) -> tuple[Snapshot, list[Event], list[bytes]]:
+        """What the clock owes at ``now``: for each passed deadline in turn, the forced
+        moves of the seat that ran out (while it still owes a decision, its default
+        too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
+        row, and the bots' replies; all at the deadline. A bot to move (its last chain
+        stopped at ``max_bot_moves``; with or without a clock) plays the next chain where
+        it stopped: at the clock's start (it waited for the bots from then), or at
+        ``now`` without a clock. The forced moves and the bots' moves together stay within
+        ``max_bot_moves`` (a timeout is begun only while some is left, and its forced
+        moves, at most one turn's, always end that turn; the bots stop at what is left);
+        the next request goes on. Returns the session after them (its version unchanged:
+        the caller commits), their events and move-log entries."""
+        state, meta = c.dealt(), c.meta
+        config = self.env.config
+        events: list[Event] = []
+        moves: list[bytes] = []
+        budget = config.max_bot_moves
+        chain = 0
+        while budget > 0:
+            if state.move_count >= config.max_moves:
+                break  # the session is full
+            seat = waiting_person(state, meta)
+            if seat is None and bot_to_move(state, meta):
+                # A bot's move at a request: the bots' last chain stopped at its budget.
+                # They go on where it stopped: with a clock, at the time the game began
+                # to wait for them (a budget splits the work, it does not move the
+                # clock); without one, at ``now``.
+                chain += 1
+                state, bot_events, made = self.bots.play(
+                    c.sid, c.version, state, meta, events, f":bots:{chain}", c.history, budget
+                )
+                if not made:
+                    break
+                events += bot_events
+                moves += logged(made, "bot", now if meta.clock is None else meta.clock.started)
+                budget -= len(made)
+                continue
+            clock = meta.clock
+            if seat is None or clock is None:
+                break  # the game is over, or no clock runs
+            deadline = clock.deadline(seat)
+            if deadline > now:
+                break
+            state, forced, played = self._forced(state, seat)
+            events.append(session_events.timeout(seat, deadline, len(forced)))
+            events += played
+            moves += logged(forced, "clock", deadline)
+            clock = clock.timed_out(seat)
+            meta = replace(meta, clock=clock)
+            if clock.hand_over(seat):
+                meta = hand_to_bot(meta, seat)
+                events.append(session_events.bot_took_seat(seat, "timeouts"))
+            chain += 1
+            budget -= len(forced)
+            state, bot_events, made = self.bots.play(
+                c.sid, c.version, state, meta, events, f":clock:{chain}", c.history, budget
+            )
+            events += bot_events
+            moves += logged(made, "bot", deadline)
+            meta = replace(meta, clock=clock.restart(deadline))
+            budget -= len(made)
+        return replace(c, state=state, meta=meta), events, moves
+
+    def _forced(self, state: State, seat: int) -> tuple[State, list[Move], list[Event]]:
+        """``seat``'s forced default moves until it owes nothing more of its turn (or the
+        session is full): the state after them, the moves and their events."""
+        forced: list[Move] = []
+        played: list[Event] = []
+        while state.move_count < self.env.config.max_moves:
+            move = engine.forced_move(state, seat)
+            if move is None:
+                break
+            state, evs = engine.apply(state, move)
+            forced.append(move)
+            played += evs
+            pend = state.pending
+            if pend is None or pend.player != seat:
+                break  # the seat owes nothing more of this turn
+        return state, forced, played
+
+    def next_deadline(self, c: Snapshot) -> float | None:
+        """When the clock will next owe a move (epoch seconds), or None (no clock, a
+        bot's move, the game over or the move limit reached)."""
+        clock = c.meta.clock
+        if clock is None or c.state is None or c.state.move_count >= self.env.config.max_moves:
+            return None
+        seat = c.waiting_person()
+        return clock.deadline(seat) if seat is not None else None
+
+
+def clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) -> Meta:
+    """The meta after ``seat``'s move at ``at`` (and the bots' replies): the clock
+    charged and, when the game now waits for another move, restarted at ``at``."""
+    clock = meta.clock
+    if clock is None:
+        return meta
+    waited = engine.waiting_for(before)
+    clock = clock.moved(seat, waited, at)
+    if waited == seat or engine.waiting_for(after) != waited:
+        clock = clock.restart(at)
+    return replace(meta, clock=clock)
