@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,33 @@ def _spec() -> dict[str, Any]:
     from tests.service.harness import spec_document
 
     return spec_document()
+
+
+def test_answers_type_what_they_always_carry(generated: Generated) -> None:
+    """A listed move's always-present fields are plain types (no ``None``, no ``Unset``),
+    a hand card has its id, a session read its clock and seats, and a spectator's reads
+    take a client without a token."""
+    m = generated.module("models")
+
+    def hints(obj: Any) -> dict[str, Any]:
+        # The models name each other under TYPE_CHECKING: resolve them from the package.
+        return typing.get_type_hints(obj, localns={**vars(m), **vars(generated.package)})
+
+    for model, field, want in [
+        (m.MovePlay, "card", int), (m.MoveGive, "card", int), (m.MovePlace, "card", int),
+        (m.MoveCatch, "target", int), (m.MoveChooseTarget, "target", int),
+        (m.MoveChooseColor, "color", m.Color), (m.MoveMatch, "target", m.MatchPart),
+        (m.CardRef, "id", int), (m.MovePlay, "player", int),
+    ]:  # fmt: skip
+        assert hints(model)[field] is want, (model, field)
+    state = hints(m.SessionState)
+    assert typing.get_args(state["seats"]) == (m.SessionSeat,)  # list[SessionSeat]
+    assert set(typing.get_args(state["clock"])) == {type(None), m.SessionClock}
+    for op in ("get_session", "get_session_events", "get_session_record", "stream_session_events"):
+        client = hints(generated.module(f"api.sessions.{op}").sync_detailed)["client"]
+        assert generated.package.Client in typing.get_args(client), op
+    needs_token = hints(generated.module("api.sessions.list_session_legal_moves").sync_detailed)
+    assert needs_token["client"] is generated.package.AuthenticatedClient
 
 
 # ---------------------------------------------------------------- variants and health
@@ -244,7 +272,8 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
             break
         legal = api.op("sessions", "list_session_legal_moves").sync(sid, client=me)
         assert isinstance(legal, m.SessionLegalMoves) and legal.version == version
-        move = m.SessionMoveRequest.from_dict({"move": rng.choice(legal.moves).to_dict()})
+        # A listed move goes back as it is (no converter).
+        move = m.SessionMoveRequest(move=rng.choice(legal.moves))
         answer = api.op("sessions", "apply_session_move").sync(
             sid, client=me, body=move, if_match=f'"{version}"'
         )
@@ -253,7 +282,7 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
         version, view = answer.version, answer.view
     assert view.phase is m.Phase.GAME_OVER
     # A stale version: 412 with the current one.
-    draw = m.SessionMoveRequest(move=m.SessionMoveDraw(type_="draw"))
+    draw = m.SessionMoveRequest(move=m.SessionMove(type_=m.MoveType.DRAW))
     stale = api.op("sessions", "apply_session_move").sync(sid, client=me, body=draw, if_match='"1"')
     assert isinstance(stale, m.VersionProblem) and stale.code is m.ProblemCode.VERSION_MISMATCH
     assert stale.current_version == version
@@ -354,7 +383,7 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
         assert isinstance(state, m.SessionState)
         if state.status is m.SessionStatus.OVER:
             break
-        move = m.SessionMoveRequest.from_dict({"move": state.legal_moves[0].to_dict()})
+        move = m.SessionMoveRequest(move=state.legal_moves[0])
         api.op("sessions", "apply_session_move").sync(
             sid, client=ann, body=move, if_match=f'"{state.version}"'
         )

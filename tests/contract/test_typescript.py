@@ -1,8 +1,10 @@
 """openapi.yaml as TypeScript integrators and linters read it: openapi-typescript 7.13.0
 types compiled with ``tsc --strict --noEmit`` against ``clients/typescript/src/check.ts``
 (which narrows a Move and an Event by ``type``, assigns ``Problem.code`` to literal codes,
-passes typed options and sends a session move; its ``@ts-expect-error`` lines fail the
-compile if the types let a wrong program through), and ``redocly lint`` with its
+passes typed options and sends a session move) and ``src/listed_moves.ts`` (a listed
+play's ``card`` is a ``number``, a listed move goes back as it is, a hand card has its
+id); their ``@ts-expect-error`` lines fail the compile if the types let a wrong program
+through, and ``redocly lint`` with its
 recommended rules. The node packages are pinned in ``clients/typescript/package-lock.json``
 and installed by ``make test`` / ``make lint`` (``npm ci``)."""
 

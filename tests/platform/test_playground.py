@@ -274,7 +274,7 @@ def test_the_pages_words_cover_every_move_decision_and_event_of_the_spec(
         """
     )
     assert "error" not in keys, keys
-    assert set(keys["moves"]) == _union_tags("SessionMove")
+    assert set(keys["moves"]) == _union_tags("Move")
     assert set(keys["pending"]) == _union_tags("PendingView")
     assert set(keys["events"]) == _union_tags("Event")
 

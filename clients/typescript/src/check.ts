@@ -123,7 +123,9 @@ export async function downloadAndVerify(
 ): Promise<ReplayAnswer | ReplayRefused> {
   const got = await fetch(`${base}/v1/sessions/${sessionId}/record`);
   const record = (await got.json()) as RecordAnswer;
-  for (const entry of record.moves) describeMove(entry.move);
+  // A seat's copy of a running game leaves out what it may not see (`hidden`): a
+  // record's move is a sent move's shape, not always a listed one.
+  for (const entry of record.moves) console.log(entry.by, entry.move.type, entry.hidden ?? []);
   const body: ReplayBody = record;
   const resp = await fetch(`${base}/v1/games/replay`, {
     method: "POST",
@@ -152,7 +154,7 @@ export function parseFrame(text: string): Schemas["SseFrame"] | undefined {
   const id = lines.get("id"), event = lines.get("event"), data = lines.get("data");
   if (id === undefined || event === undefined || data === undefined) return undefined;
   const parsed = JSON.parse(data) as Event;
-  return { id: Number(id), event, data: parsed };
+  return event === parsed.type ? { id: Number(id), event: parsed.type, data: parsed } : undefined;
 }
 
 export const sessionDraw: Schemas["SessionMove"] = { type: "draw" };
