@@ -202,11 +202,11 @@ def position(example: Example) -> tuple[State, list[dict[str, Any]]]:
         example.variant, spec["players"], spec.get("seed", SEED), spec.get("dealer", 0),
         spec.get("options"), deck,
     )  # fmt: skip
-    while state.phase is Phase.DRAFT:
-        assert state.pending is not None
-        state, more = engine.apply(state, mv("draft_keep", state.pending.player))
-        events += more
     if hands:
+        while state.phase is Phase.DRAFT:  # the draft the deck was stacked for
+            assert state.pending is not None
+            state, more = engine.apply(state, mv("draft_keep", state.pending.player))
+            events += more
         state = cut_hands(state, hands)
     if "scores" in spec:
         state = state._replace(scores=tuple(spec["scores"]))
