@@ -28,9 +28,10 @@ The block (a fenced ``yaml`` block in "## Worked examples" whose first key is
         view: {current_player: 0}
 
 A card is a catalog id, a code (the first card of that code not named yet), or both:
-``R5 (9)``. With ``hands``, every hand is dealt (one card at a time from the dealer's
-left; UNO Duo's draft keeps every card drawn), then cut to the cards listed: the rest go
-under the draw pile. Checks, after a step (or of the position, before any move):
+``R5 (9)``. With ``hands``, each hand is dealt (one card at a time from the dealer's
+left; UNO Duo's draft keeps every card drawn) padded to the hand size; after the set-up
+the padding goes under the draw pile, so each seat holds its listed cards (and any card
+the turned-up card made it draw). Checks, after a step (or of the position, before any move):
 
 - ``events``: the step's events (the set-up's, before any move) as ``seen_by`` sees
   them (default: a spectator), each its ``type`` or the whole event;
@@ -157,10 +158,10 @@ def matches_hand(cards: Cards, hand: tuple[int, ...], specs: list[Any]) -> bool:
 # ---------------------------------------------------------------- the position
 def dealt_deck(
     variant: engine.Variant, cards: Cards, spec: dict[str, Any]
-) -> tuple[list[int], list[list[int]]]:
-    """A whole deck that deals ``hands`` (padded to the hand size) and turns ``turned``
-    (for a game that drafts, UNO Duo, a draft in which every card drawn is kept), and the
-    hands' card ids."""
+) -> tuple[list[int], set[int]]:
+    """A whole deck that deals ``hands`` (each padded to the hand size) and turns
+    ``turned`` (for a game that drafts, UNO Duo, a draft in which every card drawn is
+    kept), and the padding cards."""
     players, dealer = spec["players"], spec.get("dealer", 0)
     named = [[cards.take(c) for c in hand] for hand in spec["hands"]]
     size = variant.hand_size
@@ -169,6 +170,7 @@ def dealt_deck(
     turned_ids = [cards.take(c) for c in (turned if isinstance(turned, list) else [turned])]
     top = [cards.take(c) for c in spec.get("draw", ())]
     hands = [h + cards.filler(size - len(h)) for h in named]
+    padding = {c for h, n in zip(hands, named, strict=True) for c in h[len(n) :]}
     deck: list[int] = []
     if drafts(variant):  # Player 1 (the dealer) drafts first; each keeps, one card burns
         burns = cards.filler(2 * size)
@@ -178,7 +180,7 @@ def dealt_deck(
     else:
         for i in range(size):
             deck += [hands[(dealer + k) % players][i] for k in range(1, players + 1)]
-    return deck + turned_ids + top + cards.builder.rest(), named
+    return deck + turned_ids + top + cards.builder.rest(), padding
 
 
 def drafts(variant: engine.Variant) -> bool:
@@ -192,35 +194,34 @@ def position(example: Example) -> tuple[State, list[dict[str, Any]]]:
     assert not unknown, f"unknown keys {sorted(unknown)}"
     variant = engine.find_variant(example.variant)
     cards = Cards(example.variant)
-    hands: list[list[int]] = []
+    padding: set[int] = set()
     if "deck" in spec:
         top = [cards.take(c) for c in spec["deck"]]
         deck = top + cards.builder.rest()
     else:
-        deck, hands = dealt_deck(variant, cards, spec)
+        deck, padding = dealt_deck(variant, cards, spec)
     state, events = engine.start(
         example.variant, spec["players"], spec.get("seed", SEED), spec.get("dealer", 0),
         spec.get("options"), deck,
     )  # fmt: skip
-    if hands:
+    if "hands" in spec:
         while state.phase is Phase.DRAFT:  # the draft the deck was stacked for
             assert state.pending is not None
             state, more = engine.apply(state, mv("draft_keep", state.pending.player))
             events += more
-        state = cut_hands(state, hands)
+        state = without(state, padding)
     if "scores" in spec:
         state = state._replace(scores=tuple(spec["scores"]))
     engine.check_invariants(state)
     return state, events
 
 
-def cut_hands(state: State, hands: list[list[int]]) -> State:
-    """Each seat keeps ``hands[seat]``, in that order; the rest of the hands go under the
-    draw pile."""
-    kept = [tuple(h) for h in hands]
-    assert all(set(k) <= set(h) for k, h in zip(kept, state.hands, strict=True)), "not dealt"
-    gone = tuple(c for seat, h in enumerate(state.hands) for c in h if c not in kept[seat])
-    return state._replace(hands=tuple(kept), draw_pile=state.draw_pile + gone)
+def without(state: State, padding: set[int]) -> State:
+    """The hands without the cards dealt only to fill them: those go under the draw pile
+    (cards the set-up made a seat draw stay in its hand)."""
+    hands = tuple(tuple(c for c in h if c not in padding) for h in state.hands)
+    gone = tuple(c for h in state.hands for c in h if c in padding)
+    return state._replace(hands=hands, draw_pile=state.draw_pile + gone)
 
 
 # ---------------------------------------------------------------- the steps
