@@ -17,6 +17,7 @@ The block (a fenced ``yaml`` block in "## Worked examples" whose first key is
     turned: R5 (9)            # with hands: the card turned up (DOS: the center row)
     draw: [G4, G4]            # with hands: the top of the draw pile, top first
     scores: [150, 180]        # the game totals before the example
+    after: A volley           # instead of a position: where that example ended
     steps:                    # in order; each a move and what follows it, or checks only
       - move: {"type": "play", "player": 0, "card": 23}   # or a list of moves
         events: [played, {"type": "volley", ...}]         # type, or the whole event
@@ -61,7 +62,7 @@ from tests.support import DeckBuilder, mv
 
 SECTION = "Worked examples"
 SEED = 7
-POSITION_KEYS = {"example", "players", "dealer", "seed", "options", "deck", "hands", "turned",
+POSITION_KEYS = {"example", "after", "players", "dealer", "seed", "options", "deck", "hands", "turned",
                  "draw", "scores", "steps"}  # fmt: skip
 STEP_KEYS = {"move", "refused", "what_if", "seen_by", "events", "pending", "view", "hands",
              "legal"}  # fmt: skip
@@ -296,14 +297,24 @@ def run_step(
     return (state, last) if step.get("what_if") else (after, events)
 
 
-def replay(example: Example) -> None:
-    state, events = position(example)
+def replay(example: Example) -> tuple[State, list[dict[str, Any]]]:
+    """Play the example's steps from its position (or from where the example it comes
+    ``after`` ended); the final state and the last step's events."""
+    if "after" in example.spec:
+        extra = set(example.spec) - {"example", "after", "steps"}
+        assert not extra, f"an example that goes on from another sets no position: {extra}"
+        before = [e for e in EXAMPLES if e.variant == example.variant]
+        earlier = next(e for e in before if e.title == example.spec["after"])
+        state, events = replay(earlier)
+    else:
+        state, events = position(example)
     cards = Cards(example.variant)
     for n, step in enumerate(example.spec.get("steps", []), 1):
         try:
             state, events = run_step(state, events, step, cards)
         except (AssertionError, RulesError) as exc:
             raise AssertionError(f"step {n} ({step.get('move', 'checks')}): {exc}") from exc
+    return state, events
 
 
 # ---------------------------------------------------------------- the tests
