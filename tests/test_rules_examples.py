@@ -16,6 +16,7 @@ The block (a fenced ``yaml`` block in "## Worked examples" whose first key is
       - [GD2 (73), G1]
     turned: R5 (9)            # with hands: the card turned up (DOS: the center row)
     draw: [G4, G4]            # with hands: the top of the draw pile, top first
+    bottom: [R6/O9, R1/P3]    # with hands: the bottom of the draw pile, bottom card last
     scores: [150, 180]        # the game totals before the example
     after: A volley           # instead of a position: where that example ended
     steps:                    # in order; each a move and what follows it, or checks only
@@ -63,7 +64,7 @@ from tests.support import DeckBuilder, mv
 SECTION = "Worked examples"
 SEED = 7
 POSITION_KEYS = {"example", "after", "players", "dealer", "seed", "options", "deck", "hands", "turned",
-                 "draw", "scores", "steps"}  # fmt: skip
+                 "draw", "bottom", "scores", "steps"}  # fmt: skip
 STEP_KEYS = {"move", "refused", "what_if", "seen_by", "events", "pending", "view", "hands",
              "legal"}  # fmt: skip
 LEGAL_KEYS = {"player", "moves", "includes", "excludes", "count"}
@@ -170,6 +171,7 @@ def dealt_deck(
     turned = spec.get("turned")
     turned_ids = [cards.take(c) for c in (turned if isinstance(turned, list) else [turned])]
     top = [cards.take(c) for c in spec.get("draw", ())]
+    bottom = [cards.take(c) for c in spec.get("bottom", ())]
     hands = [h + cards.filler(size - len(h)) for h in named]
     padding = {c for h, n in zip(hands, named, strict=True) for c in h[len(n) :]}
     deck: list[int] = []
@@ -181,7 +183,7 @@ def dealt_deck(
     else:
         for i in range(size):
             deck += [hands[(dealer + k) % players][i] for k in range(1, players + 1)]
-    return deck + turned_ids + top + cards.builder.rest(), padding
+    return deck + turned_ids + top + cards.builder.rest() + bottom, padding
 
 
 def drafts(variant: engine.Variant) -> bool:
@@ -210,19 +212,21 @@ def position(example: Example) -> tuple[State, list[dict[str, Any]]]:
             assert state.pending is not None
             state, more = engine.apply(state, mv("draft_keep", state.pending.player))
             events += more
-        state = without(state, padding)
+        state = without(state, padding, len(spec.get("bottom", ())))
     if "scores" in spec:
         state = state._replace(scores=tuple(spec["scores"]))
     engine.check_invariants(state)
     return state, events
 
 
-def without(state: State, padding: set[int]) -> State:
-    """The hands without the cards dealt only to fill them: those go under the draw pile
-    (cards the set-up made a seat draw stay in its hand)."""
+def without(state: State, padding: set[int], bottom: int) -> State:
+    """The hands without the cards dealt only to fill them: those go into the draw pile
+    above its ``bottom`` cards (cards the set-up made a seat draw stay in its hand)."""
     hands = tuple(tuple(c for c in h if c not in padding) for h in state.hands)
     gone = tuple(c for h in state.hands for c in h if c in padding)
-    return state._replace(hands=hands, draw_pile=state.draw_pile + gone)
+    cut = len(state.draw_pile) - bottom
+    pile = state.draw_pile[:cut] + gone + state.draw_pile[cut:]
+    return state._replace(hands=hands, draw_pile=pile)
 
 
 # ---------------------------------------------------------------- the steps
