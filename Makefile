@@ -1,4 +1,4 @@
-# make run | test | lint | bench. Every target installs what it needs into .venv first.
+# make run | test | lint | docs | bench. Every target installs what it needs into .venv first.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
@@ -42,13 +42,14 @@ NODE_DIR := clients/typescript
 NODE_KEY := $(shell sha256sum $(NODE_DIR)/package-lock.json 2>/dev/null | cut -c1-16)
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
 
-.PHONY: help install install-dev node-tools redis-server chromium run test lint bench lock sbom spec
+.PHONY: help install install-dev node-tools redis-server chromium run test lint docs bench lock sbom spec
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
-	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make lint and pytest"
+	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make docs, make lint and pytest"
 	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
+	@echo "make docs   the documentation site (mkdocs.yml), built in strict mode into $(SITE_DIR)/"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
 	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"
@@ -118,9 +119,16 @@ chromium:
 run: install
 	PORT=$(PORT) exec $(BIN)/python -m service
 
-# Every linter (make lint) and pytest run; any failing fails the target.
+# The documentation site (mkdocs.yml: docs/, and the API reference from openapi.yaml),
+# strict: a broken link or anchor, or a page missing from the nav, fails the build.
+SITE_DIR ?= site
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
+
+# The docs site, every linter (make lint) and pytest run; any failing fails the target.
 test: install-dev node-tools redis-server chromium
 	@status=0; \
+	$(MAKE) --no-print-directory docs || status=1; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
 	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \

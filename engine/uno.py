@@ -279,8 +279,7 @@ class UnoRules(Variant):
 
     @defaults(P.CHOOSE_COLOR)
     def default_choose_color(self, state: State, player: int) -> Move:
-        """Name the first colour of the side in play, in the order red, yellow, green,
-        blue (dark side: pink, teal, orange, purple)."""
+        """Name the first colour in the order red, yellow, green, blue."""
         return Move(T.CHOOSE_COLOR, player, color=self.colors_for(state)[0])
 
     @defaults(P.CHALLENGE)

@@ -5,7 +5,8 @@ DOS has its own turn structure, so it subclasses ``Variant`` directly. The cente
 lives in ``State.ext.row`` (one ``RowCard`` per center-row card: the card, the hand cards
 matched onto it this turn, and what a wild in the row was declared to be); the discard
 pile (``State.discard``) starts empty and only receives matched cards. There is no UNO
-(or DOS) call: the rule book has none, so ``uno_rule`` is off.
+(or DOS) call: DOS's own rules name none, and the project leaves the family's general
+call out (why: ``docs/rules/dos.md``), so ``uno_rule`` is off.
 
 A turn, as moves:
 

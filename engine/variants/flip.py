@@ -38,6 +38,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from .. import rng as prng
 from ..cards import Color, Kind
+from ..dispatch import defaults
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import Move
@@ -346,6 +347,13 @@ class Flip(UnoRules):
             self.flip_table(w, player, events)
         else:
             super().last_card_effect(w, player, card, events)
+
+    # ------------------------------------------------------------------ forced defaults
+    @defaults(P.CHOOSE_COLOR)
+    def default_choose_color(self, state: State, player: int) -> Move:
+        """Name the first colour of the side in play, in the order red, yellow, green,
+        blue (dark side: pink, teal, orange, purple)."""
+        return super().default_choose_color(state, player)
 
     # ------------------------------------------------------------------ play checks
     def card_name(self, s: State | Work, card: int) -> int:
