@@ -25,13 +25,15 @@ from tests.sessions.conftest import (
     Api,
     LocalCluster,
     RedisServer,
+    first_move,
     free_port,
     make_app,
+    mover,
     need_redis_server,
     problem,
     store_config,
+    two_humans,
 )
-from tests.sessions.test_contract import first_move, mover, two_humans
 
 MOVES = 300
 
@@ -210,7 +212,7 @@ def test_the_bound_is_stated_once() -> None:
 
     import service.sessions.config as config
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert f"answers of its {IDEMPOTENCY_KEYS} most recent" in readme
     assert f"``SESSION_IDEMPOTENCY_KEYS`` | {IDEMPOTENCY_KEYS} |" in (config.__doc__ or "")
     assert config.SessionConfig().max_idem == IDEMPOTENCY_KEYS
@@ -224,7 +226,7 @@ def test_the_store_kinds_are_the_ones_the_api_description_names() -> None:
     from service.sessions.memory import MemoryStore
     from service.sessions.redis_store import RedisStore
 
-    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    spec = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
     prop = spec["components"]["schemas"]["Readiness"]["properties"]["sessions"]["properties"]
     assert set(prop["store"]["enum"]) == {
         MemoryStore.kind, RedisStore.kind, RedisStore.CLUSTER_KIND, None,

@@ -299,7 +299,7 @@ def test_the_readme_states_the_history_bound_the_store_keeps() -> None:
 
     from service.sessions.store import HISTORY_EVENTS
 
-    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    text = " ".join((Path(__file__).resolve().parents[3] / "README.md").read_text().split())
     assert f"newest {HISTORY_EVENTS:,} events" in text
 
 
