@@ -10,7 +10,7 @@ from service.sessions import tokens
 from service.sessions.manager import SessionManager
 from service.sessions.models import BotLevel, Meta, Seat, Status
 from service.sessions.problems import SessionProblem
-from service.sessions.seats import hand_to_bot, open_seat
+from service.sessions.seats import open_seat
 
 from .conftest import T0, SpyStore, Time, body, created
 
@@ -89,9 +89,9 @@ def test_a_seat_that_leaves_a_game_is_played_by_a_bot(mgr: SessionManager) -> No
     assert c.waiting_person() in (0, None)  # the bot moved when its turn came
 
 
-def test_hand_to_bot_and_open_seat() -> None:
+def test_a_bot_takes_a_seat_and_a_join_finds_one() -> None:
     meta = Meta("uno_classic", (Seat(0, "a", None, "h"), Seat(1, "b", None, None, True)), 1.0)
-    handed = hand_to_bot(meta, 0)
+    handed = meta.handed_to_bot(0)
     assert handed.seats[0] == Seat(0, "a", BotLevel.SIMPLE, None, False)
     assert open_seat(meta, None) == 1 and open_seat(meta, 1) == 1
     for wanted in (0, 5):

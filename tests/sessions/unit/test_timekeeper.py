@@ -11,7 +11,7 @@ import engine
 from service.sessions.clock import Clock
 from service.sessions.manager import SessionManager
 from service.sessions.models import Meta, Seat, Snapshot
-from service.sessions.timekeeper import clock_moved
+from service.sessions.timekeeper import clock_moved, restarted
 
 from .conftest import T0, SpyStore, Time, created
 
@@ -102,3 +102,11 @@ def test_the_clock_after_a_move() -> None:
     assert moved.started == T0 + 25  # the mover's move: the game waits anew from it
     other = clock_moved(timed, 1 - seat, state, state, T0 + 25).clock  # a side move
     assert other is not None and other.started == T0 and other.bank == timed.clock.bank  # type: ignore[union-attr]
+
+
+def test_a_seat_change_restarts_the_clock_when_one_runs() -> None:
+    meta = Meta("uno_classic", (Seat(0, "a", None, "h"),), T0)
+    assert restarted(meta, T0 + 5) is meta
+    timed = replace(meta, clock=Clock.new({"turn_seconds": 10}, 1, T0))
+    again = restarted(timed, T0 + 5).clock
+    assert again is not None and again.started == T0 + 5 and again.bank == (0.0,)
