@@ -162,6 +162,13 @@ class Meta:
         seats[seat.seat] = seat
         return replace(self, seats=tuple(seats))
 
+    def handed_to_bot(self, seat: int) -> Meta:
+        """This meta with ``seat`` played by the simple bot from now on (a seat that left
+        the game or ran out of time too often; its token no longer works)."""
+        return self.with_seat(
+            replace(self.seats[seat], bot=BotLevel.SIMPLE, token_sha256=None, open=False)
+        )
+
     def to_json(self) -> bytes:
         return orjson.dumps({
             "variant": self.variant,

@@ -8,6 +8,8 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 import engine.bots
 
+from .models import OnLeave, SpectatorAccess
+
 MAX_SEED = (1 << 64) - 1
 MAX_SEATS = 10
 #: The bot levels a seat may ask for (``true``: the simple bot of before the levels).
@@ -25,11 +27,10 @@ class BotField(fields.Field):
         )
 
 
-#: Spectator access: ``anyone`` with the session id, holders of the ``code`` (the
-#: spectator code, sent as ``Authorization: Bearer <code>``), or the ``seats`` only.
-SPECTATORS = ("anyone", "code", "seats")
-#: A seat that leaves after the start is played by a bot (the only mode: see docs/sessions.md).
-ON_LEAVE = ("bot",)
+#: Spectator access (``models.SpectatorAccess``).
+SPECTATORS = tuple(a.value for a in SpectatorAccess)
+#: What becomes of a seat that leaves after the start (``models.OnLeave``).
+ON_LEAVE = tuple(o.value for o in OnLeave)
 
 
 class StrictBoolean(fields.Boolean):

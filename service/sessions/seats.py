@@ -1,5 +1,6 @@
 """Seat changes: a person joins an open seat (the last one deals the cards), a seat
-leaves (before the start it is open again, after it a bot plays it), a bot takes a seat.
+leaves (before the start it is open again, after it a bot plays it:
+``Meta.handed_to_bot``, as after too many timeouts).
 
 Each change is a compare-and-set that replaces the meta (``Repository.change``), retried
 after a lost race, so a race for the last seat has one winner.
@@ -7,7 +8,6 @@ after a lost race, so a race for the last seat has one winner.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import engine
@@ -18,9 +18,10 @@ from .bots import BotPlayer
 from .config import Env
 from .events import session_event
 from .lobby import Lobby
-from .models import BotLevel, Meta, Reply, Seat, Snapshot
+from .models import Meta, Reply, Seat, Snapshot
 from .records import logged
 from .repo import Change, Repository
+from .timekeeper import restarted
 from .views import seat_changed
 
 
@@ -49,8 +50,7 @@ class Seats:
             moves: list[bytes] = []
             if not meta.open_seats:
                 state, dealt, moves = self.deal(sid, c.version, meta)
-                if meta.clock is not None:  # the clock starts with the game
-                    meta = replace(meta, clock=meta.clock.restart(self.env.now()))
+                meta = restarted(meta, self.env.now())  # the clock starts with the game
                 events += dealt
             return Change(seat, c.then(state, meta, len(events)), events, moves)
 
@@ -83,7 +83,7 @@ class Seats:
                 meta = c.meta.with_seat(Seat(seat, f"Player {seat + 1}", None, None, open=True))
                 events = [session_event("left", player=seat, name=name, replaced_by="open")]
             else:
-                meta = hand_to_bot(c.meta, seat)
+                meta = c.meta.handed_to_bot(seat)
                 events = [session_event("left", player=seat, name=name, replaced_by="bot")]
                 state, bot_events, made = self.bots.play(
                     sid, c.version, state, meta, events, before=c.history
@@ -91,20 +91,12 @@ class Seats:
                 events += bot_events
                 now = self.env.now()
                 moves = logged(made, "bot", now)
-                if made and meta.clock is not None:  # the game waits for a move from now
-                    meta = replace(meta, clock=meta.clock.restart(now))
+                if made:  # the game waits for a move from now
+                    meta = restarted(meta, now)
             return Change(seat, c.then(state, meta, len(events)), events, moves)
 
         c, seat = self.repo.change(sid, step)
         return seat_changed(c, seat)
-
-
-def hand_to_bot(meta: Meta, seat: int) -> Meta:
-    """``meta`` with ``seat`` played by the simple bot from now on (its token no longer
-    works)."""
-    return meta.with_seat(
-        replace(meta.seats[seat], bot=BotLevel.SIMPLE, token_sha256=None, open=False)
-    )
 
 
 def open_seat(meta: Meta, wanted: int | None) -> int:

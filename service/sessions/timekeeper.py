@@ -1,6 +1,8 @@
 """Time in a session: what its turn clock owes and the bots' held-back chains, played
 before anything else (``settle``); when the clock will next owe a move
-(``next_deadline``); the clock after a move (``clock_moved``).
+(``next_deadline``); the clock after a move (``clock_moved``) or a seat change
+(``restarted``). A new game's clock is ``Clock.new`` (creation) or ``Clock.fresh`` (a
+rematch).
 
 Every request that touches a session first settles it: each passed deadline's forced
 default moves (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a
@@ -24,7 +26,6 @@ from .config import Env
 from .models import Meta, Snapshot, bot_to_move, waiting_person
 from .records import logged
 from .repo import Change, Repository
-from .seats import hand_to_bot
 
 #: Compare-and-set tries of a settlement; past them the session is answered as read
 #: (the next request settles it).
@@ -108,7 +109,7 @@ class Timekeeper:
             clock = clock.timed_out(seat)
             meta = replace(meta, clock=clock)
             if clock.hand_over(seat):
-                meta = hand_to_bot(meta, seat)
+                meta = meta.handed_to_bot(seat)
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
             chain += 1
             budget -= len(forced)
@@ -146,6 +147,12 @@ class Timekeeper:
             return None
         seat = c.waiting_person()
         return clock.deadline(seat) if seat is not None else None
+
+
+def restarted(meta: Meta, at: float) -> Meta:
+    """The meta with its clock (if any) counting the move the game waits for from ``at``
+    (the deal, a seat handed to a bot that then moved)."""
+    return meta if meta.clock is None else replace(meta, clock=meta.clock.restart(at))
 
 
 def clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) -> Meta:

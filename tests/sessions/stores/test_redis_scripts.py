@@ -11,8 +11,15 @@ import redis
 
 from service.sessions.redis_store import RedisStore
 from service.sessions.store import CommitRequest
-from tests.sessions.conftest import Api, LocalCluster, make_app, store_url
-from tests.sessions.test_contract import first_move, mover, two_humans
+from tests.sessions.conftest import (
+    Api,
+    LocalCluster,
+    first_move,
+    make_app,
+    mover,
+    store_url,
+    two_humans,
+)
 
 
 @pytest.fixture(params=["redis", "cluster"])

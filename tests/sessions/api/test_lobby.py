@@ -16,11 +16,8 @@ from flask.testing import FlaskClient
 
 import engine
 from service.sessions.events import SESSION_EVENTS
+from tests.sessions.api.test_move_log import bots_play_it_out, stored_state
 from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
-from tests.sessions.test_move_log import bots_play_it_out, stored_state
-from tests.sessions.test_redis import redis_url, replicas
-
-__all__ = ["redis_url", "replicas"]  # the fixtures of two instances on one Redis
 
 SEED = 5
 

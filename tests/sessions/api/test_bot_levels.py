@@ -87,7 +87,7 @@ def test_the_bots_of_a_session_replay_alike(variant: str) -> None:
 def test_the_spec_lists_the_engine_bot_levels() -> None:
     from pathlib import Path
 
-    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    spec = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
     assert tuple(spec["components"]["schemas"]["BotLevel"]["enum"]) == engine.bots.LEVELS
 
 

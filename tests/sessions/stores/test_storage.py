@@ -25,13 +25,15 @@ from tests.sessions.conftest import (
     Api,
     LocalCluster,
     RedisServer,
+    first_move,
     free_port,
     make_app,
+    mover,
     need_redis_server,
     problem,
     store_config,
+    two_humans,
 )
-from tests.sessions.test_contract import first_move, mover, two_humans
 
 MOVES = 300
 
@@ -222,7 +224,7 @@ def test_the_store_kinds_are_the_ones_the_api_description_names() -> None:
     from service.sessions.memory import MemoryStore
     from service.sessions.redis_store import RedisStore
 
-    spec = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    spec = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
     prop = spec["components"]["schemas"]["Readiness"]["properties"]["sessions"]["properties"]
     assert set(prop["store"]["enum"]) == {
         MemoryStore.kind, RedisStore.kind, RedisStore.CLUSTER_KIND, None,

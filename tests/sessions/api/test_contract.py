@@ -5,30 +5,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import orjson
 import pytest
 from flask import Flask
 
 import engine
-from tests.sessions.conftest import Api, problem, turn_seat
-
-
-def two_humans(api: Api, **kw: Any) -> tuple[str, list[str], dict[str, Any]]:
-    r = api.create("uno_classic", 2, seed=7, **kw)
-    assert r.status_code == 201, r.get_data(as_text=True)
-    body = r.get_json()
-    return body["session_id"], [s["token"] for s in body["seats"]], body
-
-
-def mover(api: Api, sid: str, tokens: list[str]) -> tuple[int, dict[str, Any]]:
-    """The seat to move and its GET answer."""
-    spectator = api.get(sid).get_json()
-    seat = turn_seat(spectator["view"])
-    return seat, api.get(sid, tokens[seat]).get_json()
-
-
-def first_move(body: dict[str, Any]) -> dict[str, Any]:
-    return next(m for m in body["legal_moves"] if m["type"] not in ("uno", "catch"))
+from tests.sessions.conftest import Api, first_move, mover, problem, sse, turn_seat, two_humans
 
 
 def test_create_answers_tokens_version_and_the_first_seats_view(api: Api, app: Flask) -> None:
@@ -266,22 +247,6 @@ def test_delete_removes_the_session(api: Api) -> None:
     problem(api.get(sid), 404, "session_not_found")
     problem(api.move(sid, toks[0], {"type": "draw"}, 1), 404, "session_not_found")
     problem(api.delete(sid, toks[1]), 404, "session_not_found")
-
-
-def sse(resp: Any) -> list[dict[str, Any]]:
-    """Parse an event stream into ``{id, event, data}`` records (comments dropped)."""
-    text = resp if isinstance(resp, str) else resp.get_data(as_text=True)
-    out = []
-    for block in text.split("\n\n"):
-        rec: dict[str, Any] = {}
-        for line in block.splitlines():
-            if line.startswith(":") or not line:
-                continue
-            key, _, value = line.partition(": ")
-            rec[key] = orjson.loads(value) if key == "data" else value
-        if "id" in rec:
-            out.append(rec)
-    return out
 
 
 def test_the_stream_replays_and_resumes_from_last_event_id(api: Api) -> None:

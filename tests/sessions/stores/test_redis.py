@@ -17,20 +17,14 @@ from tests.sessions.conftest import (
     Api,
     LocalCluster,
     RedisServer,
+    first_move,
     free_port,
     make_app,
+    mover,
     need_redis_server,
-    store_url,
+    two_humans,
 )
 from tests.sessions.conftest import problem as expect_problem
-from tests.sessions.test_contract import first_move, mover, two_humans
-
-
-@pytest.fixture(params=["redis", "cluster"])
-def redis_url(request: pytest.FixtureRequest) -> str:
-    url = store_url(str(request.param), request)
-    assert url is not None
-    return url
 
 
 def node_clients(url: str, request: pytest.FixtureRequest) -> list[redis.Redis]:
@@ -48,16 +42,6 @@ def session_keys(sid: str, url: str, request: pytest.FixtureRequest) -> dict[str
         for k in r.scan_iter(match=f"*{{{sid}}}*", count=1000):
             found[k.decode()] = r
     return found
-
-
-@pytest.fixture
-def replicas(redis_url: str) -> Iterator[tuple[Api, Api]]:
-    """Two apps (two service replicas) on the same Redis (or cluster) and key prefix."""
-    config = {"REDIS_URL": redis_url, "SESSION_KEY_PREFIX": f"r{uuid.uuid4().hex[:6]}:"}
-    a, b = make_app(dict(config)), make_app(dict(config))
-    yield Api(a.test_client()), Api(b.test_client())
-    for app in (a, b):
-        app.extensions["sessions"].store.close()
 
 
 def test_a_replica_with_an_old_cache_reloads_and_applies(replicas: tuple[Api, Api]) -> None:

@@ -10,8 +10,8 @@ import pytest
 from flask import Flask
 
 import engine
+from tests.sessions.api.test_move_log import play_out, stored_state
 from tests.sessions.conftest import Api, problem
-from tests.sessions.test_move_log import play_out, stored_state
 
 SEED = 11
 

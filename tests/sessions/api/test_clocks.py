@@ -24,9 +24,8 @@ import engine
 from engine import Move, MoveType, Phase, State
 from service.sessions.events import SESSION_EVENTS, rfc3339
 from service.sessions.store import CommitRequest
-from tests.sessions.conftest import Api, make_app, problem, store_url, turn_seat
-from tests.sessions.test_contract import sse
-from tests.sessions.test_move_log import bots_play_it_out, stored_state
+from tests.sessions.api.test_move_log import bots_play_it_out, stored_state
+from tests.sessions.conftest import Api, make_app, problem, sse, store_url, turn_seat
 from tests.support import random_game
 
 T0 = 1_800_000_000.0
@@ -431,7 +430,7 @@ def test_session_events_are_in_the_spec_and_pass_redaction_unchanged() -> None:
     engine_types = {t for v in VARIANTS for t in v.event_types}
     assert spec_names("Event") == engine_types | set(SESSION_EVENTS)
     assert not engine_types & set(SESSION_EVENTS)
-    # Each member's fields against SESSION_EVENTS: tests/sessions/test_lobby.py.
+    # Each member's fields against SESSION_EVENTS: tests/sessions/api/test_lobby.py.
     ev = {"type": "timeout", "player": 1, "deadline": rfc3339(T0), "moves": 1}
     assert all(engine.redact(ev, seat) == ev for seat in (None, 0, 1))
 

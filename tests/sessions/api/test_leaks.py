@@ -124,7 +124,7 @@ def check_seat(
 def check_streams(api: Api, sid: str, tokens: list[str], seed: int, log: list[Any]) -> None:
     """Each seat's (and a spectator's) whole event stream, replayed at the end: exactly
     the engine's redaction for that seat, and no seed."""
-    from tests.sessions.test_contract import sse
+    from tests.sessions.conftest import sse
 
     for seat, token in [(None, None), *enumerate(tokens)]:
         r = api.c.get(f"/v1/sessions/{sid}/stream?timeout=0.05", headers=api.auth(token))

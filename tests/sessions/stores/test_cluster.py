@@ -13,8 +13,16 @@ from typing import Any
 
 import pytest
 
-from tests.sessions.conftest import Api, LocalCluster, make_app, problem, turn_seat
-from tests.sessions.test_contract import first_move, mover, two_humans
+from tests.sessions.conftest import (
+    Api,
+    LocalCluster,
+    first_move,
+    make_app,
+    mover,
+    problem,
+    turn_seat,
+    two_humans,
+)
 
 
 @pytest.fixture

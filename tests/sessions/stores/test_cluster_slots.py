@@ -20,8 +20,15 @@ from flask import Flask
 
 from service.sessions.redis_store import RedisStore
 from service.sessions.store import CommitRequest, StoreUnavailable
-from tests.sessions.conftest import Api, LocalCluster, make_app, need_redis_server
-from tests.sessions.test_contract import first_move, mover, two_humans
+from tests.sessions.conftest import (
+    Api,
+    LocalCluster,
+    first_move,
+    make_app,
+    mover,
+    need_redis_server,
+    two_humans,
+)
 
 
 @pytest.fixture
