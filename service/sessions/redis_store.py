@@ -64,6 +64,7 @@ from redis.exceptions import (
 )
 from redis.retry import Retry
 
+from .durability import NO_WAIT, Durability
 from .store import (
     HISTORY_EVENTS,
     LOBBY_SIZE,
@@ -251,6 +252,7 @@ class RedisStore(SessionStore):
         timeout: float = 0.5,
         lobby_size: int = LOBBY_SIZE,
         slot_clients: bool = True,
+        durability: Durability = NO_WAIT,
     ) -> None:
         super().__init__(ttl, max_events, max_idem, lobby_size)
         if client is None and url is None:
@@ -263,7 +265,8 @@ class RedisStore(SessionStore):
         if self.cluster:
             self.kind = self.CLUSTER_KIND
         self.slot_clients = self.cluster and slot_clients
-        self._url, self._timeout = url, timeout
+        self._url, self._timeout = url, durability.socket_timeout(timeout)
+        self.durability = durability
         self._client = client
         self._lock = threading.Lock()
         self.prefix = prefix
@@ -306,9 +309,16 @@ class RedisStore(SessionStore):
         return self._call(lambda: fn(client))
 
     def _run(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
-        """The script ``name`` over ``keys`` (one slot) with ``args``."""
+        """The script ``name`` over ``keys`` (one slot) with ``args``, confirmed."""
         script = self._script(name, source)
-        return self._on_slot(keys[0], lambda client: script(keys=keys, args=args, client=client))
+        out = self._on_slot(keys[0], lambda client: script(keys=keys, args=args, client=client))
+        return self._confirmed(keys[0], out)
+
+    def _confirmed(self, key: str, result: T) -> T:
+        """``result``, once the replicas have all ``key``'s node wrote (``Durability``)."""
+        if self.durability.waits:
+            self.durability.confirm(self.redis, key)
+        return result
 
     def _keys(self, sid: str) -> list[str]:
         base = f"{self.prefix}{{{sid}}}"
@@ -437,6 +447,8 @@ class RedisStore(SessionStore):
         v, seq, state, since = row[:4]
         if v is None or meta is None:
             return None
+        if idem_key and res[3] is not None:  # a replay: its move must be on the replicas
+            self._confirmed(state_key, None)
         presence = {int(k): int(t) for k, t in last.items()}
         history = tuple(fields[1] for _, fields in reversed(row[4])) if len(row) > 4 else None
         return Loaded(
