@@ -139,6 +139,7 @@ class RedisServer:
         exe = shutil.which("redis-server")
         assert exe is not None
         cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        cmd += ["--repl-diskless-sync-delay", "0"]  # a replica in sync at once
         if self.persist is not None:
             cmd += ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.persist)]
         else:
@@ -221,9 +222,8 @@ class LocalCluster:
                 timeout=max(1.0, deadline - time.monotonic()),
             )
             self.wait_ok(deadline)
-            for i in range(len(self.ports)):
-                if self._role(i) == "slave":
-                    _wait_synced(self.node(i), deadline)
+            if self.replicas:
+                self._wait_replicas(deadline)
         except BaseException:
             self.stop()
             raise
@@ -239,6 +239,7 @@ class LocalCluster:
             exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir),
             "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
             "--cluster-port", str(bus), "--save", "", "--appendonly", "no",
+            "--repl-diskless-sync-delay", "0",
         ]  # fmt: skip
         cmd += self.args
         self.cmds.append(cmd)
@@ -287,6 +288,23 @@ class LocalCluster:
         for i in sorted(masters, key=lambda i: i != to):
             self._ask(i, "CLUSTER SETSLOT", slot, "NODE", self.node_id(to))
         self._wait(lambda: all(self.owner(slot, via=i) == to for i in range(len(self.ports))))
+
+    def _wait_replicas(self, deadline: float) -> None:
+        """Until every master has its ``replicas`` online (in sync)."""
+
+        def online(i: int) -> int:
+            info: Any = self._ask(i, "INFO", "replication")
+            found = [info.get(f"slave{n}", {}) for n in range(info["connected_slaves"])]
+            return sum(row.get("state") == "online" for row in found)
+
+        def synced() -> bool:
+            roles = [self._role(i) for i in range(len(self.ports))]
+            masters = [i for i, role in enumerate(roles) if role == "master"]
+            return len(masters) * (1 + self.replicas) == len(roles) and all(
+                online(i) == self.replicas for i in masters
+            )
+
+        self._wait(synced, deadline)
 
     def _role(self, i: int) -> str:
         info: Any = self._ask(i, "INFO", "replication")

@@ -21,7 +21,7 @@ from flask import Flask
 
 import engine
 from service.sessions.config import SessionConfig
-from tests.redis_procs import RedisServer, cut_off, free_port, need_redis_server
+from tests.redis_procs import LocalCluster, RedisServer, cut_off, free_port, need_redis_server
 from tests.sessions.conftest import Api, make_app, problem
 from tests.sessions.test_contract import first_move, mover, two_humans
 
@@ -65,6 +65,11 @@ class Game:
         elif r.status_code == 503:
             self.refused.append((seat, move, version, key))
         return r
+
+    def retry(self, api: Api) -> Any:
+        """The first 503'd move again, with its key (until the store serves it)."""
+        seat, move, version, key = self.refused[0]
+        return until_served(lambda: api.move(self.sid, self.tokens[seat], move, version, key))
 
     def logged(self, app: Flask) -> list[dict[str, Any]]:
         """The session's move log: every move replays from the seed to its state, and
@@ -150,7 +155,7 @@ def test_a_stopped_replica_makes_moves_503_and_the_retry_replays_the_stored_move
     finally:
         replica.resume()
     for a in (api, Api(other.test_client())):
-        r = until_served(lambda a=a: a.move(game.sid, game.tokens[seat], move, version, key))
+        r = game.retry(a)
         answered(r, 200)
         assert r.headers["Idempotent-Replayed"] == "true"
     assert game.logged(app) == [*game.acked, move]  # once
@@ -191,3 +196,74 @@ def test_a_failover_of_one_redis_loses_no_acknowledged_move(
         assert all(len(moves) == 1 for moves in lost), lost
     for a in (app, promoted):
         a.extensions["sessions"].store.close()
+
+
+# ---------------------------------------------------------------- a cluster, a replica each
+@pytest.fixture
+def replicated_cluster() -> Iterator[LocalCluster]:
+    """Three masters with a replica each, of their own (the failover ends one master)."""
+    need_redis_server()
+    cluster = LocalCluster(3, replicas=1)
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+def home(app: Flask, cluster: LocalCluster, sid: str) -> int:
+    """The index of the master that holds the session's slot."""
+    node = app.extensions["sessions"].store.redis.get_node_from_key(f"x{{{sid}}}")
+    return cluster.ports.index(node.port)
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("min_replicas", [1, 0])
+def test_a_cluster_failover_loses_no_acknowledged_move(
+    replicated_cluster: LocalCluster, min_replicas: int
+) -> None:
+    cluster = replicated_cluster
+    app = durable_app(cluster.url, min_replicas)
+    api = Api(app.test_client())
+    games = [Game(api) for _ in range(9)]
+    while len({home(app, cluster, g.sid) for g in games}) < 2:  # odds 3 * (1/3)**9
+        games.append(Game(api))
+    for game in games:
+        answered(game.move(api), 200)
+    victim = home(app, cluster, games[0].sid)
+    on_victim = [home(app, cluster, g.sid) == victim for g in games]
+    replica = cluster.replica_of(victim)
+    cluster.cut_off(replica)
+    # The victim's sessions: 503 when a replica must have the move (none answers 200);
+    # the other masters' sessions (their replicas are up): 200.
+    for game, there in zip(games, on_victim, strict=True):
+        r = game.move(api)
+        if there and min_replicas:
+            problem(r, 503, "store_unavailable")
+            assert r.headers["Retry-After"] == "2"
+        else:
+            answered(r, 200)
+    cluster.crash(victim)
+    cluster.resume(replica)
+    cluster.failover(replica, how="TAKEOVER")
+    lost = []
+    for game, there in zip(games, on_victim, strict=True):
+        until_served(lambda game=game: api.get(game.sid))
+        logged = game.logged(app)
+        assert logged == game.acked[: len(logged)]
+        lost.append(game.acked[len(logged) :])
+        if not there:
+            assert lost[-1] == []
+    if min_replicas:
+        assert not any(lost), lost
+    else:  # the loss REDIS_MIN_REPLICAS exists to prevent: the move the replica never got
+        assert lost == [[g.acked[-1]] if on else [] for g, on in zip(games, on_victim, strict=True)]
+        return
+    # The old master comes back as the new one's replica: the 503'd moves, retried with
+    # their keys, are made once each (the failover lost them: made now, not replayed).
+    cluster.restart(victim)
+    for game in (g for g, there in zip(games, on_victim, strict=True) if there):
+        for replay in ("false", "true"):
+            r = game.retry(api)
+            answered(r, 200)
+            assert r.headers.get("Idempotent-Replayed", "false") == replay
+        assert game.logged(app) == [*game.acked, game.refused[0][1]]
+    app.extensions["sessions"].store.close()
