@@ -210,8 +210,10 @@ class LocalCluster:
         self.dir = Path(tempfile.mkdtemp(prefix="uno-redis-cluster-"))
         deadline = time.monotonic() + timeout
         try:
-            for port in self.ports:
-                self._start_node(port, deadline)
+            for port in self.ports:  # all started, then each waited for
+                self._start_node(port, deadline, wait=False)
+            for port, proc in zip(self.ports, self.procs, strict=True):
+                _wait_ping(port, proc, deadline)
             nodes = [f"127.0.0.1:{p}" for p in self.ports]
             replicas = ["--cluster-replicas", str(self.replicas)]
             subprocess.run(
@@ -228,7 +230,7 @@ class LocalCluster:
             self.stop()
             raise
 
-    def _start_node(self, port: int, deadline: float) -> None:
+    def _start_node(self, port: int, deadline: float, wait: bool = True) -> None:
         exe = shutil.which("redis-server")
         assert exe is not None and self.dir is not None
         node_dir = self.dir / str(port)
@@ -246,7 +248,8 @@ class LocalCluster:
         self.bus_ports.append(bus)
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs.append(proc)
-        _wait_ping(port, proc, deadline)
+        if wait:
+            _wait_ping(port, proc, deadline)
 
     def _ask(self, i: int, *args: Any) -> Any:
         client = self.node(i)
