@@ -154,13 +154,13 @@ def test_a_stopped_replica_makes_moves_503_and_the_retry_replays_the_stored_move
         assert len(game.logged(app)) == 2  # the primary has it (2 moves), unconfirmed
     finally:
         replica.resume()
-    for a in (api, Api(other.test_client())):
-        r = game.retry(a)
+    for client in (api, Api(other.test_client())):
+        r = game.retry(client)
         answered(r, 200)
         assert r.headers["Idempotent-Replayed"] == "true"
     assert game.logged(app) == [*game.acked, move]  # once
-    for a in (app, other):
-        a.extensions["sessions"].store.close()
+    for each in (app, other):
+        each.extensions["sessions"].store.close()
 
 
 @pytest.mark.parametrize("min_replicas", [1, 0])
