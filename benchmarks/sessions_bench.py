@@ -290,14 +290,25 @@ def load(
 
 
 def measure(
-    env: dict[str, str], seconds: float, procs: int, threads: int, extra_pids: list[int]
+    env: dict[str, str],
+    seconds: float,
+    procs: int,
+    threads: int,
+    extra_pids: list[int],
+    alone: bool = False,
 ) -> dict[str, Any]:
+    """``alone``: the moves of one connection too (``moves_alone``: a move's latency
+    without a queue)."""
+    extra: dict[str, Any] = {}
     with gunicorn(env) as (host, port, master):
         load("healthz", host, port, 1.0, procs, threads)  # warm-up
         health = load("healthz", host, port, seconds, procs, threads, extra_pids, master)
         moves = load("moves", host, port, seconds, procs, threads, extra_pids, master)
+        if alone:
+            extra["moves_alone"] = load("moves", host, port, seconds, 1, 1, extra_pids, master)
     h_cpu, m_cpu = health["server_cpu_us_per_request"], moves["server_cpu_us_per_request"]
     return {
+        **extra,
         "workers": int(env["WEB_CONCURRENCY"]),
         "healthz": health,
         "moves": moves,
@@ -387,7 +398,8 @@ def replicas_measure(seconds: float, procs: int, threads: int) -> dict[str, Any]
                 "WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": primary.url,
                 "REDIS_MIN_REPLICAS": str(n),
             }  # fmt: skip
-            out[f"replica{n}"] = measure(env, seconds, procs, threads, [primary.pid, replica.pid])
+            pids = [primary.pid, replica.pid]
+            out[f"replica{n}"] = measure(env, seconds, procs, threads, pids, alone=True)
     finally:
         replica.stop()
         primary.stop()
@@ -449,6 +461,13 @@ def print_table(res: dict[str, Any]) -> None:
             f" {one['p50_ms'] - zero['p50_ms']:+.2f} ms, server CPU"
             f" {one['server_cpu_us_per_request'] - zero['server_cpu_us_per_request']:+,.0f} us"
             " a move"
+        )
+        zero, one = res["replica0"]["moves_alone"], res["replica1"]["moves_alone"]
+        print(
+            "  one connection alone, REDIS_MIN_REPLICAS 0 / 1: p50"
+            f" {zero['p50_ms']:.2f} / {one['p50_ms']:.2f} ms, p99"
+            f" {zero['p99_ms']:.2f} / {one['p99_ms']:.2f} ms,"
+            f" {zero['requests_per_s']:,.0f} / {one['requests_per_s']:,.0f} moves/s"
         )
 
 
