@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -20,6 +21,7 @@ import pytest
 from flask import Flask
 
 import engine
+from service.sessions import config
 from service.sessions.config import SessionConfig
 from tests.redis_procs import LocalCluster, RedisServer, cut_off, free_port, need_redis_server
 from tests.sessions.conftest import Api, make_app, problem
@@ -31,6 +33,7 @@ pytestmark = [pytest.mark.redis]
 WAIT_MS = 200
 #: The sessions' seed (``two_humans``): the test replays their records from it.
 SEED = 7
+DOC = Path(__file__).resolve().parents[2] / "docs" / "redis-durability.md"
 
 
 def durable_app(url: str, min_replicas: int, prefix: str = "d:") -> Flask:
@@ -104,8 +107,14 @@ def until_served(call: Any, timeout: float = 20) -> Any:
 
 
 def test_the_settings_are_read_and_checked() -> None:
-    assert SessionConfig.load({}).redis_min_replicas == 0
-    assert SessionConfig.load({}).redis_wait_timeout_ms == 500
+    defaults = SessionConfig.load({})
+    for name, value in (
+        ("REDIS_MIN_REPLICAS", defaults.redis_min_replicas),
+        ("REDIS_WAIT_TIMEOUT_MS", defaults.redis_wait_timeout_ms),
+    ):  # the two tables that name them agree with the code
+        assert f"| ``{name}`` | {value} |" in (config.__doc__ or "")
+        assert f"| `{name}` | {value} |" in DOC.read_text()
+    assert (defaults.redis_min_replicas, defaults.redis_wait_timeout_ms) == (0, 500)
     loaded = SessionConfig.load({"REDIS_MIN_REPLICAS": "1", "REDIS_WAIT_TIMEOUT_MS": "250"})
     assert (loaded.redis_min_replicas, loaded.redis_wait_timeout_ms) == (1, 250)
     assert SessionConfig.load({"REDIS_MIN_REPLICAS": "0"}).redis_min_replicas == 0
