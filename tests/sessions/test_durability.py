@@ -146,7 +146,7 @@ def test_a_stopped_replica_makes_moves_503_and_the_retry_replays_the_stored_move
     primary, replica = pair
     app = durable_app(primary.url, 1)
     api = Api(app.test_client())
-    game = Game(api)
+    game, leaver = Game(api), Game(api)
     answered(game.move(api), 200)
     replica.pause()
     try:
@@ -154,6 +154,10 @@ def test_a_stopped_replica_makes_moves_503_and_the_retry_replays_the_stored_move
         problem(refused, 503, "store_unavailable")
         assert refused.headers["Retry-After"] == "2"
         assert game.refused
+        # Every other change waits for the replica too.
+        problem(api.create("uno_classic", 2), 503, "store_unavailable")
+        problem(api.leave(leaver.sid, leaver.tokens[1]), 503, "store_unavailable")
+        problem(api.delete(leaver.sid, leaver.tokens[0]), 503, "store_unavailable")
         # Made on the primary, not confirmed: another process, whose read finds the
         # stored answer (not the commit), does not replay it either.
         other = durable_app(primary.url, 1)
