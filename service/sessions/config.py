@@ -19,6 +19,10 @@
 | ``REDIS_TIMEOUT_SECONDS`` | 0.5 | redis-py connect and socket timeouts (socket: plus ``REDIS_WAIT_TIMEOUT_MS`` when waiting for replicas) |
 | ``REDIS_MIN_REPLICAS`` | 0 | a session change is answered 2xx only once this many replicas of its node have it (``WAIT``), else 503 ``store_unavailable``; 0: no wait (``durability.py``, docs/redis-durability.md) |
 | ``REDIS_WAIT_TIMEOUT_MS`` | 500 | how long a change waits for those replicas |
+| ``WEBHOOK_URL`` | unset: no notifications | where the notifier (``python -m service.notifier``) sends the sessions' webhooks; a session created with ``notify`` writes them to its outbox (docs/notifications.md) |
+| ``WEBHOOK_WARNING_SECONDS`` | 300 | a ``turn.clock_warning`` this long before a deadline (0: none; a turn shorter than this gets none) |
+| ``WEBHOOK_RETRY_SECONDS`` | 86400 | how long a notification is retried before it is a dead letter (its outbox is kept that long) |
+| ``CLOCK_SWEEPER`` | on with ``WEBHOOK_URL``, else off | index each clocked session's next deadline for the notifier's sweeper (it plays timeouts without a request) |
 | ``ALLOW_CLIENT_SEED`` | on | off (``0``, ``false``, ``no``, ``off``): a ``seed`` on create is 422 ``client_seed_not_allowed`` |
 """
 
@@ -58,6 +62,20 @@ class SessionConfig:
     redis_min_replicas: int = 0
     redis_wait_timeout_ms: int = 500
     allow_client_seed: bool = True
+    webhook_url: str | None = None
+    webhook_warning_seconds: float = 300.0
+    webhook_retry_seconds: float = 86_400.0
+    clock_sweeper: bool | None = None
+
+    @property
+    def notifying(self) -> bool:
+        """Sessions that opt in write notifications (a webhook is configured)."""
+        return self.webhook_url is not None
+
+    @property
+    def sweeping(self) -> bool:
+        """Clocked sessions index their deadlines for the sweeper."""
+        return self.notifying if self.clock_sweeper is None else self.clock_sweeper
 
     @classmethod
     def load(cls, config: Mapping[str, Any] | None = None) -> SessionConfig:
@@ -80,7 +98,7 @@ class SessionConfig:
                 raise ValueError(f"{name} must be {wanted}, got {raw!r}")
             return value
 
-        def flag(name: str, default: bool) -> bool:
+        def flag(name: str, default: bool | None) -> bool | None:
             raw = config.get(name)
             if raw is None:
                 raw = os.environ.get(name, "").strip() or None
@@ -113,7 +131,13 @@ class SessionConfig:
             redis_timeout=get("REDIS_TIMEOUT_SECONDS", cls.redis_timeout, float),
             redis_min_replicas=get("REDIS_MIN_REPLICAS", cls.redis_min_replicas, int, zero=True),
             redis_wait_timeout_ms=get("REDIS_WAIT_TIMEOUT_MS", cls.redis_wait_timeout_ms, int),
-            allow_client_seed=flag("ALLOW_CLIENT_SEED", cls.allow_client_seed),
+            allow_client_seed=bool(flag("ALLOW_CLIENT_SEED", cls.allow_client_seed)),
+            webhook_url=get("WEBHOOK_URL", None, str),
+            webhook_warning_seconds=get(
+                "WEBHOOK_WARNING_SECONDS", cls.webhook_warning_seconds, float, zero=True
+            ),
+            webhook_retry_seconds=get("WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds, float),
+            clock_sweeper=flag("CLOCK_SWEEPER", None),
         )
 
 

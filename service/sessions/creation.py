@@ -52,6 +52,8 @@ class Creation:
             raise problems.invalid_request(
                 "at least one seat must be a person", {"players": ["every seat is a bot"]}
             )
+        if req.get("notify") and not self.env.config.notifying:
+            raise problems.notifications_not_configured()
         seed, client_seeded = self._seed(req.get("seed"))
         variant, dealer, options = req["variant"], req.get("dealer"), req.get("options")
         state, setup = problems.judged(engine.start, variant, len(players), seed, dealer, options)
@@ -74,6 +76,7 @@ class Creation:
                 Clock.new(req["clock"], len(players), now)
                 if req.get("clock") is not None else None
             ),
+            notify=bool(req.get("notify")),
         )  # fmt: skip
         c, events = self.open(new_sid(), meta, None if waiting else (state, setup))
         if waiting and meta.public:
@@ -118,6 +121,7 @@ def new_seats(players: list[dict[str, Any]], toks: list[str | None]) -> tuple[Se
             BotLevel.from_wire(s["bot"]),
             t and tokens.digest(t),
             bool(s.get("open")),
+            s.get("external_id"),
         )
         for i, (s, t) in enumerate(zip(players, toks, strict=True))
     )

@@ -18,6 +18,7 @@ the work to the part whose job it is.
 | ``lobby.Lobby`` | the public lobby |
 | ``moves.Moves`` | a seat's move, idempotent, with the bots' replies |
 | ``timekeeper.Timekeeper`` | what the clock owes, the bots' held-back chains, the next deadline |
+| ``outbox.Outbox`` | what each write adds for the notifier (webhooks, the sweeper's deadline) and its TTL |
 | ``presence.Presence`` | which seats are connected |
 | ``records.Records`` | the move log and the game's record |
 | ``streams.Streams`` | the event stream |
@@ -47,6 +48,7 @@ from .creation import Creation
 from .lobby import Lobby
 from .models import MoveRequest, Reply
 from .moves import Moves
+from .outbox import Outbox
 from .presence import Presence
 from .records import Records
 from .rematch import Rematches
@@ -73,6 +75,7 @@ class SessionManager:
         self.views = Views(self.env)
         self.presence = Presence(self.env, self.cache)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
+        self.repo.outbox = Outbox(self.env, self.timekeeper.next_deadline)
         self.listing = Lobby(store)
         self.creation = Creation(self.env, self.repo, bots, self.listing, self.views)
         self.seats = Seats(self.env, self.repo, bots, self.listing)

@@ -20,6 +20,7 @@ from .store import (
     Commit,
     CommitRequest,
     Loaded,
+    Notices,
     SessionStore,
     Subscription,
 )
@@ -38,6 +39,10 @@ class _Session:
     moves: list[bytes] = field(default_factory=list)
     seen: dict[int, int] = field(default_factory=dict)
     history_from: int = 0
+    #: The notifier's outbox (``store.Notices``): entries, and the pending clock warning
+    #: (entry, due ms, the version it holds for).
+    outbox: list[bytes] = field(default_factory=list)
+    warning: tuple[bytes, int, int] | None = None
 
     def history(self) -> tuple[bytes, ...]:
         """The events numbered ``history_from`` and after, the newest ``HISTORY_EVENTS``."""
@@ -70,6 +75,10 @@ class MemoryStore(SessionStore):
         self._changed = threading.Condition(self._lock)
         self._generation: dict[str, int] = {}
         self._next_sweep = 0.0
+        #: The sweeper's index (sid -> the clock's next deadline, ms) and the outbox's
+        #: (sid -> when something is due, ms), as the Redis store keeps them.
+        self._deadlines: dict[str, int] = {}
+        self._due: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
     def _get(self, sid: str) -> _Session | None:
@@ -90,6 +99,29 @@ class MemoryStore(SessionStore):
         for sid in [k for k in self._generation if k not in self._sessions]:
             del self._generation[sid]
 
+    def _notices(self, sid: str, s: _Session, notices: Notices | None) -> None:
+        """Write ``notices`` for ``s`` (at its new version), as NOTICES does in Redis."""
+        if notices is None:
+            return
+        if notices.deadline_ms is None:
+            self._deadlines.pop(sid, None)
+        else:
+            self._deadlines[sid] = notices.deadline_ms
+        if not notices.keep_ms:
+            return
+        due = [notices.now_ms] if notices.entries else []
+        s.outbox.extend(notices.entries)
+        if notices.warning is not None:
+            s.warning = (notices.warning, notices.warning_due_ms, s.version)
+            due.append(notices.warning_due_ms)
+        else:
+            s.warning = None
+        if due:
+            self._due[sid] = min(due + [self._due.get(sid, min(due))])
+
+    def _ttl(self, ttl: float | None) -> float:
+        return self.ttl if ttl is None else max(self.ttl, ttl)
+
     def _notify(self, sid: str) -> None:
         self._generation[sid] = self._generation.get(sid, 0) + 1
         self._changed.notify_all()
@@ -103,16 +135,19 @@ class MemoryStore(SessionStore):
         events: list[bytes],
         moves: Sequence[bytes] = (),
         history_from: int = 0,
+        notices: Notices | None = None,
+        ttl: float | None = None,
     ) -> Commit:
         with self._lock:
             self._sweep()
             log: deque[tuple[int, bytes]] = deque(maxlen=self.max_events)
             log.extend((i, e) for i, e in enumerate(events, 1))
-            expires = self._clock() + self.ttl
-            self._sessions[sid] = _Session(
+            expires = self._clock() + self._ttl(ttl)
+            s = self._sessions[sid] = _Session(
                 1, len(events), state, meta, log, expires, moves=list(moves),
                 history_from=history_from,
             )  # fmt: skip
+            self._notices(sid, s, notices)
             self._notify(sid)
             return Commit("ok", 1, len(events))
 
@@ -165,7 +200,8 @@ class MemoryStore(SessionStore):
             s.version += 1
             s.state = request.state
             s.history_from = request.history_from
-            s.expires = self._clock() + self.ttl
+            s.expires = self._clock() + self._ttl(request.ttl)
+            self._notices(request.sid, s, request.notices)
             if idem is not None:
                 s.idem[idem.key] = idem.answer
                 while len(s.idem) > self.max_idem:
@@ -229,6 +265,15 @@ class MemoryStore(SessionStore):
         with self._lock:
             found = [self._get(sid) for sid in sids]
             return [None if s is None else s.meta for s in found]
+
+    def outbox(self, sid: str) -> list[bytes]:
+        with self._lock:
+            s = self._get(sid)
+            return [] if s is None else list(s.outbox)
+
+    def deadline_index(self, sid: str) -> int | None:
+        with self._lock:
+            return self._deadlines.get(sid)
 
     def count(self) -> int:
         return len(self._sessions)

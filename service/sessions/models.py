@@ -95,18 +95,24 @@ class Seat:
     token_sha256: str | None
     #: Nobody has the seat yet (a person takes it with ``join``).
     open: bool = False
+    #: The app's reference of the person (``external_id``): the webhooks echo it, no
+    #: answer shows it (kept in the stored meta only when set).
+    external_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "seat": self.seat, "name": self.name, "bot": wire_bot(self.bot),
             "token_sha256": self.token_sha256, "open": self.open,
         }  # fmt: skip
+        if self.external_id is not None:
+            d["external_id"] = self.external_id
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Seat:
         return cls(
             d["seat"], d["name"], BotLevel.from_wire(d["bot"]), d["token_sha256"],
-            d.get("open", False),
+            d.get("open", False), d.get("external_id"),
         )  # fmt: skip
 
 
@@ -133,6 +139,8 @@ class Meta:
     rematch: str | None = None
     #: The turn clock and its state (None: no clock).
     clock: Clock | None = None
+    #: The session's notifications go to the deployment's webhook (``notify``).
+    notify: bool = False
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -185,6 +193,7 @@ class Meta:
             "on_leave": self.on_leave.value,
             "rematch": self.rematch,
             "clock": self.clock.to_json() if self.clock is not None else None,
+            **({"notify": True} if self.notify else {}),
         })  # fmt: skip
 
     @classmethod
@@ -206,6 +215,7 @@ class Meta:
             OnLeave(d.get("on_leave", "bot")),
             d.get("rematch"),
             Clock.from_json(clock) if clock else None,
+            d.get("notify", False),
         )
 
 

@@ -43,6 +43,15 @@ def unavailable(retry_after: int) -> ApiProblem:
     )
 
 
+def notifications_not_configured() -> ApiProblem:
+    return ApiProblem(
+        422,
+        "notifications_not_configured",
+        "this deployment sends no webhooks (WEBHOOK_URL is not set): leave notify out",
+        errors={"notify": ["no webhook is configured"]},
+    )
+
+
 def session_waiting(open_seats: int) -> ApiProblem:
     return ApiProblem(
         409,

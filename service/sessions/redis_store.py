@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 from redis.cluster import RedisCluster
 
+from . import outbox_keys
 from .durability import NO_WAIT, Durability
 from .redis_client import REDIS_ERRORS, SlotRouter, guarded
 from .store import (
@@ -46,16 +47,54 @@ from .store import (
     Commit,
     CommitRequest,
     Loaded,
+    Notices,
     SessionStore,
     Subscription,
 )
 
 T = TypeVar("T")
 
-# KEYS: state, meta, events, idem, idemq, channel, moves.
+# The notifier's part of CREATE and COMMIT (``store.Notices``), when KEYS go on with
+# outbox, outq, the due index and the deadline index (``outbox_keys.session_keys``):
+# ARGV then end with the outbox entries..., the warning ('' none), its due ms, the next
+# deadline ms ('' none), now ms, keep ms, sid, the number of entries. The deadline is
+# indexed (or unindexed) always; the rest not when keep ms is 0 (the session does not
+# notify) nor while the receiver stopped the session's deliveries (``off``).
+NOTICES = """
+local function last_move()
+  if #KEYS > 8 then return #ARGV - 7 - tonumber(ARGV[#ARGV]) end
+  return #ARGV
+end
+local function notices(v)
+  local t = #ARGV
+  local k = tonumber(ARGV[t])
+  local sid, keep, now = ARGV[t - 1], ARGV[t - 2], ARGV[t - 3]
+  if ARGV[t - 4] == '' then redis.call('ZREM', KEYS[12], sid)
+  else redis.call('ZADD', KEYS[12], ARGV[t - 4], sid) end
+  if keep == '0' or redis.call('HGET', KEYS[10], 'off') then return end
+  local due = nil
+  for i = t - 6 - k, t - 7 do
+    redis.call('RPUSH', KEYS[9], ARGV[i])
+    due = tonumber(now)
+  end
+  if ARGV[t - 6] ~= '' then
+    redis.call('HSET', KEYS[10], 'warn', ARGV[t - 6], 'warn_due', ARGV[t - 5], 'warn_v', v)
+    local w = tonumber(ARGV[t - 5])
+    if due == nil or w < due then due = w end
+  else
+    redis.call('HDEL', KEYS[10], 'warn', 'warn_due', 'warn_v')
+  end
+  if due ~= nil then redis.call('ZADD', KEYS[11], 'LT', due, sid) end
+  redis.call('PEXPIRE', KEYS[9], keep)
+  redis.call('PEXPIRE', KEYS[10], keep)
+end
+"""
+
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen (and NOTICES' keys).
 # ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, number of events,
-# events..., moves... The first write must be one Redis refuses when out of memory (SET): after
-# any write (even a DEL of nothing) a script's later writes pass the maxmemory check.
+# events..., moves... (and NOTICES' arguments). The first write must be one Redis refuses
+# when out of memory (SET): after any write (even a DEL of nothing) a script's later
+# writes pass the maxmemory check.
 CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
@@ -63,18 +102,19 @@ local n = tonumber(ARGV[7])
 for i = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[7 + i])
 end
-for i = 8 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+for i = 8 + n, last_move() do redis.call('RPUSH', KEYS[7], ARGV[i]) end
 redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6])
 for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
+if #KEYS > 8 then notices(1) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel, moves, seen.
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen (and NOTICES' keys).
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
 # none), idem answer, idem bound, meta ('' keeps it), seen field (the mover's seat, ''
 # for none), seen value (epoch ms), history_from, number of events, events...,
-# moves... Its first
+# moves... (and NOTICES' arguments). Its first
 # write is XADD, RPUSH, SET or HSET: refused when Redis is out of memory, so a full
 # Redis changes nothing. The checks run in the order of ``SessionStore.commit`` (and
 # ``MemoryStore``): missing, replayed, conflict.
@@ -93,7 +133,7 @@ for i = 14, 13 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
 end
-for i = 14 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+for i = 14 + n, last_move() do redis.call('RPUSH', KEYS[7], ARGV[i]) end
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
 redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12])
@@ -107,6 +147,7 @@ if field ~= '' then
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], ARGV[10], ARGV[11]) end
 for _, i in ipairs({1, 2, 3, 4, 5, 7, 8}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+if #KEYS > 8 then notices(v) end
 redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
 """
@@ -180,6 +221,22 @@ class RedisStore(SessionStore):
         if self.durability.waits:
             self.durability.confirm(self.redis, key)
         return result
+
+    def _ttl(self, ttl: float | None) -> int:
+        """A write's time to live (ms): ``ttl`` when given and longer, else the store's."""
+        return self._ttl_ms if ttl is None else max(self._ttl_ms, int(ttl * 1000))
+
+    def _notice_keys(self, sid: str, notices: Notices | None, args: list[Any]) -> list[str]:
+        """The keys of ``notices`` (NOTICES in the scripts), their arguments appended to
+        ``args``; none without notices."""
+        if notices is None:
+            return []
+        args += [
+            *notices.entries, notices.warning or b"", notices.warning_due_ms,
+            "" if notices.deadline_ms is None else notices.deadline_ms, notices.now_ms,
+            notices.keep_ms, sid, len(notices.entries),
+        ]  # fmt: skip
+        return outbox_keys.session_keys(self.prefix, sid, self.cluster)
 
     def _keys(self, sid: str) -> list[str]:
         base = f"{self.prefix}{{{sid}}}"
@@ -257,13 +314,15 @@ class RedisStore(SessionStore):
         events: list[bytes],
         moves: Sequence[bytes] = (),
         history_from: int = 0,
+        notices: Notices | None = None,
+        ttl: float | None = None,
     ) -> Commit:
         args: list[Any] = [
-            self._ttl_ms, self.max_events, self._publish, meta, state, history_from,
+            self._ttl(ttl), self.max_events, self._publish, meta, state, history_from,
             len(events), *events, *moves,
         ]  # fmt: skip
-
-        v, n = self._run("create", CREATE, self._keys(sid), args)
+        keys = self._keys(sid) + self._notice_keys(sid, notices, args)
+        v, n = self._run("create", NOTICES + CREATE, keys, args)
         return Commit("ok", int(v), int(n))
 
     def load(
@@ -324,14 +383,15 @@ class RedisStore(SessionStore):
     def commit(self, request: CommitRequest) -> Commit:
         idem, seen = request.idem, request.seen
         args: list[Any] = [
-            request.expected_version, self._ttl_ms, self.max_events, self._publish,
+            request.expected_version, self._ttl(request.ttl), self.max_events, self._publish,
             request.state, idem.key if idem else "", idem.answer if idem else b"",
             self.max_idem, request.meta or b"", "" if seen is None else str(seen[0]),
             0 if seen is None else seen[1], request.history_from, len(request.events),
             *request.events, *request.moves,
         ]  # fmt: skip
 
-        res = self._run("commit", COMMIT, self._keys(request.sid), args)
+        keys = self._keys(request.sid) + self._notice_keys(request.sid, request.notices, args)
+        res = self._run("commit", NOTICES + COMMIT, keys, args)
         status = res[0].decode()
         if status == "ok":
             return Commit("ok", int(res[1]), int(res[2]))
@@ -354,6 +414,15 @@ class RedisStore(SessionStore):
 
     def delete(self, sid: str) -> bool:
         return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))
+
+    def outbox(self, sid: str) -> list[bytes]:
+        key = outbox_keys.outbox_key(self.prefix, sid)
+        return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
+
+    def deadline_index(self, sid: str) -> int | None:
+        key = outbox_keys.deadlines_key(self.prefix, outbox_keys.slot_tag(sid, self.cluster))
+        score = self.router.on_slot(key, lambda client: client.zscore(key, sid))
+        return None if score is None else int(score)
 
     def subscribe(self, sid: str) -> Subscription:
         return _RedisSubscription(self, sid)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import orjson
 
@@ -33,7 +33,10 @@ from . import problems
 from .bots import round_start
 from .cache import SnapshotCache
 from .models import Meta, Snapshot
-from .store import HISTORY_EVENTS, Commit, CommitRequest, Idem, Loaded, SessionStore
+from .store import HISTORY_EVENTS, Commit, CommitRequest, Idem, Loaded, Notices, SessionStore
+
+if TYPE_CHECKING:
+    from .outbox import Outbox
 
 R = TypeVar("R")
 
@@ -60,6 +63,17 @@ class Repository:
     def __init__(self, store: SessionStore, cache: SnapshotCache) -> None:
         self.store = store
         self.cache = cache
+        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
+        #: nothing, the store's TTL). Set by the manager (it reads the timekeeper).
+        self.outbox: Outbox | None = None
+
+    def _extras(
+        self, base: Snapshot | None, new: Snapshot, events: list[Event], moves: list[bytes]
+    ) -> tuple[Notices | None, float | None]:
+        """The notices and the TTL of a write of ``new`` (``outbox.py``)."""
+        if self.outbox is None:
+            return None, None
+        return self.outbox.notices(base, new, events, moves), self.outbox.ttl(new)
 
     # ------------------------------------------------------------------ reading
     def load(
@@ -112,9 +126,11 @@ class Repository:
         snapshot now cached (with the bots' history)."""
         dumped = dump(events)
         new = with_history(None, new, events, dumped)
+        notices, ttl = self._extras(None, new, events, moves)
         self.store.create(
-            new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from
-        )
+            new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
+            notices, ttl,
+        )  # fmt: skip
         self.cache.put(new)
         return new
 
@@ -134,10 +150,11 @@ class Repository:
         stored answer) or ``conflict`` (the cached copy forgotten); a session gone is 404."""
         dumped = dump(events)
         new = with_history(base, new, events, dumped)
+        notices, ttl = self._extras(base, new, events, moves)
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
-            seen=seen, history_from=new.history_from,
+            seen=seen, history_from=new.history_from, notices=notices, ttl=ttl,
         )  # fmt: skip
         res = self.store.commit(request)
         if res.status == "ok":

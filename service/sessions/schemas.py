@@ -12,6 +12,8 @@ from .models import OnLeave, SpectatorAccess
 
 MAX_SEED = (1 << 64) - 1
 MAX_SEATS = 10
+#: The longest ``external_id`` a seat may carry.
+MAX_EXTERNAL_ID = 256
 #: The bot levels a seat may ask for (``true``: the simple bot of before the levels).
 BOT_LEVELS: tuple[str, ...] = engine.bots.LEVELS
 
@@ -50,11 +52,15 @@ class SeatSpec(Schema):
     bot = BotField(load_default=False)
     #: An open seat: nobody has it yet; a person takes it with ``POST .../join``.
     open = StrictBoolean(load_default=False)
+    #: The app's reference of the person: the webhooks echo it; no answer shows it.
+    external_id = fields.String(validate=validate.Length(min=1, max=MAX_EXTERNAL_ID))
 
     @validates_schema
     def _open_is_alone(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("open") and (data.get("bot") or "name" in data):
-            raise ValidationError("an open seat has no name and is not a bot", "open")
+        if data.get("open") and (data.get("bot") or "name" in data or "external_id" in data):
+            raise ValidationError(
+                "an open seat has no name or external_id and is not a bot", "open"
+            )
 
 
 class Players(fields.Field):
@@ -72,8 +78,8 @@ class Players(fields.Field):
         raise ValidationError("must be a seat count or a list of seats {name?, bot?, open?}")
 
 
-#: The longest turn time and time bank a clock may give (a day).
-MAX_CLOCK_SECONDS = 86_400
+#: The longest turn time and time bank a clock may give (14 days: correspondence play).
+MAX_CLOCK_SECONDS = 14 * 86_400
 
 
 class ClockSpec(Schema):
@@ -111,10 +117,12 @@ class CreateSession(Schema):
     spectators = fields.String(load_default="anyone", validate=validate.OneOf(SPECTATORS))
     #: What becomes of a seat that leaves after the start (see ``ON_LEAVE``).
     on_leave = fields.String(load_default="bot", validate=validate.OneOf(ON_LEAVE))
+    #: The session's notifications go to the deployment's webhook (``WEBHOOK_URL``).
+    notify = StrictBoolean(load_default=False)
 
 
 class JoinRequest(Schema):
-    """``{name, code?, seat?}``: take an open seat (the lowest, or ``seat``)."""
+    """``{name, code?, seat?, external_id?}``: take an open seat (the lowest, or ``seat``)."""
 
     class Meta:
         unknown = RAISE
@@ -122,6 +130,8 @@ class JoinRequest(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=40))
     code = fields.String(validate=validate.Length(min=1, max=256))
     seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEATS - 1))
+    #: The app's reference of the person (see ``SeatSpec``).
+    external_id = fields.String(validate=validate.Length(min=1, max=MAX_EXTERNAL_ID))
 
 
 class MoveRequest(Schema):

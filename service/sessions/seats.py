@@ -44,7 +44,8 @@ class Seats:
             if c.state is not None:
                 raise problems.session_started()
             seat = open_seat(meta, req.get("seat"))
-            meta = meta.with_seat(Seat(seat, name, None, tokens.digest(token)))
+            ext = req.get("external_id")
+            meta = meta.with_seat(Seat(seat, name, None, tokens.digest(token), external_id=ext))
             events = [session_event("joined", player=seat, name=name)]
             state: State | None = None
             moves: list[bytes] = []

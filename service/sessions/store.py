@@ -93,6 +93,26 @@ class Idem:
 
 
 @dataclass(frozen=True)
+class Notices:
+    """What a commit writes for the notifier (``outbox.py`` makes it; None in a
+    ``CommitRequest``: nothing, as before notifications): ``entries`` appended to the
+    session's outbox (``<webhook-id>\\n<body JSON>`` each; none while deliveries to the
+    session are stopped), the turn's clock ``warning`` (an entry, or None: any pending
+    one is dropped) due at ``warning_due_ms`` while the session stays at the version
+    committed, the session's next clock ``deadline_ms`` for the sweeper's index (None:
+    none), the time of the commit (``now_ms``: when the entries are due) and how long
+    the outbox outlives its last write (``keep_ms``: the delivery's retry window; 0:
+    the session does not notify, only ``deadline_ms`` is written)."""
+
+    entries: tuple[bytes, ...] = ()
+    warning: bytes | None = None
+    warning_due_ms: int = 0
+    deadline_ms: int | None = None
+    now_ms: int = 0
+    keep_ms: int = 0
+
+
+@dataclass(frozen=True)
 class CommitRequest:
     """One compare-and-set (``SessionStore.commit``): over ``expected_version`` of
     ``sid``, the new ``state`` (and ``history_from``), the ``events`` and ``moves`` to
@@ -109,6 +129,11 @@ class CommitRequest:
     meta: bytes | None = None
     seen: tuple[int, int] | None = None
     history_from: int = 0
+    #: The notifier's outbox entries and the sweeper's deadline (None: none).
+    notices: Notices | None = None
+    #: The session's time to live from this commit, when its clock needs longer than
+    #: the store's (seconds; None: the store's).
+    ttl: float | None = None
 
 
 class Subscription(ABC):
@@ -155,9 +180,12 @@ class SessionStore(ABC):
         events: list[bytes],
         moves: Sequence[bytes] = (),
         history_from: int = 0,
+        notices: Notices | None = None,
+        ttl: float | None = None,
     ) -> Commit:
         """A new session at version 1 with ``events`` numbered from 1, ``moves`` as
-        its move log and ``history_from`` (see the module)."""
+        its move log and ``history_from`` (see the module); ``notices`` and ``ttl`` as
+        in a ``CommitRequest``."""
 
     @abstractmethod
     def load(
@@ -182,7 +210,8 @@ class SessionStore(ABC):
         is not at ``expected_version``, ``conflict``; else write the state (and
         ``history_from``) at version + 1, append the events and moves, replace the meta
         when one is given, store the idempotent answer (dropping the oldest past
-        ``max_idem``), record ``seen``, refresh the TTL and notify subscribers."""
+        ``max_idem``), record ``seen``, write the ``notices`` (``outbox.py``), refresh
+        the TTL (``request.ttl`` when given) and notify subscribers."""
 
     @abstractmethod
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:
@@ -228,6 +257,14 @@ class SessionStore(ABC):
     @abstractmethod
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         """The meta JSON of each session (None when it is gone), one round trip."""
+
+    def outbox(self, sid: str) -> list[bytes]:
+        """The session's outbox entries not delivered yet, oldest first (tests, ops)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no outbox")
+
+    def deadline_index(self, sid: str) -> int | None:
+        """The session's clock deadline as the sweeper's index holds it (epoch ms)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no deadline index")
 
     def count(self) -> int | None:
         """How many sessions the store holds, when it can tell without a scan (the

@@ -5,7 +5,8 @@ caller: a seat (or a spectator: ``seat`` None) sees only what that seat may see.
   built on it: its view, its legal moves, the clock, the seed commitment).
 - ``public_seats``: the seats as everyone may see them (no token, no hash).
 - ``seat_changed``: the answer to a join, a leave or a rematch.
-- ``lobby_entry``: a session in the public lobby (no token, no code, no seed).
+- ``lobby_entry``: a session in the public lobby (no token, no code, no seed), with its
+  ``pace``.
 - ``redacted`` and ``event_row``: events as a seat may see them, numbered.
 """
 
@@ -110,7 +111,22 @@ def lobby_entry(sid: str, meta: Meta) -> dict[str, Any]:
         "seats": [{"seat": s.seat, "name": None if s.open else s.name, "bot": wire_bot(s.bot),
                    "open": s.open} for s in meta.seats],
         "open_seats": len(meta.open_seats),
+        "pace": pace(meta),
     }  # fmt: skip
+
+
+#: A turn of this long or longer is correspondence play (days, not minutes).
+CORRESPONDENCE_SECONDS = 3600
+
+
+def pace(meta: Meta) -> dict[str, Any]:
+    """The game's pace, for the lobby: ``untimed`` (no clock), ``live`` (turns under an
+    hour) or ``correspondence``, and the turn's seconds (null without a clock)."""
+    clock = meta.clock
+    if clock is None:
+        return {"kind": "untimed", "turn_seconds": None}
+    kind = "correspondence" if clock.turn_seconds >= CORRESPONDENCE_SECONDS else "live"
+    return {"kind": kind, "turn_seconds": int(clock.turn_seconds)}
 
 
 def waiting_commitment(sid: str, meta: Meta) -> dict[str, Any]:
