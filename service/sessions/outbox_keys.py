@@ -7,14 +7,17 @@ keys, and the two indexes that find the sessions with work due, in the session's
 | ``<prefix>{<sid>}:outq`` | hash | the head's delivery: ``a`` attempts, ``first`` first failure (ms), ``lease`` in flight until (ms), ``retry`` next try (ms); ``warn``/``warn_due``/``warn_v`` the turn's clock warning, due while the session is at ``warn_v``; ``off`` 1: the receiver answered 410 |
 | ``<prefix>{<tag>}:notify:due`` | sorted set | sid -> when its outbox has something due (ms) |
 | ``<prefix>{<tag>}:notify:deadlines`` | sorted set | sid -> its clock's next deadline (ms): the sweeper's |
+| ``<prefix>{notify}:wake`` | sorted set | a cluster's slot tags with work due -> when (ms): told after each commit, read by the workers first |
 | ``<prefix>{notify}:stream`` | stream | notifications handed to the workers (consumer group ``notifier``) |
 | ``<prefix>{notify}:dead`` | stream | notifications given up after the retry window: the dead letters |
 
 A commit writes the outbox and both indexes in its one script, so the indexes are in
 the session's slot: on one server ``<tag>`` is ``notify`` (one index of each kind); on a
 cluster it is the first decimal number whose slot is the session's (``slot_tag``), so
-there is one index of each kind per slot and a worker reads those of every slot. The
-stream and the dead letters are one each (``{notify}``), reached by separate calls.
+there is one index of each kind per slot. A commit that writes notices then tells the
+slot's tag to ``wake`` (a separate call, on another slot's node): the workers read the
+slots told, and now and then every slot (in case a process died between the two calls).
+The stream and the dead letters are one each (``{notify}``), reached by separate calls.
 """
 
 from __future__ import annotations
@@ -69,6 +72,12 @@ def due_key(prefix: str, tag: str) -> str:
 
 def deadlines_key(prefix: str, tag: str) -> str:
     return f"{prefix}{{{tag}}}:notify:deadlines"
+
+
+def wake_key(prefix: str) -> str:
+    """A cluster's slots with work for the notifier: tag -> when (ms), told by each
+    commit that writes notices (``SessionStore.wake``) and by the workers."""
+    return f"{prefix}{{{TAG}}}:wake"
 
 
 def stream_key(prefix: str) -> str:

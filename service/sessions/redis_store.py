@@ -71,7 +71,11 @@ local function notices(v)
   local sid, keep, now = ARGV[t - 1], ARGV[t - 2], ARGV[t - 3]
   if ARGV[t - 4] == '' then redis.call('ZREM', KEYS[12], sid)
   else redis.call('ZADD', KEYS[12], ARGV[t - 4], sid) end
-  if keep == '0' or redis.call('HGET', KEYS[10], 'off') then return end
+  if keep == '0' then return end
+  if redis.call('HGET', KEYS[10], 'off') then
+    redis.call('PEXPIRE', KEYS[10], keep)
+    return
+  end
   local due = nil
   for i = t - 6 - k, t - 7 do
     redis.call('RPUSH', KEYS[9], ARGV[i])
@@ -414,6 +418,13 @@ class RedisStore(SessionStore):
 
     def delete(self, sid: str) -> bool:
         return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))
+
+    def wake(self, sid: str, at_ms: int) -> None:
+        if not self.cluster:
+            return  # one server: one index of each kind, which the workers poll
+        key = outbox_keys.wake_key(self.prefix)
+        tag = outbox_keys.slot_tag(sid, True)
+        self.router.on_slot(key, lambda client: client.zadd(key, {tag: at_ms}, lt=True))
 
     def outbox(self, sid: str) -> list[bytes]:
         key = outbox_keys.outbox_key(self.prefix, sid)

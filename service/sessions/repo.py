@@ -18,6 +18,7 @@ answers it (503 with ``Retry-After``) in one place (``api.py``).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -33,12 +34,23 @@ from . import problems
 from .bots import round_start
 from .cache import SnapshotCache
 from .models import Meta, Snapshot
-from .store import HISTORY_EVENTS, Commit, CommitRequest, Idem, Loaded, Notices, SessionStore
+from .store import (
+    HISTORY_EVENTS,
+    Commit,
+    CommitRequest,
+    Idem,
+    Loaded,
+    Notices,
+    SessionStore,
+    StoreUnavailable,
+)
 
 if TYPE_CHECKING:
     from .outbox import Outbox
 
 R = TypeVar("R")
+
+log = logging.getLogger("service.sessions")
 
 #: A session id as this service makes them (anything else is 404 without a read).
 SID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -66,6 +78,17 @@ class Repository:
         #: What each write adds for the notifier and its TTL (``outbox.py``; None:
         #: nothing, the store's TTL). Set by the manager (it reads the timekeeper).
         self.outbox: Outbox | None = None
+
+    def _wake(self, sid: str, notices: Notices | None) -> None:
+        """Tell the notifier of the work a write left (a failure is logged: the
+        notifier's full scan finds that work anyway, later)."""
+        at = None if notices is None else notices.wake_ms
+        if at is None:
+            return
+        try:
+            self.store.wake(sid, at)
+        except StoreUnavailable as e:
+            log.warning("session %s: the notifier was not told of its work: %s", sid, e)
 
     def _extras(
         self, base: Snapshot | None, new: Snapshot, events: list[Event], moves: list[bytes]
@@ -131,6 +154,7 @@ class Repository:
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
             notices, ttl,
         )  # fmt: skip
+        self._wake(new.sid, notices)
         self.cache.put(new)
         return new
 
@@ -158,6 +182,7 @@ class Repository:
         )  # fmt: skip
         res = self.store.commit(request)
         if res.status == "ok":
+            self._wake(new.sid, notices)
             self.cache.put(new)
             if moves:
                 count_moves(new.meta.variant, len(moves))

@@ -111,6 +111,17 @@ class Notices:
     now_ms: int = 0
     keep_ms: int = 0
 
+    @property
+    def wake_ms(self) -> int | None:
+        """When the notifier has work from this write (ms): its entries at once, the
+        warning, the deadline; None: none."""
+        times = [self.now_ms] if self.entries else []
+        if self.warning is not None:
+            times.append(self.warning_due_ms)
+        if self.deadline_ms is not None:
+            times.append(self.deadline_ms)
+        return min(times, default=None)
+
 
 @dataclass(frozen=True)
 class CommitRequest:
@@ -257,6 +268,11 @@ class SessionStore(ABC):
     @abstractmethod
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         """The meta JSON of each session (None when it is gone), one round trip."""
+
+    def wake(self, sid: str, at_ms: int) -> None:  # noqa: B027 (only a cluster needs it)
+        """Tell the notifier that ``sid``'s slot has work at ``at_ms`` (a Redis Cluster:
+        its indexes are per slot, and the workers read the slots told first; see
+        ``outbox_keys``). Called after a commit that wrote notices."""
 
     def outbox(self, sid: str) -> list[bytes]:
         """The session's outbox entries not delivered yet, oldest first (tests, ops)."""

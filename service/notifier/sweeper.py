@@ -1,0 +1,66 @@
+"""The clock sweeper: plays the timeouts of sessions nobody is looking at.
+
+Each commit of a clocked session indexes its next deadline in its slot
+(``outbox_keys``: ``notify:deadlines``). The sweeper reads the deadlines passed and
+settles each session with the service's own code (``Timekeeper.settle``: the forced
+default moves, ``by: clock``, the timeout event, the bots' replies, in one
+compare-and-set over the version read), so a request and the sweeper, or two sweepers,
+never both play a timeout: the loser of the compare-and-set reads the session again
+and finds nothing owed. The commit indexes the next deadline and writes the
+notifications (the timeout, the next turn) like any other.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from service.problems import ApiProblem
+from service.sessions.manager import SessionManager
+from service.sessions.store import StoreUnavailable
+
+from . import metrics
+from .queue import NotifyQueue
+
+log = logging.getLogger("service.notifier")
+
+
+class Sweeper:
+    def __init__(self, sessions: SessionManager, queue: NotifyQueue, batch: int = 100) -> None:
+        self.sessions = sessions
+        self.queue = queue
+        self.batch = batch
+
+    def sweep(self, tag: str, now_ms: int) -> int:
+        """Settle the sessions of ``tag``'s slot whose deadline passed by ``now_ms``;
+        how many were read."""
+        due = self.queue.due_deadlines(tag, now_ms, self.batch)
+        for sid, score in due:
+            try:
+                self.settle(sid, score)
+            except StoreUnavailable as e:
+                log.warning("sweeper: session %s: the store failed: %s", sid, e)
+        return len(due)
+
+    def settle(self, sid: str, indexed: float) -> None:
+        """Settle ``sid`` (its deadline indexed at ``indexed`` passed)."""
+        repo, timekeeper = self.sessions.repo, self.sessions.timekeeper
+        try:
+            c, _ = repo.load(sid)
+        except ApiProblem as e:
+            if e.status != 404:
+                raise
+            self.queue.rescore_deadline(sid, indexed, None)
+            metrics.SWEEPS.labels("gone").inc()
+            return
+        settled = timekeeper.settle(c)
+        if settled.version != c.version:
+            metrics.SWEEPS.labels("played").inc()
+            return  # its commit indexed the next deadline
+        metrics.SWEEPS.labels("none").inc()
+        # Nothing committed here (another process played it first, or the index was
+        # behind): index the session's deadline, unless a commit did meanwhile. A
+        # deadline still past stays (the compare-and-set was lost: the next poll).
+        deadline = timekeeper.next_deadline(settled)
+        ms = None if deadline is None else int(deadline * 1000)
+        if ms is None or ms > indexed:
+            self.queue.rescore_deadline(sid, indexed, ms)
