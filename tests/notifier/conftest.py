@@ -182,6 +182,11 @@ class Deployment:
         self.apps.append(app)
         return app
 
+    def store(self) -> Any:
+        """The session store (of the first app; one is made if none is)."""
+        app = self.apps[0] if self.apps else self.app()
+        return app.extensions["sessions"].store
+
     def api(self) -> Api:
         return Api(self.app().test_client())
 
