@@ -4,7 +4,8 @@ compares. tests/contract/test_spec_agrees.py fails while the file is stale.
 
 The engine's own enums (``MoveType``, ``Kind``, ``Color``, ``Phase``), its registry
 (``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``) and the
-session events (``service.sessions.events``) are read by import; the engine's event types
+session events (``service.sessions.events``) and the webhook types
+(``service.sessions.outbox``) are read by import; the engine's event types
 and every problem code, which the code states where it emits or raises them, are read
 from the source (``ast``; ``tools.code_scan`` for the codes)."""
 
@@ -24,6 +25,7 @@ import engine.bots
 from engine.moves import Move
 from engine.variant import MOVE_FIELDS
 from service.sessions.events import SESSION_EVENTS
+from service.sessions.outbox import WEBHOOK_EVENTS
 from tools.code_scan import ROOT, raised_codes
 
 TARGET = ROOT / "spec" / "schemas" / "enums.yaml"
@@ -99,6 +101,9 @@ def enums() -> dict[str, dict[str, Any]]:
             sorted({p.value for v in variants for p in v.pending_moves}),
         ),
         "EventType": _enum("Every event's `type`", event_types()),
+        "WebhookType": _enum(
+            "Every webhook's `type` (what the notifier sends; `webhooks`)", list(WEBHOOK_EVENTS)
+        ),
         "BotLevel": _enum('A bot\'s level (README "Bots")', list(engine.bots.LEVELS)),
         "ProblemCode": _enum(
             "Every `code` a problem can carry (snake_case, stable): every code the code base "

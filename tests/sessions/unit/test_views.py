@@ -92,7 +92,7 @@ def test_a_lobby_entry_hides_what_an_open_seat_is_not_yet() -> None:
     entry = lobby_entry(SID, meta)
     assert entry["seats"][0] == {"seat": 0, "name": None, "bot": False, "open": True}
     assert entry["open_seats"] == 1 and entry["created"] == int(T0 * 1000)
-    assert set(entry) == {"session_id", "variant", "created", "seats", "open_seats"}
+    assert set(entry) == {"session_id", "variant", "created", "seats", "open_seats", "pace"}
 
 
 def test_events_are_numbered_and_redacted_for_the_seat() -> None:

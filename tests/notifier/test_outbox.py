@@ -1,0 +1,280 @@
+"""What a session's commits write for the notifier (``service.sessions.outbox``), in
+process (the in-process store keeps the outbox as Redis does): one webhook per cause,
+the turn's warning, the sweeper's deadline; ``external_id`` in no answer; the spec's
+``webhooks`` and the code agree; turns of days and sessions that live as long."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import yaml
+from flask import Flask
+
+from service.sessions.memory import MemoryStore
+from service.sessions.outbox import COMMON, SEATS, WEBHOOK_EVENTS, parse_entry
+from tests.sessions.conftest import Api, make_app, problem, turn_seat
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = 1_800_000_000.0
+HOOK = {"WEBHOOK_URL": "https://hooks.example.com/uno", "WEBHOOK_WARNING_SECONDS": "10"}
+
+
+class Clocks:
+    """The manager's wall clock and the in-process store's monotonic one, moved together."""
+
+    def __init__(self) -> None:
+        self.t = T0
+
+    def wall(self) -> float:
+        return self.t
+
+    def mono(self) -> float:
+        return self.t - T0
+
+
+@pytest.fixture
+def clocks() -> Clocks:
+    return Clocks()
+
+
+def app_with(clocks: Clocks, **config: Any) -> Flask:
+    store = MemoryStore(3600, 10_000, clock=clocks.mono)
+    app = make_app({"TESTING": True, "SESSION_STORE": store, **config})
+    app.extensions["sessions"].now = clocks.wall
+    return app
+
+
+@pytest.fixture
+def app(clocks: Clocks) -> Flask:
+    return app_with(clocks, **HOOK)
+
+
+@pytest.fixture
+def api(app: Flask) -> Api:
+    return Api(app.test_client())
+
+
+def outbox(app: Flask, sid: str) -> list[dict[str, Any]]:
+    """The session's outbox: each entry's body, with its id."""
+    out = []
+    for raw in app.extensions["sessions"].store.outbox(sid):
+        webhook_id, body = parse_entry(raw)
+        out.append({"id": webhook_id, **orjson.loads(body)})
+    return out
+
+
+def kinds(found: list[dict[str, Any]]) -> list[str]:
+    return [w["type"] for w in found]
+
+
+def create(api: Api, **extra: Any) -> tuple[str, str, str]:
+    """A notifying session: seat 0 ``u-0``, seat 1 open; its id, token, invitation code."""
+    r = api.create(
+        "uno_classic", [{"name": "Ann", "external_id": "u-0"}, {"open": True}],
+        notify=True, seed=5, options={"target": 1}, **extra,
+    )  # fmt: skip
+    assert r.status_code == 201, r.get_data(as_text=True)
+    body = r.get_json()
+    return body["session_id"], body["seats"][0]["token"], body["invitation_code"]
+
+
+def join(api: Api, sid: str, code: str) -> str:
+    r = api.c.post(f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "u-1"})
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return str(r.get_json()["token"])
+
+
+# ---------------------------------------------------------------- the causes
+def test_the_join_that_deals_writes_joined_started_and_the_first_turn(app: Flask, api: Api) -> None:
+    sid, _, code = create(api, clock={"turn_seconds": 60})
+    assert outbox(app, sid) == []  # nothing happened yet that a backend needs
+    join(api, sid, code)
+    got = outbox(app, sid)
+    assert kinds(got) == ["seat.joined", "game.started", "turn.started"]
+    assert [w["id"] for w in got] == [f"{sid}.2.{i}" for i in range(3)]
+    common = {"session_id": sid, "version": 2, "variant": "uno_classic"}
+    assert got[0]["data"] == {**common, "seat": 1, "name": "Bo", "external_id": "u-1"}
+    assert got[1]["data"] == {
+        **common,
+        "seats": [
+            {"seat": 0, "name": "Ann", "bot": False, "external_id": "u-0"},
+            {"seat": 1, "name": "Bo", "bot": False, "external_id": "u-1"},
+        ],
+    }
+    seat = turn_seat(api.get(sid).get_json()["view"])
+    deadline = api.get(sid).get_json()["clock"]["deadline"]
+    assert got[2]["data"] == {**common, "seat": seat, "external_id": f"u-{seat}", "deadline": deadline}
+    assert got[2]["timestamp"] == "2027-01-15T08:00:00.000Z"  # T0, the commit's time
+    # The turn's warning waits, due 10 s before the deadline, for this version only.
+    warning = app.extensions["sessions"].store._sessions[sid].warning
+    body = orjson.loads(parse_entry(warning[0])[1])
+    assert body["type"] == "turn.clock_warning" and body["data"]["deadline"] == deadline
+    assert warning[1:] == (int((T0 + 50) * 1000), 2)
+    assert app.extensions["sessions"].store.deadline_index(sid) == int((T0 + 60) * 1000)
+
+
+def test_a_move_that_hands_the_turn_over_writes_the_next_turn(app: Flask, api: Api) -> None:
+    sid, ann, code = create(api)
+    tokens = [ann, join(api, sid, code)]
+    for _ in range(20):
+        before = len(outbox(app, sid))
+        spectator = api.get(sid).get_json()
+        seat = turn_seat(spectator["view"])
+        body = api.get(sid, tokens[seat]).get_json()
+        move = next(m for m in body["legal_moves"] if m["type"] not in ("uno", "catch"))
+        r = api.move(sid, tokens[seat], move, body["version"])
+        assert r.status_code == 200
+        after = turn_seat(r.get_json()["view"]) if r.get_json()["status"] == "playing" else None
+        new = outbox(app, sid)[before:]
+        if after is None:
+            assert kinds(new) == ["game.over"]
+            break
+        if after == seat:  # the mover goes on (a draw, a skip): no new turn
+            assert new == []
+        else:
+            assert kinds(new) == ["turn.started"]
+            assert new[0]["data"]["seat"] == after and new[0]["data"]["deadline"] is None
+
+
+def test_timeouts_write_the_timeout_the_hand_over_and_the_next_turn(
+    app: Flask, api: Api, clocks: Clocks
+) -> None:
+    sid, _, code = create(api, clock={"turn_seconds": 30, "max_timeouts": 1})
+    join(api, sid, code)
+    seat = turn_seat(api.get(sid).get_json()["view"])
+    n = len(outbox(app, sid))
+    clocks.t += 31  # the first read after the deadline plays it
+    assert api.get(sid).status_code == 200
+    got = outbox(app, sid)[n:]
+    assert kinds(got) == ["turn.timed_out", "seat.bot_took_over", "turn.started"]
+    assert got[0]["data"]["seat"] == seat and got[0]["data"]["external_id"] == f"u-{seat}"
+    assert got[0]["data"]["deadline"] == "2027-01-15T08:00:30.000Z"
+    assert got[0]["data"]["forced_moves"] >= 1
+    assert got[1]["data"]["reason"] == "timeouts" and got[1]["data"]["seat"] == seat
+    assert got[2]["data"]["seat"] == 1 - seat
+
+
+def test_a_leave_after_the_start_writes_the_bot_taking_the_seat(app: Flask, api: Api) -> None:
+    sid, ann, code = create(api)
+    join(api, sid, code)
+    n = len(outbox(app, sid))
+    assert api.leave(sid, ann).status_code == 200
+    got = outbox(app, sid)[n:]
+    assert kinds(got)[0] == "seat.bot_took_over"
+    assert got[0]["data"]["reason"] == "left" and got[0]["data"]["external_id"] == "u-0"
+
+
+def test_without_notify_a_session_writes_no_outbox(app: Flask, api: Api) -> None:
+    r = api.create("uno_classic", 2, clock={"turn_seconds": 30})
+    sid = r.get_json()["session_id"]
+    assert outbox(app, sid) == []
+
+
+def test_notify_without_a_webhook_is_422(clocks: Clocks) -> None:
+    api = Api(app_with(clocks).test_client())
+    problem(api.create("uno_classic", 2, notify=True), 422, "notifications_not_configured")
+
+
+def test_the_sweeper_index_is_written_only_when_sweeping(clocks: Clocks) -> None:
+    app = app_with(clocks, CLOCK_SWEEPER="on")
+    api = Api(app.test_client())
+    sid = api.create("uno_classic", 2, clock={"turn_seconds": 30}).get_json()["session_id"]
+    assert app.extensions["sessions"].store.deadline_index(sid) == int((T0 + 30) * 1000)
+    quiet = app_with(clocks)
+    api = Api(quiet.test_client())
+    sid = api.create("uno_classic", 2, clock={"turn_seconds": 30}).get_json()["session_id"]
+    assert quiet.extensions["sessions"].store.deadline_index(sid) is None
+
+
+# ---------------------------------------------------------------- nothing shown
+def test_external_id_is_in_no_answer(app: Flask, api: Api) -> None:
+    """Not in the creator's answer, the join's, any seat's or a spectator's read, the
+    events, the record, the stream, the lobby."""
+    r = api.create(
+        "uno_classic", [{"name": "Ann", "external_id": "secret-ref-0"}, {"open": True}],
+        notify=True, public=True,
+    )  # fmt: skip
+    body = r.get_json()
+    sid, ann, code = body["session_id"], body["seats"][0]["token"], body["invitation_code"]
+    answers = [r.get_data(as_text=True), api.c.get("/v1/sessions").get_data(as_text=True)]
+    r = api.c.post(f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "secret-ref-1"})
+    bo = r.get_json()["token"]
+    answers.append(r.get_data(as_text=True))
+    for token in (ann, bo, None):
+        answers.append(api.get(sid, token).get_data(as_text=True))
+        answers.append(api.events(sid, token).get_data(as_text=True))
+        answers.append(api.c.get(f"/v1/sessions/{sid}/record", headers=api.auth(token)).get_data(as_text=True))
+        answers.append(api.c.get(f"/v1/sessions/{sid}/stream?timeout=0.05", headers=api.auth(token)).get_data(as_text=True))
+    for text in answers:
+        assert "secret-ref" not in text and "external_id" not in text
+    assert any("secret-ref-1" in str(w) for w in outbox(app, sid))  # the webhooks have it
+
+
+def test_the_lobby_says_the_pace(app: Flask, api: Api) -> None:
+    for clock in (None, {"turn_seconds": 30}, {"turn_seconds": 2 * 86_400}):
+        extra = {} if clock is None else {"clock": clock}
+        assert api.create("uno_classic", [{"name": "A"}, {"open": True}], public=True, **extra).status_code == 201
+    paces = [s["pace"] for s in api.c.get("/v1/sessions").get_json()["sessions"]]
+    assert paces == [
+        {"kind": "correspondence", "turn_seconds": 172_800},
+        {"kind": "live", "turn_seconds": 30},
+        {"kind": "untimed", "turn_seconds": None},
+    ]
+
+
+# ---------------------------------------------------------------- correspondence play
+def test_a_turn_may_last_14_days_not_more(api: Api) -> None:
+    assert api.create("uno_classic", 2, clock={"turn_seconds": 14 * 86_400}).status_code == 201
+    problem(api.create("uno_classic", 2, clock={"turn_seconds": 14 * 86_400 + 1}), 400, "invalid_request")
+
+
+def test_a_correspondence_game_outlives_the_old_expiry(app: Flask, api: Api, clocks: Clocks) -> None:
+    """A 2-day clock: the session lives past its deadline, though the store's TTL is an
+    hour; the timeout is played two days on, and the next turn again has two days."""
+    r = api.create("uno_classic", 2, seed=5, clock={"turn_seconds": 2 * 86_400})
+    sid = r.get_json()["session_id"]
+    seat = r.get_json()["clock"]["seat"]
+    clocks.t += 86_400 + 1800  # a day and a half hour: long past the 30 min (and 1 h) TTL
+    got = api.get(sid)
+    assert got.status_code == 200 and got.get_json()["clock"]["seat"] == seat
+    clocks.t += 86_400  # past the deadline: the read plays the timeout
+    body = api.get(sid).get_json()
+    assert body["clock"]["seat"] == 1 - seat
+    assert body["clock"]["seconds_left"] == pytest.approx(2 * 86_400 - 1800)
+    clocks.t += 2 * 86_400 - 1800 + 3600 + 1  # past the next deadline and the hour after it
+    assert api.get(sid).status_code == 404
+
+
+# ---------------------------------------------------------------- the spec agrees
+def spec() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "openapi.yaml").read_text())  # type: ignore[no-any-return]
+
+
+def resolve(doc: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    """``node``, its ``$ref`` followed."""
+    while "$ref" in node:
+        found: Any = doc
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            found = found[part]
+        node = found
+    return node
+
+
+def test_the_spec_declares_each_webhook_with_its_fields() -> None:
+    doc = spec()
+    hooks = doc["webhooks"]
+    declared: dict[str, set[str]] = {}
+    for op in hooks.values():
+        schema = resolve(doc, op["post"]["requestBody"]["content"]["application/json"]["schema"])
+        kind = resolve(doc, schema["properties"]["type"])["const"]
+        data = resolve(doc, schema["properties"]["data"])
+        fields = set()
+        for part in data.get("allOf", [data]):
+            fields |= set(resolve(doc, part)["properties"])
+        declared[kind] = fields
+    assert declared == {k: set(COMMON) | set(v) for k, v in WEBHOOK_EVENTS.items()}
+    seat = resolve(doc, doc["components"]["schemas"]["WebhookSeat"])
+    assert set(seat["properties"]) == set(SEATS)
