@@ -82,7 +82,9 @@ def create(api: Api, **extra: Any) -> tuple[str, str, str]:
 
 
 def join(api: Api, sid: str, code: str) -> str:
-    r = api.c.post(f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "u-1"})
+    r = api.c.post(
+        f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "u-1"}
+    )
     assert r.status_code == 200, r.get_data(as_text=True)
     return str(r.get_json()["token"])
 
@@ -106,7 +108,12 @@ def test_the_join_that_deals_writes_joined_started_and_the_first_turn(app: Flask
     }
     seat = turn_seat(api.get(sid).get_json()["view"])
     deadline = api.get(sid).get_json()["clock"]["deadline"]
-    assert got[2]["data"] == {**common, "seat": seat, "external_id": f"u-{seat}", "deadline": deadline}
+    assert got[2]["data"] == {
+        **common,
+        "seat": seat,
+        "external_id": f"u-{seat}",
+        "deadline": deadline,
+    }
     assert got[2]["timestamp"] == "2027-01-15T08:00:00.000Z"  # T0, the commit's time
     # The turn's warning waits, due 10 s before the deadline, for this version only.
     warning = app.extensions["sessions"].store._sessions[sid].warning
@@ -200,14 +207,17 @@ def test_external_id_is_in_no_answer(app: Flask, api: Api) -> None:
     body = r.get_json()
     sid, ann, code = body["session_id"], body["seats"][0]["token"], body["invitation_code"]
     answers = [r.get_data(as_text=True), api.c.get("/v1/sessions").get_data(as_text=True)]
-    r = api.c.post(f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "secret-ref-1"})
+    r = api.c.post(
+        f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "secret-ref-1"}
+    )
     bo = r.get_json()["token"]
     answers.append(r.get_data(as_text=True))
     for token in (ann, bo, None):
-        answers.append(api.get(sid, token).get_data(as_text=True))
-        answers.append(api.events(sid, token).get_data(as_text=True))
-        answers.append(api.c.get(f"/v1/sessions/{sid}/record", headers=api.auth(token)).get_data(as_text=True))
-        answers.append(api.c.get(f"/v1/sessions/{sid}/stream?timeout=0.05", headers=api.auth(token)).get_data(as_text=True))
+        auth = api.auth(token)
+        for path in ("", "/events", "/record", "/stream?timeout=0.05"):
+            answers.append(
+                api.c.get(f"/v1/sessions/{sid}{path}", headers=auth).get_data(as_text=True)
+            )
     for text in answers:
         assert "secret-ref" not in text and "external_id" not in text
     assert any("secret-ref-1" in str(w) for w in outbox(app, sid))  # the webhooks have it
@@ -216,7 +226,8 @@ def test_external_id_is_in_no_answer(app: Flask, api: Api) -> None:
 def test_the_lobby_says_the_pace(app: Flask, api: Api) -> None:
     for clock in (None, {"turn_seconds": 30}, {"turn_seconds": 2 * 86_400}):
         extra = {} if clock is None else {"clock": clock}
-        assert api.create("uno_classic", [{"name": "A"}, {"open": True}], public=True, **extra).status_code == 201
+        r = api.create("uno_classic", [{"name": "A"}, {"open": True}], public=True, **extra)
+        assert r.status_code == 201
     paces = [s["pace"] for s in api.c.get("/v1/sessions").get_json()["sessions"]]
     assert paces == [
         {"kind": "correspondence", "turn_seconds": 172_800},
@@ -228,10 +239,13 @@ def test_the_lobby_says_the_pace(app: Flask, api: Api) -> None:
 # ---------------------------------------------------------------- correspondence play
 def test_a_turn_may_last_14_days_not_more(api: Api) -> None:
     assert api.create("uno_classic", 2, clock={"turn_seconds": 14 * 86_400}).status_code == 201
-    problem(api.create("uno_classic", 2, clock={"turn_seconds": 14 * 86_400 + 1}), 400, "invalid_request")
+    too_long = api.create("uno_classic", 2, clock={"turn_seconds": 14 * 86_400 + 1})
+    problem(too_long, 400, "invalid_request")
 
 
-def test_a_correspondence_game_outlives_the_old_expiry(app: Flask, api: Api, clocks: Clocks) -> None:
+def test_a_correspondence_game_outlives_the_old_expiry(
+    app: Flask, api: Api, clocks: Clocks
+) -> None:
     """A 2-day clock: the session lives past its deadline, though the store's TTL is an
     hour; the timeout is played two days on, and the next turn again has two days."""
     r = api.create("uno_classic", 2, seed=5, clock={"turn_seconds": 2 * 86_400})
