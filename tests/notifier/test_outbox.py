@@ -223,8 +223,9 @@ def test_external_id_is_in_no_answer(app: Flask, api: Api) -> None:
     assert any("secret-ref-1" in str(w) for w in outbox(app, sid))  # the webhooks have it
 
 
-def test_the_lobby_says_the_pace(app: Flask, api: Api) -> None:
+def test_the_lobby_says_the_pace(app: Flask, api: Api, clocks: Clocks) -> None:
     for clock in (None, {"turn_seconds": 30}, {"turn_seconds": 2 * 86_400}):
+        clocks.t += 1  # the lobby lists the newest first
         extra = {} if clock is None else {"clock": clock}
         r = api.create("uno_classic", [{"name": "A"}, {"open": True}], public=True, **extra)
         assert r.status_code == 201
