@@ -49,8 +49,9 @@ OUTBOX_DEPTH = Gauge(
 )
 SWEEPS = Counter(
     "uno_notifier_sweeps",
-    "Sessions the sweeper settled, by outcome (played: the clock's moves committed; "
-    "none: nothing owed; gone: the session expired or was deleted).",
+    "Sessions whose deadline the sweeper found passed, by outcome (settled: the clock's "
+    "moves committed, by this sweeper or a racing process; none: nothing was owed; gone: "
+    "the session expired or was deleted).",
     ("outcome",),
     registry=REGISTRY,
 )

@@ -54,8 +54,8 @@ class Sweeper:
             return
         settled = timekeeper.settle(c)
         if settled.version != c.version:
-            metrics.SWEEPS.labels("played").inc()
-            return  # its commit indexed the next deadline
+            metrics.SWEEPS.labels("settled").inc()
+            return  # its commit (this sweeper's or a racing one's) indexed the next deadline
         metrics.SWEEPS.labels("none").inc()
         # Nothing committed here (another process played it first, or the index was
         # behind): index the session's deadline, unless a commit did meanwhile. A

@@ -1,0 +1,180 @@
+"""The notifier's parts in process: its settings and what they refuse, the backoff, one
+signed delivery and the addresses it will not reach, and the sweeper on Redis with the
+test's clock (a correspondence game of two-day turns, two sweepers at once)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import orjson
+import pytest
+from standardwebhooks import Webhook
+
+from service.notifier import metrics
+from service.notifier.delivery import Sender
+from service.notifier.settings import NotifierSettings, SettingError, refused_address
+from service.notifier.worker import Worker, backoff
+from service.sessions.config import SessionConfig
+from service.sessions.outbox import entry
+from tests.notifier.conftest import SECRET, Receiver
+from tests.sessions.conftest import Api, make_app, store_url
+
+T0 = 1_800_000_000.0
+GOOD = {"WEBHOOK_URL": "https://hooks.example.com/uno", "WEBHOOK_SECRET": SECRET}
+
+
+# ---------------------------------------------------------------- settings
+@pytest.mark.parametrize(
+    ("config", "says"),
+    [
+        ({**GOOD, "WEBHOOK_URL": "http://hooks.example.com/"}, "must be https://"),
+        ({**GOOD, "WEBHOOK_URL": "ftp://hooks.example.com/"}, "must be an https:// URL"),
+        ({**GOOD, "WEBHOOK_URL": "https://user:pw@hooks.example.com/"}, "credentials"),
+        ({"WEBHOOK_URL": GOOD["WEBHOOK_URL"]}, "set WEBHOOK_SECRET"),
+        ({**GOOD, "WEBHOOK_SECRET": "whsec_"}, "not a Standard Webhooks secret"),
+        ({**GOOD, "WEBHOOK_TIMEOUT_SECONDS": "40"}, "NOTIFIER_CLAIM_SECONDS must be longer"),
+        ({**GOOD, "NOTIFIER_CONCURRENCY": "many"}, "NOTIFIER_CONCURRENCY must be a number"),
+        ({**GOOD, "WEBHOOK_ALLOW_HTTP": "perhaps"}, "WEBHOOK_ALLOW_HTTP must be on or off"),
+    ],
+)
+def test_settings_the_worker_cannot_run_with_are_refused(config: dict[str, str], says: str) -> None:
+    with pytest.raises(SettingError, match=says):
+        NotifierSettings.load(config)
+
+
+def test_http_is_allowed_for_local_development_only_when_asked() -> None:
+    config = {**GOOD, "WEBHOOK_URL": "http://127.0.0.1:9000/hooks", "WEBHOOK_ALLOW_HTTP": "on"}
+    settings = NotifierSettings.load(config)
+    assert settings.webhook_url == config["WEBHOOK_URL"] and settings.allow_http
+
+
+def test_the_secret_may_come_from_a_file(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "secret"
+    path.write_text(SECRET + "\n")
+    monkeypatch.setenv("WEBHOOK_SECRET_FILE", str(path))
+    monkeypatch.delenv("WEBHOOK_SECRET", raising=False)
+    assert NotifierSettings.load({"WEBHOOK_URL": GOOD["WEBHOOK_URL"]}).secret == SECRET
+
+
+@pytest.mark.parametrize(
+    ("address", "refused"),
+    [
+        ("10.1.2.3", True), ("172.16.0.1", True), ("192.168.1.1", True), ("127.0.0.1", True),
+        ("169.254.169.254", True), ("0.0.0.0", True), ("::1", True), ("fe80::1", True),
+        ("fc00::1", True), ("::ffff:10.0.0.1", True), ("224.0.0.1", True),
+        ("93.184.216.34", False), ("2606:2800:220:1:248:1893:25c8:1946", False),
+    ],
+)  # fmt: skip
+def test_private_loopback_and_link_local_addresses_are_refused(address: str, refused: bool) -> None:
+    assert refused_address(address) is refused
+
+
+def test_backoff_doubles_to_its_cap_with_jitter() -> None:
+    low = [backoff(n, 5, 3600, lambda: 0.0) for n in range(12)]
+    high = [backoff(n, 5, 3600, lambda: 1.0) for n in range(12)]
+    assert high[:4] == [5, 10, 20, 40] and high[-1] == 3600
+    assert low == [h / 2 for h in high]
+
+
+# ---------------------------------------------------------------- one delivery
+def sender(receiver: Receiver, **extra: str) -> Sender:
+    config = {"WEBHOOK_URL": receiver.url, "WEBHOOK_SECRET": SECRET, "WEBHOOK_ALLOW_HTTP": "on"}
+    return Sender(NotifierSettings.load({**config, **extra}))
+
+
+def test_a_delivery_is_signed_and_verifiable(receiver: Receiver) -> None:
+    body = orjson.dumps(
+        {"type": "turn.started", "timestamp": "2027-01-15T08:00:00.000Z", "data": {}}
+    )
+    out = sender(receiver, WEBHOOK_ALLOW_PRIVATE="on").send("sid.2.0", body)
+    assert (out.result, out.status) == ("delivered", 200)
+    (got,) = receiver.requests()
+    assert got["headers"]["webhook-id"] == "sid.2.0"
+    assert got["body"] == body.decode()  # the bytes signed are the bytes sent
+    assert Webhook(SECRET).verify(got["body"], got["headers"])["type"] == "turn.started"
+    receiver.answer(status=410)
+    assert sender(receiver, WEBHOOK_ALLOW_PRIVATE="on").send("sid.3.0", body).result == "gone"
+
+
+def test_a_loopback_target_is_refused_unless_allowed(receiver: Receiver) -> None:
+    out = sender(receiver).send("sid.2.0", b"{}")
+    assert (
+        out.result == "failed"
+        and "127.0.0.1" in out.reason
+        and "WEBHOOK_ALLOW_PRIVATE" in out.reason
+    )
+    assert receiver.requests() == []
+
+
+# ---------------------------------------------------------------- the sweeper, on Redis
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = T0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+def test_the_sweeper_plays_a_two_day_turn_with_nobody_there(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A correspondence game: its session lives past the old 30 minutes (the store's
+    TTL follows the deadline); two days on (the test's clock) two sweepers at once play
+    its timeout, once, without a request, and index the next deadline."""
+    url = store_url(kind, request)
+    env = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:8]}:",
+           "SESSION_TTL_SECONDS": "1800", "CLOCK_SWEEPER": "on"}  # fmt: skip
+    clock = FakeClock()
+    app = make_app({"TESTING": True, **env})
+    mgr = app.extensions["sessions"]
+    mgr.now = clock
+    api = Api(app.test_client())
+    day = 86_400
+    r = api.create("uno_classic", 2, seed=5, clock={"turn_seconds": 2 * day})
+    sid, seat = r.get_json()["session_id"], r.get_json()["clock"]["seat"]
+    store = mgr.store
+    state_key = store._keys(sid)[0]
+    ttl = store.router.on_slot(state_key, lambda c: c.pttl(state_key)) / 1000
+    assert 2 * day + 1800 - 5 < ttl <= 2 * day + 1800
+    assert store.deadline_index(sid) == int((T0 + 2 * day) * 1000)
+    config = SessionConfig.load(env)
+    workers = [Worker(NotifierSettings.load(env), config, now=clock) for _ in range(2)]
+    before = metrics.SWEEPS.labels("settled")._value.get()
+    try:
+        clock.t += day
+        for w in workers:
+            w.poll()
+        assert len(store.moves(sid)) == 0  # a day on, nothing owed
+        clock.t += day + 1
+        barrier = threading.Barrier(2)
+
+        def sweep(w: Worker) -> None:
+            barrier.wait()
+            w.poll()
+
+        threads = [threading.Thread(target=sweep, args=(w,)) for w in workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        for w in workers:
+            w.stop()
+    log = [orjson.loads(m) for m in store.moves(sid)]
+    assert log and {m["by"] for m in log} == {"clock"}  # the forced moves, once
+    assert all(m["move"]["player"] == seat for m in log)
+    assert 1 <= metrics.SWEEPS.labels("settled")._value.get() - before <= 2
+    events = [e for e in api.events(sid).get_json()["events"] if e["type"] == "timeout"]
+    assert len(events) == 1
+    body = api.get(sid).get_json()
+    assert body["clock"]["seat"] == 1 - seat
+    assert store.deadline_index(sid) == int((T0 + 4 * day) * 1000)  # from the deadline on
+    store.close()
+
+
+def test_an_outbox_entry_is_the_id_and_the_body() -> None:
+    assert entry("s.2.0", {"type": "x"}) == b's.2.0\n{"type":"x"}'
