@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    metrics.serve(settings.metrics_port)
     worker.start()
+    metrics.serve(settings.metrics_port, worker.healthy)
     log.info(
         "notifier %s: %s, sweeping clocks%s", settings.name, worker.store.kind,
         f", delivering to {settings.webhook_url}" if worker.sender else "",

@@ -1,9 +1,21 @@
-"""The notifier's metrics (prometheus_client, its own registry; served on
-``NOTIFIER_METRICS_PORT``)."""
+"""The notifier's metrics (prometheus_client, its own registry) and its health, served
+on ``NOTIFIER_METRICS_PORT``: ``/metrics``, and ``/healthz`` (200 while the poller
+finished a round recently, else 503: the liveness probe restarts a stuck worker)."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.metrics import disable_created_metrics
 
 disable_created_metrics()
@@ -57,7 +69,37 @@ SWEEPS = Counter(
 )
 
 
-def serve(port: int) -> None:
-    """Serve ``/metrics`` on ``port`` (0: not at all)."""
-    if port:
-        start_http_server(port, registry=REGISTRY)
+LAST_POLL = Gauge(
+    "uno_notifier_last_poll_timestamp_seconds",
+    "When the poller last finished a round (Unix time).",
+    registry=REGISTRY,
+)
+
+
+def serve(port: int, healthy: Callable[[], bool]) -> ThreadingHTTPServer | None:
+    """Serve ``/metrics`` and ``/healthz`` (``healthy()``) on ``port`` in a thread of
+    its own (0: not at all)."""
+    if not port:
+        return None
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if self.path == "/metrics":
+                status, body, kind = 200, generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+            elif self.path == "/healthz":
+                ok = healthy()
+                status, body, kind = (200 if ok else 503), (b"ok" if ok else b"stuck"), "text/plain"
+            else:
+                status, body, kind = 404, b"not found", "text/plain"
+            self.send_response(status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("0.0.0.0", port), Handler)  # a pod: its IP, scraped
+    threading.Thread(target=server.serve_forever, name="notifier-metrics", daemon=True).start()
+    return server

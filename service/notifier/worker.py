@@ -79,6 +79,8 @@ class Worker:
         self._random = random.Random()
         self._next_scan = 0.0
         self._threads: list[threading.Thread] = []
+        #: When the poller last finished a round (monotonic; the health check reads it).
+        self.last_round = time.monotonic()
 
     def now_ms(self) -> int:
         return int(self.now() * 1000)
@@ -117,8 +119,15 @@ class Worker:
             except Exception:
                 log.exception("notifier: the poller failed")
                 busy = False
+            self.last_round = time.monotonic()
+            metrics.LAST_POLL.set(time.time())
             if not busy:
                 self.stopping.wait(self.settings.poll_seconds)
+
+    def healthy(self) -> bool:
+        """The poller finished a round lately (a store that is down is a round too: it
+        is logged and tried again, and a restart would not bring it back)."""
+        return time.monotonic() - self.last_round <= max(60.0, 20 * self.settings.poll_seconds)
 
     def _deliver_loop(self, consumer: str) -> None:
         claim_ms = int(self.settings.claim_seconds * 1000)
@@ -187,7 +196,8 @@ class Worker:
     def deliver(self, message: Message) -> str:
         """Deliver one notification taken from the stream; what became of it
         (``delivered``, ``stopped``, ``retry``, ``dead`` or ``skipped``: done already)."""
-        assert self.sender is not None
+        if self.sender is None:
+            raise RuntimeError("deliver needs WEBHOOK_URL")
         sid, entry = message.sid, message.entry
         if not self.queue.is_head(sid, entry):
             self.queue.ack(message)  # done by another worker (or the session stopped)

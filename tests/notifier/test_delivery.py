@@ -5,6 +5,7 @@ receiver (a process of its own), signed and verifiable with ``standardwebhooks``
 from __future__ import annotations
 
 import collections
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -77,6 +78,11 @@ def test_every_event_type_arrives_once_signed_in_order(deployment: Deployment) -
         got[3]["data"]["seat"] == first and got[3]["data"]["deadline"] == got[2]["data"]["deadline"]
     )
     assert got[4]["data"]["seat"] == first and got[4]["data"]["forced_moves"] >= 1
+    # Played and told within the sweeper's interval (0.1 s here) of the deadline, with no
+    # request: the receiver had it within a second.
+    deadline = datetime.fromisoformat(got[4]["data"]["deadline"].replace("Z", "+00:00"))
+    told = next(r["at"] for r in receiver.requests() if r["headers"]["webhook-id"] == got[4]["id"])
+    assert 0 < told - deadline.timestamp() < 1.0
     assert got[5]["data"] | {"version": 0} == {
         "session_id": sid, "version": 0, "variant": "uno_classic", "seat": first,
         "external_id": ext[first], "reason": "timeouts",

@@ -11,6 +11,7 @@ from tests.ops.support import K8S, OVERLAYS, ROOT, documents, render, run, tool,
 
 API_LABELS = {"app.kubernetes.io/name": "uno-rules", "app.kubernetes.io/component": "api"}
 REDIS_LABELS = {"app.kubernetes.io/name": "redis", "app.kubernetes.io/component": "cache"}
+NOTIFIER_LABELS = {"app.kubernetes.io/name": "uno-rules", "app.kubernetes.io/component": "notifier"}
 
 
 def by_kind(target: str, kind: str) -> list[dict[str, Any]]:
@@ -283,10 +284,11 @@ def test_network_policies(target: str) -> None:
     assert not redis["spec"].get("egress")
     (rule,) = redis["spec"]["ingress"]
     assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
-    (peer,) = rule["from"]
-    assert set(peer) == {"podSelector"}
-    assert peer["podSelector"]["matchLabels"] == API_LABELS
-    assert selects(peer["podSelector"]["matchLabels"], api_labels)
+    api_peer, notifier_peer = rule["from"]
+    assert set(api_peer) == set(notifier_peer) == {"podSelector"}
+    assert api_peer["podSelector"]["matchLabels"] == API_LABELS
+    assert selects(api_peer["podSelector"]["matchLabels"], api_labels)
+    assert notifier_peer["podSelector"]["matchLabels"] == NOTIFIER_LABELS
 
 
 def test_prod_refuses_client_seeds_and_dev_allows_them() -> None:
@@ -303,3 +305,79 @@ def test_prod_refuses_client_seeds_and_dev_allows_them() -> None:
 
     assert allowed("prod") is False
     assert allowed("dev") is True
+
+
+# ---------------------------------------------------------------- the notifier
+@pytest.mark.parametrize("target", ("base", *OVERLAYS))
+def test_the_notifier_runs_beside_the_api_on_its_settings(target: str) -> None:
+    """Its own Deployment (``python -m service.notifier``), on the API's ConfigMap, its
+    health on the metrics port, each replica named after its pod; the API indexes the
+    deadlines it sweeps (CLOCK_SWEEPER on)."""
+    from service.sessions.config import SessionConfig
+
+    deployment = one(target, "Deployment", "uno-notifier")
+    template = deployment["spec"]["template"]
+    assert template["metadata"]["labels"] | NOTIFIER_LABELS == template["metadata"]["labels"]
+    assert selects(deployment["spec"]["selector"]["matchLabels"], template["metadata"]["labels"])
+    (worker,) = template["spec"]["containers"]
+    assert worker["command"] == ["python", "-m", "service.notifier"]
+    api = one(target, "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"][0]
+    assert worker["image"] == api["image"] and worker["envFrom"] == api["envFrom"]
+    env = env_of(worker)
+    port = int(env["NOTIFIER_METRICS_PORT"]["value"])
+    assert {"name": "metrics", "containerPort": port, "protocol": "TCP"} in worker["ports"]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert worker[probe]["httpGet"] == {"path": "/healthz", "port": "metrics"}, probe
+    assert env["NOTIFIER_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    assert deployment["spec"]["replicas"] >= 1
+    config = one(target, "ConfigMap", "uno-rules-config")["data"]
+    assert SessionConfig.load(config).sweeping
+    # Every variable it is given is one the code reads (by its quoted name).
+    sources = "".join(p.read_text() for p in (ROOT / "service").rglob("*.py"))
+    unread = [k for k in env if f'"{k.removesuffix("_FILE")}"' not in sources]
+    assert not unread, unread
+
+
+def test_prod_gives_the_notifier_redis_and_the_webhook_secret_as_files() -> None:
+    deployment = one("prod", "Deployment", "uno-notifier")
+    assert deployment["spec"]["replicas"] >= 2
+    (worker,) = deployment["spec"]["template"]["spec"]["containers"]
+    env = env_of(worker)
+    redis_url = secret_file_of(deployment, env["REDIS_URL_FILE"]["value"])
+    assert redis_url["secretName"] == "uno-rules-redis" and redis_url["optional"] is False
+    # Optional: without WEBHOOK_URL the notifier only sweeps and needs no secret.
+    secret = secret_file_of(deployment, env["WEBHOOK_SECRET_FILE"]["value"])
+    assert secret["secretName"] == "uno-rules-webhook"
+    assert "WEBHOOK_SECRET" not in env
+
+
+@pytest.mark.parametrize("target", OVERLAYS)
+def test_the_notifier_reaches_redis_and_public_https_only(target: str) -> None:
+    policy = one(target, "NetworkPolicy", "uno-notifier")
+    assert policy["spec"]["podSelector"]["matchLabels"] == NOTIFIER_LABELS
+    assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    ingress = [port for rule in policy["spec"]["ingress"] for port in rule["ports"]]
+    assert ingress == [{"protocol": "TCP", "port": 9102}]
+    egress = policy["spec"]["egress"]
+    assert {p["port"] for rule in egress for p in rule["ports"]} == {53, 443, 6379, 6380}
+    (https,) = [rule for rule in egress if {"protocol": "TCP", "port": 443} in rule["ports"]]
+    (block,) = https["to"]
+    assert block["ipBlock"]["cidr"] == "0.0.0.0/0"
+    assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"} <= set(
+        block["ipBlock"]["except"]
+    )
+    pdb = one(target, "PodDisruptionBudget", "uno-notifier")
+    assert pdb["spec"]["selector"]["matchLabels"] == NOTIFIER_LABELS
+
+
+def secret_file_of(deployment: dict[str, Any], path: str) -> dict[str, Any]:
+    """The Secret volume mounted at ``path``'s folder in the deployment's one container."""
+    pod = deployment["spec"]["template"]["spec"]
+    volumes = {volume["name"]: volume for volume in pod["volumes"]}
+    (container,) = pod["containers"]
+    for mount in container["volumeMounts"]:
+        secret = volumes[mount["name"]].get("secret")
+        if secret and path.startswith(mount["mountPath"].rstrip("/") + "/"):
+            assert mount.get("readOnly") is True and secret["defaultMode"] & 0o007 == 0
+            return dict(secret)
+    raise AssertionError(f"{path} is not in a mounted Secret")
