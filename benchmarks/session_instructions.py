@@ -4,7 +4,9 @@ with ``POST /v1/sessions/{id}/moves``, a figure that does not move with the mach
 load.
 
 Two stores: the in-process one and, when ``redis-server`` is installed, a real Redis
-on a free loopback port (one round trip per move). Each child makes a 2-seat classic
+on a free loopback port (one round trip per move); ``redis-notify`` is that Redis with
+a webhook configured and the session created with ``notify`` (each move also writes
+its webhooks to the session's outbox, in the same script). Each child makes a 2-seat classic
 session (bots off), works out the game's moves with the engine, and sends ``WARM`` of
 them, then ``calls`` more in the counted run; the uncounted run works out the same
 moves and sends only the warm-up. The difference divided by ``calls`` is one move's
@@ -88,9 +90,10 @@ def child(target: str, calls: int) -> None:
             raise RuntimeError(f"{method} {path}: {got[0]} {data[:300]!r}")
         return data, got[1]
 
-    made, _ = call(
-        "POST", "/v1/sessions", orjson.dumps({"variant": VARIANT, "players": 2, "seed": seed})
-    )
+    create = {"variant": VARIANT, "players": 2, "seed": seed}
+    if os.environ.get("WEBHOOK_URL"):
+        create["notify"] = True
+    made, _ = call("POST", "/v1/sessions", orjson.dumps(create))
     new = orjson.loads(made)
     path = f"/v1/sessions/{new['session_id']}/moves"
     tokens = [s["token"] for s in new["seats"]]
@@ -114,11 +117,14 @@ def child(target: str, calls: int) -> None:
             call("GET", "/healthz")
 
 
-def count(target: str, calls: int, redis_url: str | None) -> int:
+def count(target: str, calls: int, redis_url: str | None, notify: bool = False) -> int:
     env = {**os.environ, "PYTHONHASHSEED": "0", "LOG_LEVEL": "warning", "STATE_TOKEN_KEYS": ""}
     env.pop("REDIS_URL", None)
+    env.pop("WEBHOOK_URL", None)
     if redis_url:
         env["REDIS_URL"] = redis_url
+    if notify:
+        env["WEBHOOK_URL"] = "https://hooks.example.com/uno"
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
          __file__, "--child", target, str(calls)],
@@ -138,12 +144,14 @@ def run(calls: int = 100, stores: tuple[str, ...] = ("memory", "redis")) -> dict
     out: dict[str, Any] = {"calls": calls, "stores": {}}
     for store in stores:
         with redis_server() as server:
-            if store == "redis" and server is None:
+            on_redis = store in ("redis", "redis-notify")
+            if on_redis and server is None:
                 out["stores"][store] = {"skipped": "redis-server is not installed"}
                 continue
-            url = server[0] if store == "redis" and server else None
-            base = count("-", calls, url)
-            row = {t: (count(t, calls, url) - base) / calls for t in ("move", "healthz")}
+            url = server[0] if on_redis and server else None
+            notify = store == "redis-notify"
+            base = count("-", calls, url, notify)
+            row = {t: (count(t, calls, url, notify) - base) / calls for t in ("move", "healthz")}
             row["move_vs_healthz"] = row["move"] / row["healthz"]
             out["stores"][store] = row
     return out

@@ -92,12 +92,17 @@ class Sender:
                 if self.scheme == "https":
                     pool = urllib3.HTTPSConnectionPool(
                         address, self.port, timeout=self.timeout, retries=False,
-                        server_hostname=self.host, assert_hostname=self.host,
+                        maxsize=self.settings.concurrency, server_hostname=self.host,
+                        assert_hostname=self.host,
                         cert_reqs="CERT_REQUIRED",
                     )  # fmt: skip
                 else:
                     pool = urllib3.HTTPConnectionPool(
-                        address, self.port, timeout=self.timeout, retries=False
+                        address,
+                        self.port,
+                        timeout=self.timeout,
+                        retries=False,
+                        maxsize=self.settings.concurrency,
                     )
                 self._pools[address] = pool
             return pool
