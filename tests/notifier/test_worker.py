@@ -178,3 +178,28 @@ def test_the_sweeper_plays_a_two_day_turn_with_nobody_there(
 
 def test_an_outbox_entry_is_the_id_and_the_body() -> None:
     assert entry("s.2.0", {"type": "x"}) == b's.2.0\n{"type":"x"}'
+
+
+def test_the_docs_receiver_verifies_a_webhook_and_drops_a_duplicate() -> None:
+    """docs/notifications.md's receiver, run as written (its secret and push swapped in)."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "notifications.md").read_text()
+    code = page.split("## A receiver in Python", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    pushed: list[tuple[str, str]] = []
+    scope: dict[str, Any] = {"__name__": "receiver", "push": lambda w, t: pushed.append((w, t))}
+    exec(compile(code.replace('"whsec_..."', repr(SECRET)), "notifications.md", "exec"), scope)  # noqa: S102
+    client = scope["app"].test_client()
+    settings = NotifierSettings.load(
+        {"WEBHOOK_URL": "https://backend.example.com/uno", "WEBHOOK_SECRET": SECRET}
+    )
+    data = {"session_id": "s", "version": 2, "variant": "uno_classic", "seat": 1,
+            "external_id": "user-8812", "deadline": None}  # fmt: skip
+    body = entry("s.2.0", {"type": "turn.started", "timestamp": "2027-01-15T08:00:00.000Z",
+                           "data": data}).partition(b"\n")[2]  # fmt: skip
+    headers = Sender(settings).headers("s.2.0", body)
+    for _ in range(2):
+        assert client.post("/uno", data=body, headers=headers).status_code == 204
+    assert pushed == [("user-8812", "Your turn")]  # the retry was dropped
+    forged = {**headers, "webhook-signature": "v1,AAAA"}
+    assert client.post("/uno", data=body, headers=forged).status_code == 400
