@@ -75,10 +75,9 @@ class MemoryStore(SessionStore):
         self._changed = threading.Condition(self._lock)
         self._generation: dict[str, int] = {}
         self._next_sweep = 0.0
-        #: The sweeper's index (sid -> the clock's next deadline, ms) and the outbox's
-        #: (sid -> when something is due, ms), as the Redis store keeps them.
+        #: The sweeper's index: sid -> the clock's next deadline (ms). (No worker reads
+        #: this store: its outbox is kept for the tests and the agreement with Redis.)
         self._deadlines: dict[str, int] = {}
-        self._due: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
     def _get(self, sid: str) -> _Session | None:
@@ -109,15 +108,11 @@ class MemoryStore(SessionStore):
             self._deadlines[sid] = notices.deadline_ms
         if not notices.keep_ms:
             return
-        due = [notices.now_ms] if notices.entries else []
         s.outbox.extend(notices.entries)
         if notices.warning is not None:
             s.warning = (notices.warning, notices.warning_due_ms, s.version)
-            due.append(notices.warning_due_ms)
         else:
             s.warning = None
-        if due:
-            self._due[sid] = min(due + [self._due.get(sid, min(due))])
 
     def _ttl(self, ttl: float | None) -> float:
         return self.ttl if ttl is None else max(self.ttl, ttl)

@@ -5,6 +5,7 @@ the turn's warning, the sweeper's deadline; ``external_id`` in no answer; the sp
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from flask import Flask
 
 from service.sessions.memory import MemoryStore
 from service.sessions.outbox import COMMON, SEATS, WEBHOOK_EVENTS, parse_entry
-from tests.sessions.conftest import Api, make_app, problem, turn_seat
+from tests.sessions.conftest import Api, make_app, problem, store_url, turn_seat
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_800_000_000.0
@@ -293,3 +294,45 @@ def test_the_spec_declares_each_webhook_with_its_fields() -> None:
     assert declared == {k: set(COMMON) | set(v) for k, v in WEBHOOK_EVENTS.items()}
     seat = resolve(doc, doc["components"]["schemas"]["WebhookSeat"])
     assert set(seat["properties"]) == set(SEATS)
+
+
+# ---------------------------------------------------------------- both stores agree
+def notice_calls(s: Any) -> list[tuple[str, Any]]:
+    """One sequence of writes with notices; every answer, the outbox and the index."""
+    from service.sessions.store import CommitRequest, Notices
+
+    out: list[tuple[str, Any]] = []
+    sid = "notices-1"
+
+    def note(name: str, value: Any) -> None:
+        out.append((name, value))
+        out.append((name + ": outbox", s.outbox(sid)))
+        out.append((name + ": deadline", s.deadline_index(sid)))
+
+    first = Notices((b"a.1.0\n{}", b"a.1.1\n{}"), b"a.1.w\n{}", 5_000, 9_000, 1_000, 60_000)
+    note("create", s.create(sid, b"meta", b"s1", [b"e1"], [b"m1"], 0, first))
+    note("moves after create", s.moves(sid))
+    second = Notices((b"a.2.0\n{}",), None, 0, None, 2_000, 60_000)
+    req = CommitRequest(sid, 1, b"s2", [b"e2", b"e3"], moves=[b"m2", b"m3"], notices=second)
+    note("commit", s.commit(req))
+    note("moves", s.moves(sid))
+    note("events", s.events(sid, 0, 10))
+    note("a conflict writes none", s.commit(CommitRequest(sid, 1, b"sx", [], notices=first)))
+    swept = Notices(deadline_ms=12_000, now_ms=3_000)  # a session that does not notify
+    note("deadline only", s.commit(CommitRequest(sid, 2, b"s3", [], moves=[b"m4"], notices=swept)))
+    note("moves at last", s.moves(sid))
+    note("no notices at all", s.commit(CommitRequest(sid, 3, b"s4", [b"e4"], moves=[b"m5"])))
+    note("moves, the end", s.moves(sid))
+    return out
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+def test_both_stores_write_the_same_notices(kind: str, request: pytest.FixtureRequest) -> None:
+    from service.sessions.redis_store import RedisStore
+
+    redis = RedisStore(store_url(kind, request), ttl=60, prefix=f"a{uuid.uuid4().hex[:6]}:")
+    try:
+        assert notice_calls(redis) == notice_calls(MemoryStore(60, 100))
+    finally:
+        redis.close()
