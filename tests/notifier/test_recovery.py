@@ -71,7 +71,7 @@ def test_a_failing_receiver_that_recovers_gets_everything_in_order(
     wait_until(lambda: len(receiver.requests()) >= 4, 10)
     began = time.monotonic()
     play(api, sid, tokens, 2)  # a slow receiver never slows a move: delivery is elsewhere
-    assert time.monotonic() - began < 1.0
+    assert time.monotonic() - began < 1.5  # one wait for the receiver would be 1.5 s
     receiver.answer()
     got = drained(deployment, sid)  # everything, in order through the retries
     assert types(got)[:3] == ["seat.joined", "game.started", "turn.started"]
