@@ -169,7 +169,8 @@ def delivery(url: str, sessions: int, concurrency: int) -> dict[str, Any]:
     for _ in range(sessions):
         call("POST", "/v1/sessions", body)
     expected = 2 * sessions
-    log = tempfile.NamedTemporaryFile(prefix="notifier-", suffix=".log", delete=False)
+    fd, log_path = tempfile.mkstemp(prefix="notifier-", suffix=".log")
+    log = os.fdopen(fd, "wb")
     start = time.perf_counter()
     worker = subprocess.Popen(
         [sys.executable, "-m", "service.notifier"], cwd=ROOT, env={**os.environ, **env},
@@ -182,13 +183,14 @@ def delivery(url: str, sessions: int, concurrency: int) -> dict[str, Any]:
                 first = time.perf_counter()
             if time.perf_counter() - start > 120:
                 raise RuntimeError(
-                    f"only {len(counter.ids)} of {expected} webhooks came (log: {log.name})"
+                    f"only {len(counter.ids)} of {expected} webhooks came (log: {log_path})"
                 )
             time.sleep(0.01)
         done = time.perf_counter()
     finally:
         worker.terminate()
         worker.wait(20)
+        log.close()
         server.shutdown()
         app.extensions["sessions"].store.close()
     first = first or done
