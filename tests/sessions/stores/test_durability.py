@@ -24,8 +24,8 @@ import engine
 from service.sessions import config
 from service.sessions.config import SessionConfig
 from tests.redis_procs import LocalCluster, RedisServer, cut_off, free_port, need_redis_server
-from tests.sessions.conftest import Api, make_app, problem
 from tests.sessions.api.test_contract import first_move, mover, two_humans
+from tests.sessions.conftest import Api, make_app, problem
 
 pytestmark = [pytest.mark.redis]
 
