@@ -148,7 +148,7 @@ class SeatTokens:
 
     def set(self, case: schemathesis.Case, data: str | None, ctx: Any) -> None:
         if data is not None:
-            case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+            case.headers["Authorization"] = f"Bearer {data}"
 
 
 def _read(body: Iterable[bytes]) -> bytes:
