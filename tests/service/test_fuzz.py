@@ -237,16 +237,16 @@ SESSION_OPERATIONS = {
 }  # fmt: skip
 
 
-#: Asserted reached with a seat token and answered 2xx. KNOWN GAP: schemathesis' rule
-#: choice over this many steps reaches the others only some of the time (stream, record,
-#: delete, leave and join were seen; listSessionLegalMoves, whose links exist, never);
-#: asserting them made the test depend on the draw.
-ALWAYS_REACHED = {"getSession", "applySessionMove", "getSessionEvents"}
+#: KNOWN GAP: which session operations a run reaches depends on schemathesis' draw (all
+#: ten were seen across runs, but no one run of this size reaches them all), so the test
+#: asserts a floor: this many distinct operations answer a seat 2xx, getSession among them.
+REACHED_AT_LEAST = 5
 
 
 def test_sessions_through_their_links() -> None:
     """The stateful phase: from createSession along the spec's links with real seat
-    tokens, every check on every step, no failure; ``ALWAYS_REACHED`` answer a seat 2xx."""
+    tokens, every check on every step, no failure; at least ``REACHED_AT_LEAST`` session
+    operations answer a seat 2xx."""
     seat_tokens.calls.clear()
     run_state_machine_as_test(
         SessionStates,
@@ -255,7 +255,6 @@ def test_sessions_through_their_links() -> None:
     )  # fmt: skip
     seated = {(m, w) for m, w, status, has_token in seat_tokens.calls if has_token}
     ok = {(m, w) for m, w, status, has_token in seat_tokens.calls if has_token and status < 300}
-    for name in ALWAYS_REACHED:
-        op = SESSION_OPERATIONS[name]
-        assert op in seated, f"{name} was never called with a seat token"
-        assert op in ok, f"{name} never answered 2xx to a seat"
+    reached = {name for name, op in SESSION_OPERATIONS.items() if op in ok}
+    assert SESSION_OPERATIONS["getSession"] in seated and "getSession" in reached
+    assert len(reached) >= REACHED_AT_LEAST, f"only {sorted(reached)} answered a seat 2xx"
