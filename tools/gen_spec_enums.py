@@ -99,7 +99,7 @@ def enums() -> dict[str, dict[str, Any]]:
             sorted({p.value for v in variants for p in v.pending_moves}),
         ),
         "EventType": _enum("Every event's `type`", event_types()),
-        "BotLevel": _enum('A bot\'s level (README "Bots")', list(engine.bots.LEVELS)),
+        "BotLevel": _enum('A bot\'s level (docs: bots)', list(engine.bots.LEVELS)),
         "ProblemCode": _enum(
             "Every `code` a problem can carry (snake_case, stable): every code the code base "
             "raises (engine and service), read from its source.",
