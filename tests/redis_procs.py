@@ -326,6 +326,16 @@ class LocalCluster:
         self._ask(i, "CLUSTER REPLICATE", master_id)
         self._wait(lambda: self._ask(i, "INFO", "replication").get("master_link_status") == "up")
         self.wait_ok(deadline)
+        # Every node knows it as a replica: a master votes for a failover only then
+        # (in sync at once, without the default 5 s sync delay, it can be before).
+        new_id = self.node_id(i)
+        self._wait(
+            lambda: all(
+                "slave" in self._nodes(j).get(new_id, {}).get("flags", "")
+                for j in range(len(self.ports))
+            ),
+            deadline,
+        )
         return i
 
     def _nodes(self, i: int) -> dict[str, dict[str, Any]]:
