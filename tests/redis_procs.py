@@ -7,6 +7,7 @@ that nothing its primary writes from then on reaches it (a failover then loses i
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.crc import key_slot
 
 from benchmarks.servers import free_port
 
@@ -65,6 +67,23 @@ def _wait_synced(client: redis.Redis, deadline: float) -> None:
             time.sleep(0.02)
     finally:
         client.close()
+
+
+def _wait_acked(primary: redis.Redis, key: str, replicas: int, deadline: float) -> None:
+    """Until ``replicas`` replicas of ``primary`` acknowledge a write (of ``key``, gone a
+    second later) within 100 ms. After a diskless sync Redis 7.0 calls a replica online
+    but streams to it only from its first acknowledgement, up to a second later."""
+    try:
+        while True:
+            pipe = primary.pipeline(transaction=False)
+            pipe.set(key, b"1", px=1000)
+            pipe.execute_command("WAIT", replicas, 100)
+            if int(pipe.execute()[1]) >= replicas:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{replicas} replica(s) did not acknowledge a write")
+    finally:
+        primary.close()
 
 
 def _crash(proc: subprocess.Popen[bytes] | None) -> None:
@@ -151,6 +170,7 @@ class RedisServer:
         _wait_ping(self.port, self.proc, deadline)
         if self.replica_of is not None:
             _wait_synced(self.client(), deadline)
+            _wait_acked(self.replica_of.client(), "ready", 1, deadline)
 
     def client(self) -> redis.Redis:
         """A plain client of this server (INFO, REPLICAOF, DEBUG ...)."""
@@ -308,6 +328,13 @@ class LocalCluster:
             )
 
         self._wait(synced, deadline)
+        keys: dict[int, str] = {}  # a key on each master
+        for n in itertools.count():
+            keys.setdefault(self.owner(key_slot(f"ready{n}".encode())), f"ready{n}")
+            if len(keys) == len(self.ports) // (1 + self.replicas):
+                break
+        for i, key in keys.items():
+            _wait_acked(self.node(i), key, self.replicas, deadline)
 
     def _role(self, i: int) -> str:
         info: Any = self._ask(i, "INFO", "replication")
