@@ -328,10 +328,11 @@ class LocalCluster:
             )
 
         self._wait(synced, deadline)
+        masters = [i for i in range(len(self.ports)) if self._role(i) == "master"]
         keys: dict[int, str] = {}  # a key on each master
         for n in itertools.count():
-            keys.setdefault(self.owner(key_slot(f"ready{n}".encode())), f"ready{n}")
-            if len(keys) == len(self.ports) // (1 + self.replicas):
+            keys.setdefault(self.owner(key_slot(f"ready{n}".encode()), masters[0]), f"ready{n}")
+            if len(keys) == len(masters):
                 break
         for i, key in keys.items():
             _wait_acked(self.node(i), key, self.replicas, deadline)
@@ -449,6 +450,8 @@ class LocalCluster:
         )
         _wait_ping(self.ports[i], self.procs[i], deadline)
         self.wait_ok(deadline)
+        if self.replicas:
+            self._wait_replicas(deadline)
 
     def node(self, i: int) -> redis.Redis:
         """A plain client of node ``i`` (for CONFIG SET, INFO, DEBUG ...)."""
