@@ -144,6 +144,7 @@ class RedisServer:
             self.args += ["--replicaof", "127.0.0.1", str(replica_of.port)]
         self.replica_of = replica_of
         self.proc: subprocess.Popen[bytes] | None = None
+        self.tmp: Path | None = None
 
     @property
     def url(self) -> str:
@@ -161,8 +162,9 @@ class RedisServer:
         cmd += ["--repl-diskless-sync-delay", "0"]  # a replica in sync at once
         if self.persist is not None:
             cmd += ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.persist)]
-        else:
-            cmd += ["--appendonly", "no"]
+        else:  # a folder of its own all the same: a replica's sync writes a dump.rdb
+            self.tmp = Path(tempfile.mkdtemp(prefix="uno-redis-"))
+            cmd += ["--appendonly", "no", "--dir", str(self.tmp)]
         self.proc = subprocess.Popen(
             cmd + self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
@@ -191,6 +193,9 @@ class RedisServer:
     def stop(self) -> None:
         _stop(self.proc)
         self.proc = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
 
 
 class LocalCluster:
