@@ -33,6 +33,16 @@ def classic(hand: list[str], other: list[str], turned: str = "R9") -> engine.Sta
     return with_hand(state, 0, [card(state, 0, c) for c in other])
 
 
+def test_every_variant_has_its_own_hard_policy_and_an_unknown_one_fails() -> None:
+    ids = sorted(v.id for v in engine.all_variants())
+    assert sorted(hard_policy.POLICIES) == ids
+    assert all(hard_policy.policy_for(i).variant_id == i for i in ids)
+    with pytest.raises(LookupError, match="no hard policy for variant 'uno_pirate'"):
+        hard_policy.policy_for("uno_pirate")
+    with pytest.raises(ValueError, match="registered twice"):
+        hard_policy.policy(hard_policy.HardPolicy)
+
+
 def test_hard_plays_the_skip_that_lets_it_go_out_this_turn() -> None:
     """Skip, then the Wild: out in one turn; normal plays the Wild first (it says UNO
     with either and values the Wild's points) and is left with the Skip."""
