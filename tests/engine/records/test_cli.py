@@ -15,7 +15,7 @@ import engine
 from engine.errors import SetupError
 from service.sealing import Keyring
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
