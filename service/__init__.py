@@ -180,7 +180,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "(tokens die with this process and do not cross replicas)"
         )
     app.extensions["state_keys"] = ring
-    # Load the variant registry now: its lazy first load is not safe under threads.
+    # Load the variant registry at start-up, so no request pays for the first load.
     engine.all_variants()
     app.register_blueprint(variants_bp)
     app.register_blueprint(games_bp)

@@ -12,8 +12,8 @@ from flask import Flask
 import engine
 from service import problems, rules_docs
 from service.rules_docs import rules_path
+from tests.engine.rules.test_rules_docs import PARAMS
 from tests.service.harness import ApiClient, problem
-from tests.test_rules_docs import PARAMS
 
 MARKDOWN = "text/markdown"
 

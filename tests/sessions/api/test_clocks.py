@@ -425,7 +425,7 @@ def test_a_waiting_stream_wakes_at_the_deadline_and_sees_the_timeout(app: Flask,
 
 
 def test_session_events_are_in_the_spec_and_pass_redaction_unchanged() -> None:
-    from tests.test_declarations import spec_names
+    from tests.engine.rules.test_declarations import spec_names
 
     engine_types = {t for v in VARIANTS for t in v.event_types}
     assert spec_names("Event") == engine_types | set(SESSION_EVENTS)
