@@ -14,6 +14,7 @@ from engine import Move, Phase, State
 from service import schemas
 from service.fairness import new_game_id, seed_commitment
 from service.http import json_body, json_response, read_json
+from service.observability import count_moves
 from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
 
@@ -163,7 +164,9 @@ def apply() -> Response:
         "events": engine.redact_all(events, viewer),
         "view": engine.view(state, viewer),
     }
-    return json_response(body)
+    answer = json_response(body)
+    count_moves(state.variant, 1, "stateless")
+    return answer
 
 
 @bp.post("/view")
