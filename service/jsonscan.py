@@ -1,0 +1,132 @@
+"""A streaming pre-scan of a JSON body: how deep it nests and how many values it holds,
+read from the raw bytes piece by piece, before any parser sees them.
+
+``JsonScan(max_depth, max_values)``; ``feed(piece)`` for each piece as it is read
+(``TooDeep`` or ``TooManyValues`` as soon as one is passed); ``depth`` is the deepest
+nesting seen. Brackets inside strings do not count (escapes handled, a string or an
+escape may be cut between two pieces). Each piece is scanned with bytes methods and
+regular expressions, at C speed: its strings go, then everything but brackets and
+commas; the nesting is then measured with ``replace(b"[]", b"")`` passes, each of
+which removes the innermost containers, and only when the piece could reach past the
+limit. For valid JSON the answers are exact; for invalid JSON they are an estimate,
+which the parser then refuses anyway (the scan never refuses a valid body that is
+within both limits).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A whole JSON string (escapes included), and the rest of one begun before: up to
+#: its closing quote, or to the end of the piece (a last lone backslash left over).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+#: ``bytes.translate`` arguments: objects become lists; all but brackets and commas go.
+_TO_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_NOT_STRUCTURE = bytes(set(range(256)) - set(b"[]{},"))
+
+
+class TooDeep(ValueError):
+    """The body nests containers deeper than the limit."""
+
+
+class TooManyValues(ValueError):
+    """The body holds more values than the limit."""
+
+
+class JsonScan:
+    """The pre-scan of one body (see the module). ``values`` counts containers and
+    commas outside strings: at least the number of values in the body, less one per
+    non-empty container, so a cap on it is a cap on the work a parser can be made to do."""
+
+    def __init__(self, max_depth: int, max_values: int | None = None) -> None:
+        self.max_depth = max_depth
+        self.max_values = max_values
+        #: Nesting at the end of what was fed; the deepest seen.
+        self.level = 0
+        self.depth = 0
+        self.values = 0
+        #: Inside a string at the end of what was fed; its next byte is escaped.
+        self._in_string = False
+        self._escaped = False
+        #: The bytes are not JSON (a closing bracket too many): left to the parser.
+        self._broken = False
+
+    def feed(self, piece: bytes) -> None:
+        """Scan the next ``piece`` of the body."""
+        if self._broken or not piece:
+            return
+        outside = self._outside(piece)
+        structure = outside.translate(_TO_BRACKETS, _NOT_STRUCTURE)
+        commas = structure.count(b",")
+        opens = structure.count(b"[")
+        closes = len(structure) - commas - opens
+        self.values += opens + commas
+        if self.max_values is not None and self.values > self.max_values:
+            raise TooManyValues(f"holds more than {self.max_values} JSON values")
+        start = self.level
+        self.level = start + opens - closes
+        if self.level < 0:
+            self._broken = True
+            return
+        if start + opens > self.depth:
+            self._measure(start, structure.replace(b",", b""))
+
+    def _measure(self, start: int, brackets: bytes) -> None:
+        """The deepest nesting in ``brackets`` (this piece's, begun ``start`` deep).
+
+        Opened ``start`` times before and closed after, the piece's brackets balance
+        (for valid JSON); then each pass that drops every ``[]`` lowers the deepest
+        point by one, so a balanced string needs exactly as many passes as it is deep.
+        """
+        limit = self.max_depth
+        seq = b"[" * start + brackets + b"]" * self.level
+        passes = 0
+        while seq and passes < limit:
+            shorter = seq.replace(b"[]", b"")
+            if len(shorter) == len(seq):  # no pair left: unbalanced, not JSON
+                self._broken = True
+                return
+            seq = shorter
+            passes += 1
+        if not seq:
+            self.depth = max(self.depth, passes)
+        elif b"[]" in seq:  # balanced and still there after ``limit`` passes
+            self.depth = limit + 1
+            raise TooDeep(f"nests deeper than {limit} levels")
+        else:
+            self._broken = True
+
+    def _outside(self, piece: bytes) -> bytes:
+        """``piece`` without the strings (and string parts) in it; the string state at
+        its end kept for the next piece."""
+        pos = 0
+        if self._in_string:
+            pos = 1 if self._escaped else 0
+            end = _STRING_REST.match(piece, pos).end()  # type: ignore[union-attr]
+            if end == len(piece):  # the string goes on
+                self._escaped = False
+                return b""
+            if end == len(piece) - 1 and piece[end] == 0x5C:  # ends on an escape
+                self._escaped = True
+                return b""
+            self._in_string = False
+            pos = end + 1  # after the closing quote
+        rest = piece[pos:] if pos else piece
+        if b"\\" in rest:
+            text = _STRING.sub(b"", rest)
+            open_at = text.find(b'"')  # a string that does not end in this piece
+            if open_at < 0:
+                return text
+            text = text[:open_at]
+            trailing = len(rest) - len(rest.rstrip(b"\\"))
+        else:  # without a backslash, every other part between quotes is a string
+            parts = rest.split(b'"')
+            text = b"".join(parts[::2])
+            if len(parts) % 2:
+                return text
+            trailing = 0
+        # A string begun here runs past the end: its backslashes decide the next byte.
+        self._in_string = True
+        self._escaped = trailing % 2 == 1
+        return text
