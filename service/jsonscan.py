@@ -36,8 +36,8 @@ class TooManyValues(ValueError):
 
 class JsonScan:
     """The pre-scan of one body (see the module). ``values`` counts containers and
-    commas outside strings: at least the number of values in the body, less one per
-    non-empty container, so a cap on it is a cap on the work a parser can be made to do."""
+    commas outside strings: for valid JSON the number of values less one, plus one per
+    empty container; so a cap on it caps the values a parser can be made to build."""
 
     def __init__(self, max_depth: int, max_values: int | None = None) -> None:
         self.max_depth = max_depth
