@@ -198,9 +198,11 @@ def score() -> Response:
 
 
 #: The JSON values a record may hold per move (as ``JsonScan`` counts them: containers
-#: and commas), and besides its moves: records of 20,000-move random games hold 7 to 9
-#: per move (a DOS double match with its target, the most, about 15).
-REPLAY_VALUES_PER_MOVE = 24
+#: and commas), and besides its moves. Records of 20,000-move random games hold 7 to 9
+#: a move; the heaviest entry (a DOS double match with its target and cards, a hidden
+#: field) and a round result every 7 moves make 23. At 32, the widest body allowed
+#: parses in less memory than the heaviest record (benchmarks/deep_json.py).
+REPLAY_VALUES_PER_MOVE = 32
 REPLAY_SPARE_VALUES = 4096
 
 
