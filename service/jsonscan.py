@@ -6,9 +6,8 @@ read from the raw bytes piece by piece, before any parser sees them.
 nesting seen. Brackets inside strings do not count (escapes handled, a string or an
 escape may be cut between two pieces). Each piece is scanned with bytes methods and
 regular expressions, at C speed: its strings go, then everything but brackets and
-commas; the nesting is then measured with ``replace(b"[]", b"")`` passes, each of
-which removes the innermost containers, and only when the piece could reach past the
-limit. For valid JSON the answers are exact; for invalid JSON they are an estimate,
+commas; the nesting is then measured (``_deepest``), and only when the piece could go
+deeper than anything before it. For valid JSON the answers are exact; for invalid JSON they are an estimate,
 which the parser then refuses anyway (the scan never refuses a valid body that is
 within both limits).
 """
@@ -16,6 +15,8 @@ within both limits).
 from __future__ import annotations
 
 import re
+from itertools import accumulate, chain
+from operator import sub
 
 #: A whole JSON string (escapes included), and the rest of one begun before: up to
 #: its closing quote, or to the end of the piece (a last lone backslash left over).
@@ -24,6 +25,8 @@ _STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 #: ``bytes.translate`` arguments: objects become lists; all but brackets and commas go.
 _TO_BRACKETS = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE = bytes(set(range(256)) - set(b"[]{},"))
+_NOT_STRUCTURE_OR_QUOTE = bytes(set(range(256)) - set(b'[]{},"'))
+_RUNS = re.compile(rb"\[+|\]+")
 
 
 class TooDeep(ValueError):
@@ -73,33 +76,19 @@ class JsonScan:
             self._measure(start, structure.replace(b",", b""))
 
     def _measure(self, start: int, brackets: bytes) -> None:
-        """The deepest nesting in ``brackets`` (this piece's, begun ``start`` deep).
-
-        Opened ``start`` times before and closed after, the piece's brackets balance
-        (for valid JSON); then each pass that drops every ``[]`` lowers the deepest
-        point by one, so a balanced string needs exactly as many passes as it is deep.
-        """
-        limit = self.max_depth
-        seq = b"[" * start + brackets + b"]" * self.level
-        passes = 0
-        while seq and passes < limit:
-            shorter = seq.replace(b"[]", b"")
-            if len(shorter) == len(seq):  # no pair left: unbalanced, not JSON
-                self._broken = True
-                return
-            seq = shorter
-            passes += 1
-        if not seq:
-            self.depth = max(self.depth, passes)
-        elif b"[]" in seq:  # balanced and still there after ``limit`` passes
-            self.depth = limit + 1
-            raise TooDeep(f"nests deeper than {limit} levels")
-        else:
+        """The deepest nesting in ``brackets`` (this piece's, begun ``start`` deep)."""
+        depth = _deepest(b"[" * start + brackets + b"]" * self.level, self.max_depth)
+        if depth is None:
             self._broken = True
+        elif depth > self.max_depth:
+            self.depth = depth
+            raise TooDeep(f"nests deeper than {self.max_depth} levels")
+        else:
+            self.depth = max(self.depth, depth)
 
     def _outside(self, piece: bytes) -> bytes:
-        """``piece`` without the strings (and string parts) in it; the string state at
-        its end kept for the next piece."""
+        """``piece`` without the strings (and string parts) in it (and maybe without
+        more than the structure); the string state at its end kept for the next piece."""
         pos = 0
         if self._in_string:
             pos = 1 if self._escaped else 0
@@ -120,7 +109,21 @@ class JsonScan:
                 return text
             text = text[:open_at]
             trailing = len(rest) - len(rest.rstrip(b"\\"))
-        else:  # without a backslash, every other part between quotes is a string
+        else:
+            # Without a backslash: once all but the structure and the quotes is gone, a
+            # string holding no structure is a ``""`` pair. If no quote is left after
+            # dropping them, no string held any (the first quote of one that did would be
+            # left over, structure after it); one quote left last opens a string that
+            # runs past the piece and holds no structure so far.
+            kept = rest.translate(None, _NOT_STRUCTURE_OR_QUOTE)
+            structure = kept.replace(b'""', b"")
+            quotes = structure.count(b'"')
+            if not quotes:
+                return structure
+            if quotes == 1 and structure[-1] == 0x22:  # a clean string runs on
+                self._in_string, self._escaped = True, False
+                return structure[:-1]
+            # Else every other part between quotes is a string.
             parts = rest.split(b'"')
             text = b"".join(parts[::2])
             if len(parts) % 2:
@@ -130,3 +133,34 @@ class JsonScan:
         self._in_string = True
         self._escaped = trailing % 2 == 1
         return text
+
+
+def _deepest(seq: bytes, limit: int) -> int | None:
+    """How deep ``seq`` (brackets that balance, as a piece's do once opened and closed
+    around) nests, exactly up to ``limit + 1``; None when it does not balance (not JSON).
+
+    Each ``replace(b"[]", b"")`` pass drops the innermost pairs and so lowers the
+    deepest point by one. While passes remove much they are the cheap way; once one
+    removes little the brackets are long runs, and the heights at the run ends are
+    summed instead (``_run_depth``).
+    """
+    passes = 0
+    while seq and passes <= limit:
+        shorter = seq.replace(b"[]", b"")
+        removed = len(seq) - len(shorter)
+        if not removed:
+            return None
+        passes += 1
+        seq = shorter
+        if seq and removed * 8 < len(seq):
+            return passes + _run_depth(seq)
+    return passes if not seq else limit + 1
+
+
+def _run_depth(seq: bytes) -> int:
+    """The deepest point of ``seq``, runs of ``[`` and ``]`` that begin with ``[``: the
+    greatest sum of the opening runs so far less the closing runs before."""
+    lengths = list(map(len, _RUNS.findall(seq)))
+    opened = accumulate(lengths[0::2])
+    closed = chain((0,), accumulate(lengths[1::2]))
+    return max(map(sub, opened, closed), default=0)

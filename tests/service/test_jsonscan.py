@@ -48,8 +48,10 @@ def scan(pieces: list[bytes], max_depth: int, max_values: int | None = None) -> 
     return s
 
 
-# Strings full of what the scan must not take for structure.
-tricky_text = st.text(alphabet=st.sampled_from('[]{}",\\/:ab é\n\t\x00'), max_size=8)
+# Strings full of what the scan must not take for structure, with escapes and without.
+tricky_text = st.text(alphabet=st.sampled_from('[]{}",\\/:ab é\n\t\x00'), max_size=8) | st.text(
+    alphabet=st.sampled_from("[]{},:ab"), max_size=8
+)
 leaves = (
     st.none()
     | st.booleans()
