@@ -60,7 +60,7 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return resp
 
 
-def read_body(scan: JsonScan) -> bytes:
+def read_scanned(scan: JsonScan) -> bytes:
     """The request body, each piece fed to ``scan`` as it is read (so an over-deep or
     over-full body is refused after its first pieces, before anything parses it); 413
     past ``request.max_content_length``, as werkzeug checks it, and only past it (a body
@@ -103,7 +103,7 @@ def read_json(max_values: int | None = None) -> Any:
             415, "unsupported_media_type", f"send the body as application/json (got {shown})"
         )
     depth = current_app.config.get("MAX_JSON_DEPTH", DEFAULT_MAX_JSON_DEPTH)
-    raw = read_body(JsonScan(depth, max_values))
+    raw = read_scanned(JsonScan(depth, max_values))
     if not raw:
         raise ApiProblem(400, "invalid_json", "the request body is empty; send a JSON object")
     try:

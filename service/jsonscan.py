@@ -7,9 +7,9 @@ nesting seen. Brackets inside strings do not count (escapes handled, a string or
 escape may be cut between two pieces). Each piece is scanned with bytes methods and
 regular expressions, at C speed: its strings go, then everything but brackets and
 commas; the nesting is then measured (``_deepest``), and only when the piece could go
-deeper than anything before it. For valid JSON the answers are exact; for invalid JSON they are an estimate,
-which the parser then refuses anyway (the scan never refuses a valid body that is
-within both limits).
+deeper than anything before it. For valid JSON the answers are exact (the scan never
+refuses a valid body within both limits); for invalid JSON they are an estimate, and
+the parser refuses the body anyway.
 """
 
 from __future__ import annotations
