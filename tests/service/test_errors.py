@@ -125,7 +125,7 @@ def test_an_unknown_field_is_400_invalid_request_naming_it(
         ({"variant": "", "players": 2}, "variant"),
         ({"variant": "uno_classic", "players": "two"}, "players"),
         ({"variant": "uno_classic", "players": True}, "players"),
-        ({"variant": "uno_classic", "players": 2.0}, "players"),
+        ({"variant": "uno_classic", "players": 2.5}, "players"),
         ({"variant": "uno_classic", "players": 2, "seed": -1}, "seed"),
         ({"variant": "uno_classic", "players": 2, "seed": 2**64}, "seed"),
         ({"variant": "uno_classic", "players": 2, "seed": "42"}, "seed"),

@@ -47,6 +47,20 @@ def test_the_same_seed_deals_the_same_game(api: ApiClient) -> None:
     assert first["state"]["hands"] != other["state"]["hands"]
 
 
+def test_an_integer_may_have_a_zero_fraction_as_the_contract_allows(api: ApiClient) -> None:
+    """JSON Schema counts 3.0 as an integer: the service deals the same game for it;
+    3.5 is not one (the harness holds both answers to the contract)."""
+    same = api.post("/v1/games", json={"variant": V, "players": 3.0, "seed": 7.0, "dealer": 1.0})
+    want = api.post("/v1/games", json={"variant": V, "players": 3, "seed": 7, "dealer": 1})
+    assert same.status_code == want.status_code == 201
+    assert same.get_json()["state"] == want.get_json()["state"]
+    body = problem(api.post("/v1/games", json={"variant": V, "players": 3.5}), 400,
+                   "invalid_request")  # fmt: skip
+    assert body["errors"] == {"players": ["Not a valid integer: 3.5 has a fractional part."]}
+    session = api.post("/v1/sessions", json={"variant": V, "players": 2.0, "seed": 7.0})
+    assert session.status_code == 201 and len(session.get_json()["seats"]) == 2
+
+
 def test_without_a_seed_the_server_chooses_one_and_returns_it(api: ApiClient) -> None:
     seeds = set()
     for _ in range(3):
