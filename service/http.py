@@ -10,6 +10,7 @@ fields), an object, then the marshmallow ``schema``. ``json_response`` dumps wit
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -107,11 +108,34 @@ def read_json(max_values: int | None = None) -> Any:
     if not raw:
         raise ApiProblem(400, "invalid_json", "the request body is empty; send a JSON object")
     try:
-        return orjson.loads(raw)
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ApiProblem(
             400, "invalid_json", f"the request body is not valid JSON: {exc}"
         ) from None
+    return integral(data) if _FRACTION_OR_EXPONENT.search(raw) else data
+
+
+#: A number written with a fraction or an exponent somewhere in a body (or a string that
+#: looks like one: then ``integral`` walks the body for nothing, and changes nothing).
+_FRACTION_OR_EXPONENT = re.compile(rb"[0-9]\.[0-9]|[0-9][eE]")
+#: The largest integer a JSON number with a fraction holds exactly (a double's 53 bits).
+EXACT_INTEGERS = 2**53
+
+
+def integral(value: Any) -> Any:
+    """``value`` with every integral number written with a fraction or an exponent
+    (``6.0``, ``6e0``) as the integer it is, as JSON Schema reads it: everywhere an
+    integer is expected (a seat, a card id, a move inside a state), one rule at the one
+    place bodies are parsed. Beyond ``EXACT_INTEGERS`` a float is left as it is (the
+    integer it was written as may be lost), and is refused where an integer is expected."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < EXACT_INTEGERS else value
+    if isinstance(value, dict):
+        return {k: integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral(v) for v in value]
+    return value
 
 
 def json_body(schema: Schema) -> dict[str, Any]:

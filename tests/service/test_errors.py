@@ -367,7 +367,7 @@ def test_counters_beyond_64_bits_are_refused_not_crashed_on(
         ({"type": "play", "player": 0, "card": -1}, "invalid_move", "card"),
         ({"type": "catch", "player": 0, "target": -2}, "invalid_move", "target"),
         ({"type": "play", "player": 0, "card": "R7"}, "invalid_move", "card"),
-        ({"type": "play", "player": 0, "card": 14.0}, "invalid_move", "card"),
+        ({"type": "play", "player": 0, "card": 14.5}, "invalid_move", "card"),
         ({"type": "play", "player": 0, "card": 14, "color": "mauve"}, "invalid_color", "color"),
         ({"type": "play", "player": 0, "card": 14, "uno": "yes"}, "invalid_move", "uno"),
         ({"type": "play", "player": 0, "card": 14, "chain": "1,2"}, "invalid_move", "chain"),

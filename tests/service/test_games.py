@@ -237,6 +237,25 @@ def test_apply_is_stateless_the_same_request_gives_the_same_answer(api: ApiClien
     assert first["state"] != body["state"]
 
 
+def test_a_move_and_a_state_with_integral_floats_apply_as_their_integers(api: ApiClient) -> None:
+    """6.0 is the integer 6 everywhere a body holds an integer (JSON Schema's reading),
+    inside the move and the state too, not only in the fields marshmallow loads."""
+    body = stacked(api, [HAND0, ["YD2", *HAND1[1:]], HAND2], "Y9", draw=["B1", "B2"])
+    card = body["state"]["hands"][1][0]
+    exact = {"state": body["state"], "move": {"type": "play", "player": 1, "card": card}}
+    floats = {
+        "state": {**body["state"], "hands": [[float(c) for c in h] for h in body["state"]["hands"]]},
+        "move": {"type": "play", "player": 1.0, "card": float(card)},
+    }
+    want = api.post("/v1/games/apply", json=exact)
+    got = api.post("/v1/games/apply", json=floats)
+    assert got.status_code == want.status_code == 200
+    assert got.get_json() == want.get_json()
+    half = {**exact, "move": {"type": "play", "player": 1.5, "card": card}}
+    refused = api.post("/v1/games/apply", json=half)
+    assert refused.status_code in (400, 422) and refused.get_json()["code"] != "internal_error"
+
+
 def test_a_wild_needs_and_sets_its_colour(api: ApiClient) -> None:
     body = stacked(api, [HAND0, ["W", *HAND1[1:]], HAND2], "G9")
     wild = body["state"]["hands"][1][0]
