@@ -53,7 +53,9 @@ def play(client: Client, seat_client: Callable[[str], AuthenticatedClient]) -> S
     """A person against a bot, a one-round game of classic UNO to its end, then the
     rematch: the rematch's session as the person's seat sees it."""
     players = [SessionSeatRequest(name="me"), SessionSeatRequest(name="bot", bot=True)]
-    body = SessionCreate(variant="uno_classic", players=players, options=UnoClassicOptions(target=1))
+    body = SessionCreate(
+        variant="uno_classic", players=players, options=UnoClassicOptions(target=1)
+    )
     state = session(create_session.sync(client=client, body=body))
     if isinstance(state.token, Unset):  # a create gives the first person's token
         raise GameError("the create answered no token")
