@@ -11,6 +11,8 @@ import {
 } from './words.js';
 
 const $ = (id) => document.getElementById(id);
+/** The game the form opens on. */
+const FIRST_VARIANT = 'uno_classic';
 const el = (tag, { dataset, ...props } = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
   Object.assign(node.dataset, dataset);
@@ -181,18 +183,33 @@ function renderCards(v, ctx) {
   }
 }
 
+/** The legal moves with their words, one per distinct wording: two copies of a card
+ * (two red 7s) are one choice, so one button (the first copy's move). */
+function distinctMoves(ctx) {
+  const seen = new Set();
+  const out = [];
+  for (const move of game.legal) {
+    const label = describeMove(move, ctx);
+    if (!seen.has(label)) {
+      seen.add(label);
+      out.push({ move, label });
+    }
+  }
+  return out;
+}
+
 function renderMoves(ctx) {
   const box = $('moves');
   // A keyboard user who pressed a move keeps the focus on the moves (a disabled button
   // loses it while the move is sent).
   const hadFocus = box.contains(document.activeElement) || game.keepFocus;
-  const buttons = game.legal.map((move, i) => el('button', {
+  const buttons = distinctMoves(ctx).map(({ move, label }, i) => el('button', {
     type: 'button',
     className: `move m-${move.type}`,
     disabled: game.busy,
     onclick: () => sendMove(move),
     dataset: { index: String(i), type: move.type },
-  }, describeMove(move, ctx)));
+  }, label));
   box.replaceChildren(...buttons);
   const v = game.view;
   $('moves-note').textContent = buttons.length ? `${buttons.length} legal move${buttons.length > 1 ? 's' : ''}.`
@@ -216,7 +233,7 @@ function appendLog(events, ctx) {
   log.scrollTop = log.scrollHeight;
 }
 
-/** Show an answer of the session API (SessionState, SessionCreated or SessionMoveAnswer). */
+/** Show an answer of the session API (a SessionState: every call about a seat answers one). */
 function show(answer, events = answer.events || []) {
   // An answer about a version already shown changes nothing (the stream's re-reads).
   if (game.version !== null && answer.version <= game.version && !events.some((e) => e.seq > game.lastSeq)) return;
@@ -372,7 +389,9 @@ function renderOptions() {
     const id = `option-${name}`;
     let input;
     if (spec.choices) {
-      input = el('select', { id, name }, ...spec.choices.map((c) => el('option', { value: c, selected: c === spec.default }, c)));
+      input = el('select', { id, name }, ...spec.choices.map((c) => el('option', {
+        value: c, selected: c === spec.default,
+      }, c.replaceAll('_', ' '))));
     } else {
       input = el('input', { id, name, type: 'text', inputMode: 'numeric', value: String(spec.default) });
     }
@@ -381,11 +400,13 @@ function renderOptions() {
     const hint = spec.choices ? spec.description
       : `${spec.description}; ${spec.minimum} to ${spec.maximum}`;
     box.append(el('div', { className: 'field' },
-      el('label', { htmlFor: id }, name.replaceAll('_', ' ')),
+      el('label', { htmlFor: id }, spec.label),
       input,
       el('small', {}, hint)));
   }
-  $('rules-link').replaceChildren(el('a', { href: variant.rules_url }, `The rules of ${variant.title}`));
+  $('rules-link').replaceChildren(el('a', {
+    href: variant.rules_url, target: '_blank', rel: 'noopener',
+  }, `The rules of ${variant.title}`));
 }
 
 function setupBody() {
@@ -456,7 +477,9 @@ async function init() {
   try {
     const { data } = await call('GET', '/v1/variants');
     for (const v of data.variants) game.variants.set(v.id, v);
-    $('variant').replaceChildren(...data.variants.map((v) => el('option', { value: v.id }, v.title)));
+    $('variant').replaceChildren(...data.variants.map((v) => el('option', {
+      value: v.id, selected: v.id === FIRST_VARIANT,
+    }, v.title)));
     renderOptions();
     document.body.dataset.ready = 'true';
   } catch (err) {
