@@ -244,3 +244,22 @@ def test_a_read_that_tells_keeps_the_movers_version_good(lobby: Lobby, app: Flas
     assert moved["version"] == told["version"] + 1
     assert [s["connected"] for s in moved["seats"]] == [True, True]
     problem(lobby.move(sid, toks[mover], move, mine["version"]), 412, "version_mismatch")
+
+
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)
+def test_a_stream_tells_its_seat_and_keeps_it_there(lobby: Lobby, app: Flask) -> None:
+    """A phone that follows the stream instead of reading: its stream tells it of the
+    deal (the clock starts) and shows it connected."""
+    now = Clock()
+    app.extensions["sessions"].now = now
+    created = seat_answer(lobby.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}],
+                                       seed=5, clock={"turn_seconds": 30}), 201)  # fmt: skip
+    sid, bob = created["session_id"], created["seats"][1]["token"]
+    assert created["clock"]["held_for"] == [1]
+    assert [s["connected"] for s in created["seats"]] == [True, False]
+    now.t += 4
+    r = lobby.stream(sid, bob)
+    assert r.status_code == 200 and r.get_data().startswith(b"retry:")
+    spectator = seat_answer(lobby.get(sid))
+    assert spectator["clock"]["held_for"] == [] and spectator["clock"]["seconds_left"] == 30
+    assert [s["connected"] for s in spectator["seats"]] == [True, True]
