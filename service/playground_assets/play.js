@@ -3,7 +3,8 @@
 // A game is a session (POST /v1/sessions). The page follows it over Server-Sent Events
 // (GET /v1/sessions/{id}/stream). EventSource cannot send a seat token, so the page
 // follows the stream as a spectator (its events are redacted for spectators) and, on
-// each event, re-reads the seat's own view and event log with its token.
+// each event, re-reads the seat's own view and the events since (GET ?after=) with its
+// token.
 
 import { ApiError, call } from './api.js';
 import {
@@ -270,13 +271,11 @@ async function refresh() {
       game.stale = false;
       const sid = game.sid;
       try {
-        const [state, log] = await Promise.all([
-          call('GET', `/v1/sessions/${sid}`, { token: game.token }),
-          call('GET', `/v1/sessions/${sid}/events?after=${game.lastSeq}`, { token: game.token }),
-        ]);
+        // One call: the seat's view and the events since the last one shown.
+        const state = await call('GET', `/v1/sessions/${sid}?after=${game.lastSeq}`, { token: game.token });
         if (sid !== game.sid) return;
         if ($('error').dataset.code === 'network_error') showError(null);
-        show(state.data, log.data.events);
+        show(state.data);
       } catch (err) {
         showError(err);
       }
@@ -439,7 +438,7 @@ async function start(event) {
       sid: data.session_id,
       seat: data.seat,
       seats: data.seats,
-      token: data.seats[data.seat].token,
+      token: data.token,
       version: null,
       lastSeq: 0,
       busy: false,
