@@ -26,9 +26,10 @@ the work to the part whose job it is.
 
 Every request that touches a session first settles it (``Timekeeper.settle``): the
 caller's seat told of the deal when the clock holds for it, what its clock owes, and
-the bots' next chain when a game whose seats all went to bots waits for them. Time is read from ``SessionManager.now`` (``time.time`` unless a test sets
-another); the settings from ``SessionManager.config``. Both live in one ``Env`` that
-every part shares.
+the bots' next chain when a game whose seats all went to bots waits for them. Time is
+read from ``SessionManager.now`` (``time.time`` unless a test sets another); the
+settings from ``SessionManager.config``. Both live in one ``Env`` that every part
+shares.
 """
 
 from __future__ import annotations

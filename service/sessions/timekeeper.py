@@ -3,8 +3,8 @@ before anything else (``settle``); when the clock will next owe a move
 (``next_deadline``); the clock after a move (``clock_moved``).
 
 Every request that touches a session first settles it: a seat the clock holds for is
-told (its first request after the deal: ``Clock.told``), then each passed deadline's forced
-default moves (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a
+told (its first request after the deal: ``Clock.told``), then each passed deadline's
+forced default moves (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a
 ``timeout`` event, the bots' replies, in a chain while deadlines have passed, committed
 with one compare-and-set over the version read (a racing replica loses, re-reads and
 finds the timeout played: one timeout, never two). A game whose seats all went to bots
