@@ -51,6 +51,7 @@ help:
 	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
 	@echo "make docs   the documentation site (mkdocs.yml), built in strict mode into $(SITE_DIR)/"
+	@echo "make fuzz   a longer schemathesis run against openapi.yaml (FUZZ_EXAMPLES=300 per operation)"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
 	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"

@@ -135,6 +135,7 @@ class VariantFacts:
                 "points that end the game (the rule book's target by default)",
                 minimum=1,
                 maximum=100_000,
+                label="Points to win",
             ),
             *self.extra_options(),
         ]

@@ -129,6 +129,7 @@ class UnoRules(Variant):
                 "what makes a challenged wild draw card guilty: a card of the active colour "
                 "(official) or any playable non-wild card",
                 choices=("active_color", "any_playable"),
+                label="Challenge rule",
             )
         ]
 
