@@ -7,6 +7,7 @@ that nothing its primary writes from then on reaches it (a failover then loses i
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.crc import key_slot
 
 from benchmarks.servers import free_port
 
@@ -65,6 +67,23 @@ def _wait_synced(client: redis.Redis, deadline: float) -> None:
             time.sleep(0.02)
     finally:
         client.close()
+
+
+def _wait_acked(primary: redis.Redis, key: str, replicas: int, deadline: float) -> None:
+    """Until ``replicas`` replicas of ``primary`` acknowledge a write (of ``key``, gone a
+    second later) within 100 ms. After a diskless sync Redis 7.0 calls a replica online
+    but streams to it only from its first acknowledgement, up to a second later."""
+    try:
+        while True:
+            pipe = primary.pipeline(transaction=False)
+            pipe.set(key, b"1", px=1000)
+            pipe.execute_command("WAIT", replicas, 100)
+            if int(pipe.execute()[1]) >= replicas:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{replicas} replica(s) did not acknowledge a write")
+    finally:
+        primary.close()
 
 
 def _crash(proc: subprocess.Popen[bytes] | None) -> None:
@@ -125,6 +144,7 @@ class RedisServer:
             self.args += ["--replicaof", "127.0.0.1", str(replica_of.port)]
         self.replica_of = replica_of
         self.proc: subprocess.Popen[bytes] | None = None
+        self.tmp: Path | None = None
 
     @property
     def url(self) -> str:
@@ -142,8 +162,9 @@ class RedisServer:
         cmd += ["--repl-diskless-sync-delay", "0"]  # a replica in sync at once
         if self.persist is not None:
             cmd += ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.persist)]
-        else:
-            cmd += ["--appendonly", "no"]
+        else:  # a folder of its own all the same: a replica's sync writes a dump.rdb
+            self.tmp = Path(tempfile.mkdtemp(prefix="uno-redis-"))
+            cmd += ["--appendonly", "no", "--dir", str(self.tmp)]
         self.proc = subprocess.Popen(
             cmd + self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
@@ -151,6 +172,7 @@ class RedisServer:
         _wait_ping(self.port, self.proc, deadline)
         if self.replica_of is not None:
             _wait_synced(self.client(), deadline)
+            _wait_acked(self.replica_of.client(), "ready", 1, deadline)
 
     def client(self) -> redis.Redis:
         """A plain client of this server (INFO, REPLICAOF, DEBUG ...)."""
@@ -171,6 +193,9 @@ class RedisServer:
     def stop(self) -> None:
         _stop(self.proc)
         self.proc = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
 
 
 class LocalCluster:
@@ -308,6 +333,14 @@ class LocalCluster:
             )
 
         self._wait(synced, deadline)
+        masters = [i for i in range(len(self.ports)) if self._role(i) == "master"]
+        keys: dict[int, str] = {}  # a key on each master
+        for n in itertools.count():
+            keys.setdefault(self.owner(key_slot(f"ready{n}".encode()), masters[0]), f"ready{n}")
+            if len(keys) == len(masters):
+                break
+        for i, key in keys.items():
+            _wait_acked(self.node(i), key, self.replicas, deadline)
 
     def _role(self, i: int) -> str:
         info: Any = self._ask(i, "INFO", "replication")
@@ -326,6 +359,16 @@ class LocalCluster:
         self._ask(i, "CLUSTER REPLICATE", master_id)
         self._wait(lambda: self._ask(i, "INFO", "replication").get("master_link_status") == "up")
         self.wait_ok(deadline)
+        # Every node knows it as a replica: a master votes for a failover only then
+        # (in sync at once, without the default 5 s sync delay, it can be before).
+        new_id = self.node_id(i)
+        self._wait(
+            lambda: all(
+                "slave" in self._nodes(j).get(new_id, {}).get("flags", "")
+                for j in range(len(self.ports))
+            ),
+            deadline,
+        )
         return i
 
     def _nodes(self, i: int) -> dict[str, dict[str, Any]]:
@@ -412,6 +455,8 @@ class LocalCluster:
         )
         _wait_ping(self.ports[i], self.procs[i], deadline)
         self.wait_ok(deadline)
+        if self.replicas:
+            self._wait_replicas(deadline)
 
     def node(self, i: int) -> redis.Redis:
         """A plain client of node ``i`` (for CONFIG SET, INFO, DEBUG ...)."""

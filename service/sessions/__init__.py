@@ -64,7 +64,7 @@ def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
         )
     else:
         log.info("sessions: %s store, key prefix %r", store.kind, config.key_prefix)
-    # Load the variant registry now: its lazy first load is not safe under threads.
+    # Load the variant registry at start-up, so no request pays for the first load.
     engine.all_variants()
     mgr = SessionManager(store, config)
     app.extensions["sessions"] = mgr

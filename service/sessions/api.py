@@ -218,7 +218,10 @@ def rematch_session(sid: str) -> Response:
 
 @bp.get("/<sid>")
 def get_session(sid: str) -> Response:
-    return _answer(manager().get(sid, _token()))
+    """The session as the token's seat sees it; with ``?after=N`` the events after N too."""
+    raw = request.args.get("after")
+    after = None if raw is None or raw == "" else _number("after", raw, 0)
+    return _answer(manager().get(sid, _token(), after))
 
 
 @bp.get("/<sid>/legal-moves")

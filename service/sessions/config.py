@@ -13,6 +13,7 @@
 | ``SESSION_PRESENCE_SECONDS`` | 30 | a seat is connected when it made a request (or held a stream) this recently |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
 | ``SESSION_CACHE_HISTORY_BYTES`` | 33554432 (32 MiB) | the bots' round events a process keeps with those states, in all; past it the least recently used sessions' events are dropped and read again with the state on their next load |
+| ``SESSION_START_GRACE_SECONDS`` | 15 | a turn clock starts when every person has read the session after the deal, or this long after the deal, whichever comes first (0: at the deal) |
 | ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
 | ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
 | ``SESSION_RETRY_AFTER`` | 1 | ``Retry-After`` of a 503 when the store is down |
@@ -55,6 +56,7 @@ class SessionConfig:
     cache_history_bytes: int = 32 * 2**20
     lobby_size: int = LOBBY_SIZE
     presence_seconds: float = 30.0
+    start_grace_seconds: float = 15.0
     stream_seconds: float = 300.0
     heartbeat_seconds: float = 15.0
     retry_after: int = 1
@@ -125,6 +127,9 @@ class SessionConfig:
             cache_history_bytes=get("SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int),
             lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),
             presence_seconds=get("SESSION_PRESENCE_SECONDS", cls.presence_seconds, float),
+            start_grace_seconds=get(
+                "SESSION_START_GRACE_SECONDS", cls.start_grace_seconds, float, zero=True
+            ),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),
             heartbeat_seconds=get("SESSION_HEARTBEAT_SECONDS", cls.heartbeat_seconds, float),
             retry_after=get("SESSION_RETRY_AFTER", cls.retry_after, int),

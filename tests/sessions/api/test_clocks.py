@@ -2,7 +2,10 @@
 deadline by whichever request touches the session first, logged ``"by": "clock"``;
 the bank, chains of deadlines, timeouts in a row and the hand-over to a bot; the
 stream that wakes at the deadline; two replicas that produce one timeout. On every
-session store (memory, one Redis, the cluster)."""
+session store (memory, one Redis, the cluster).
+
+Here the clock starts at the deal (``SESSION_START_GRACE_SECONDS=0``); its hold until
+every person has been told is tested in ``test_phones.py``."""
 
 from __future__ import annotations
 
@@ -25,7 +28,15 @@ from engine import Move, MoveType, Phase, State
 from service.sessions.events import SESSION_EVENTS, rfc3339
 from service.sessions.store import CommitRequest
 from tests.sessions.api.test_move_log import bots_play_it_out, stored_state
-from tests.sessions.conftest import Api, make_app, problem, sse, store_url, turn_seat
+from tests.sessions.conftest import (
+    Api,
+    make_app,
+    problem,
+    sse,
+    store_config,
+    store_url,
+    turn_seat,
+)
 from tests.support import random_game
 
 T0 = 1_800_000_000.0
@@ -41,6 +52,13 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.t
+
+
+@pytest.fixture
+def app(store_kind: str, request: pytest.FixtureRequest) -> Iterator[Flask]:
+    app = make_app(store_config(store_kind, request, SESSION_START_GRACE_SECONDS=0))
+    yield app
+    app.extensions["sessions"].store.close()
 
 
 @pytest.fixture
@@ -279,7 +297,12 @@ def test_max_timeouts_in_a_row_hand_the_seat_to_a_bot(
     assert took == [
         {"seq": took[0]["seq"], "type": "bot_took_seat", "player": slow, "reason": "timeouts"}
     ]
-    problem(api.get(sid, toks[slow]), 401, "invalid_token")
+    # The slow seat's token says what became of its seat, for the session's life.
+    for read in (api.get, api.legal):
+        lost = problem(read(sid, toks[slow]), 401, "seat_taken_by_bot")
+        assert lost["seat"] == slow and lost["reason"] == "timeouts"
+        assert lost["replaced_by"] == "bot" and lost["at"] == took_at(evs, slow)
+    problem(api.get(sid, toks[slow][::-1]), 401, "invalid_token")  # not a former token
     # The forced move ended the slow seat's turn; from now on a bot answers for it.
     assert after["clock"]["seat"] == fast
     r = api.move(sid, toks[fast], {"type": "draw"}, after["version"]).get_json()
@@ -287,6 +310,12 @@ def test_max_timeouts_in_a_row_hand_the_seat_to_a_bot(
         r = api.move(sid, toks[fast], {"type": "pass"}, r["version"]).get_json()
     assert r["clock"]["seat"] in (fast, None)
     assert log_of(app, sid)[-1]["by"] == "bot"
+
+
+def took_at(events: list[dict[str, Any]], seat: int) -> str:
+    """The deadline of ``seat``'s last timeout before a bot took it."""
+    took = next(i for i, e in enumerate(events) if e["type"] == "bot_took_seat")
+    return str(next(e for e in reversed(events[:took]) if e["type"] == "timeout")["deadline"])
 
 
 def test_a_game_whose_seats_all_went_to_bots_plays_on_past_a_bot_chains_budget(
@@ -425,7 +454,7 @@ def test_a_waiting_stream_wakes_at_the_deadline_and_sees_the_timeout(app: Flask,
 
 
 def test_session_events_are_in_the_spec_and_pass_redaction_unchanged() -> None:
-    from tests.test_declarations import spec_names
+    from tests.engine.rules.test_declarations import spec_names
 
     engine_types = {t for v in VARIANTS for t in v.event_types}
     assert spec_names("Event") == engine_types | set(SESSION_EVENTS)
@@ -439,7 +468,8 @@ def test_session_events_are_in_the_spec_and_pass_redaction_unchanged() -> None:
 @pytest.fixture(params=["redis", "cluster"])
 def replicas(request: pytest.FixtureRequest) -> Iterator[tuple[Api, Api, FakeClock, Flask]]:
     url = store_url(str(request.param), request)
-    config = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"c{uuid.uuid4().hex[:6]}:"}
+    config = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"c{uuid.uuid4().hex[:6]}:",
+              "SESSION_START_GRACE_SECONDS": 0}  # fmt: skip
     a, b = make_app(dict(config)), make_app(dict(config))
     fake = FakeClock()
     for app in (a, b):

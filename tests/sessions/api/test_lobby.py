@@ -3,6 +3,7 @@ leaving, rematch, spectator access and presence, on every store."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import uuid
@@ -15,7 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import engine
-from service.sessions.events import SESSION_EVENTS
+from service.sessions.events import SESSION_EVENTS, rfc3339
 from tests.sessions.api.test_move_log import bots_play_it_out, stored_state
 from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
 
@@ -170,6 +171,9 @@ def test_the_session_events_are_members_of_the_specs_event_union() -> None:
 
 
 # ---------------------------------------------------------------- the public lobby
+RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
 def fake_clock(app: Flask, start: float = 1_800_000_000.0) -> None:
     """The manager's clock: a second later at every reading (distinct created times)."""
     times = iter(range(int(start), int(start) + 10**6))
@@ -204,12 +208,16 @@ def test_the_lobby_lists_public_waiting_sessions_newest_first(lobby: Lobby, app:
         if cursor is None:
             break
     assert pages == newest_first
-    # An entry names the seats and nothing secret.
+    # An entry names the seats (an open one as every answer names it) and nothing secret.
     entry = lobby.listing("variant=uno_duo").get_json()["sessions"][0]
     assert entry["seats"][0]["name"] == "Dee" and entry["seats"][1] == {
-        "seat": 1, "name": None, "bot": False, "open": True
+        "seat": 1, "name": "Player 2", "bot": False, "open": True
     }  # fmt: skip
-    assert entry["open_seats"] == 1 and entry["created"] == int(1_800_000_000 + 6) * 1000
+    assert duo["seats"][1]["name"] == "Player 2"  # the creator's answer says the same
+    assert entry["open_seats"] == 1 and RFC3339_MS.match(entry["created_at"])
+    times = [e["created_at"] for e in lobby.listing("variant=uno_classic").get_json()["sessions"]]
+    assert times == sorted(set(times), reverse=True)  # newest first, each its own time
+    assert rfc3339(1_800_000_000) < times[-1]
     text = lobby.listing().get_data(as_text=True)
     for b in [*made, duo]:
         assert b["invitation_code"] not in text and b["seats"][0]["token"] not in text
@@ -280,7 +288,8 @@ def test_a_seat_that_leaves_before_the_start_is_open_again(lobby: Lobby) -> None
     assert r.status_code == 200, r.get_data(as_text=True)
     left = r.get_json()
     assert left["status"] == "waiting" and left["seats"][1]["open"] is True
-    problem(lobby.get(sid, bob["token"]), 401, "invalid_token")
+    gone = problem(lobby.get(sid, bob["token"]), 401, "seat_left")
+    assert (gone["seat"], gone["reason"], gone["replaced_by"]) == (1, "left", "open")
     last = lobby.events(sid).get_json()["events"][-1]
     assert last == {
         "seq": left["last_event"], "type": "left", "player": 1, "name": "Bob", "replaced_by": "open"
@@ -297,7 +306,8 @@ def test_a_seat_that_leaves_after_the_start_is_played_by_a_bot(lobby: Lobby) -> 
     r = lobby.leave(sid, bob["token"])
     assert r.status_code == 200, r.get_data(as_text=True)
     assert r.get_json()["seats"][1]["bot"] is True and r.get_json()["status"] == "playing"
-    problem(lobby.move(sid, bob["token"], {"type": "draw"}, 1), 401, "invalid_token")
+    gone = problem(lobby.move(sid, bob["token"], {"type": "draw"}, 1), 401, "seat_left")
+    assert (gone["seat"], gone["reason"], gone["replaced_by"]) == (1, "left", "bot")
     events = lobby.events(sid, ann).get_json()["events"]
     assert {"type": "left", "player": 1, "name": "Bob", "replaced_by": "bot"} in [
         {k: v for k, v in e.items() if k != "seq"} for e in events
@@ -535,8 +545,9 @@ def test_presence_shows_the_seats_seen_recently(lobby: Lobby, app: Flask) -> Non
     period = mgr.config.presence_seconds
     body = lobby.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}, {"bot": True}]).get_json()
     sid, ann, bob = body["session_id"], body["seats"][0]["token"], body["seats"][1]["token"]
-    assert connected(lobby, sid) == [False, False, False]
-    assert connected(lobby, sid, ann) == [True, False, False]  # recorded with the read
+    # The creator is there (its create), Bob once he reads.
+    assert connected(lobby, sid) == [True, False, False]
+    assert connected(lobby, sid, ann) == [True, False, False]
     stored = mgr.store.load(sid).seen
     assert stored == {0: int(now[0] * 1000)}
     now[0] += period / 4  # within half a period: not written again

@@ -24,6 +24,8 @@ from tests.sessions.conftest import (
     two_humans,
 )
 
+pytestmark = [pytest.mark.redis, pytest.mark.cluster]
+
 
 @pytest.fixture
 def instances(redis_cluster: LocalCluster) -> Iterator[tuple[Api, Api]]:

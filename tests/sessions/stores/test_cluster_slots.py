@@ -30,6 +30,8 @@ from tests.sessions.conftest import (
     two_humans,
 )
 
+pytestmark = [pytest.mark.redis, pytest.mark.cluster]
+
 
 @pytest.fixture
 def cluster() -> Iterator[LocalCluster]:

@@ -61,7 +61,9 @@ def clock() -> Time:
 
 @pytest.fixture
 def config() -> SessionConfig:
-    return SessionConfig()
+    """The defaults, but a clock that runs from the deal (no start grace): the parts'
+    tests time the clock itself; the grace has tests of its own (test_clocks, test_phones)."""
+    return SessionConfig(start_grace_seconds=0.0)
 
 
 @pytest.fixture

@@ -43,7 +43,8 @@ def test_connected_is_seen_within_the_period_and_never_a_bot(env: Env, clock: Ti
     period = env.config.presence_seconds
     now_ms = int(clock.t * 1000)
     seen = {0: now_ms - int(period * 1000), 1: now_ms - int(period * 1000) - 1, 2: now_ms}
-    assert [s["connected"] for s in presence.seats(meta, seen)] == [True, False, False]
+    presence.learn("s", seen)
+    assert presence.connected("s", meta) == frozenset({0})
 
 
 def test_an_open_stream_touches_its_seat(env: Env, clock: Time) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from service.sessions import tokens
 from service.sessions.manager import SessionManager
-from service.sessions.models import BotLevel, Meta, Seat, Status
+from service.sessions.models import BotLevel, LostReason, Meta, Seat, Status
 from service.sessions.problems import SessionProblem
 from service.sessions.seats import open_seat
 
@@ -74,8 +74,9 @@ def test_a_seat_that_leaves_before_the_start_is_open_again(mgr: SessionManager) 
         "name": "Player 2",
         "bot": False,
         "open": True,
+        "connected": False,
     }
-    assert code_of(mgr.leave, sid, joined["token"]) == "invalid_token"
+    assert code_of(mgr.leave, sid, joined["token"]) == "seat_left"
 
 
 def test_a_seat_that_leaves_a_game_is_played_by_a_bot(mgr: SessionManager) -> None:
@@ -91,8 +92,9 @@ def test_a_seat_that_leaves_a_game_is_played_by_a_bot(mgr: SessionManager) -> No
 
 def test_a_bot_takes_a_seat_and_a_join_finds_one() -> None:
     meta = Meta("uno_classic", (Seat(0, "a", None, "h"), Seat(1, "b", None, None, True)), 1.0)
-    handed = meta.handed_to_bot(0)
-    assert handed.seats[0] == Seat(0, "a", BotLevel.SIMPLE, None, False)
+    handed = meta.handed_to_bot(0, 5.0, LostReason.TIMEOUTS)
+    assert handed.seats[0].bot is BotLevel.SIMPLE and handed.seats[0].token_sha256 is None
+    assert handed.seats[0].lost is not None and not handed.seats[0].open
     assert open_seat(meta, None) == 1 and open_seat(meta, 1) == 1
     for wanted in (0, 5):
         with pytest.raises(SessionProblem):

@@ -17,7 +17,7 @@ import engine
 from engine import MoveType
 from service.rules_docs import RULES_DIR, rules_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: The sections every document has, in this order (after the "# <game>" title and a
 #: summary paragraph).

@@ -125,7 +125,7 @@ def test_metadata_says_the_counts_come_from_a_published_list_not_the_box() -> No
 
 
 def test_variant_is_registered_and_joins_the_conformance_test() -> None:
-    from tests import test_conformance
+    from tests.engine.rules import test_conformance
 
     assert V in test_conformance.VARIANTS
     assert V in {v.id for v in engine.all_variants()}

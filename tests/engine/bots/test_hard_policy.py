@@ -13,8 +13,8 @@ import engine
 from engine import bots
 from engine.bots import hard_policy
 from engine.bots.knowledge import Ctx
+from tests.engine.bots.test_bots import actor, decisions
 from tests.support import card, stacked_game, with_hand
-from tests.test_bots import actor, decisions
 
 
 def choice(level: str, state: engine.State, seat: int) -> engine.Move:
@@ -31,6 +31,16 @@ def classic(hand: list[str], other: list[str], turned: str = "R9") -> engine.Sta
     )
     state = with_hand(state, 1, [card(state, 1, c) for c in hand])
     return with_hand(state, 0, [card(state, 0, c) for c in other])
+
+
+def test_every_variant_has_its_own_hard_policy_and_an_unknown_one_fails() -> None:
+    ids = sorted(v.id for v in engine.all_variants())
+    assert sorted(hard_policy.POLICIES) == ids
+    assert all(hard_policy.policy_for(i).variant_id == i for i in ids)
+    with pytest.raises(LookupError, match="no hard policy for variant 'uno_pirate'"):
+        hard_policy.policy_for("uno_pirate")
+    with pytest.raises(ValueError, match="registered twice"):
+        hard_policy.policy(hard_policy.HardPolicy)
 
 
 def test_hard_plays_the_skip_that_lets_it_go_out_this_turn() -> None:
@@ -116,7 +126,7 @@ def test_hard_gives_a_card_the_receiver_cannot_play_at_once() -> None:
 
 def duo(hand: list[str], other: list[str], turned: str = "R9") -> engine.State:
     """A UNO Duo table after the draft, seat 1 (Player 2) to move, with these hands."""
-    from tests.test_duo import game
+    from tests.engine.rules.test_duo import game
 
     fill = ["Y2", "Y3", "Y4", "Y5", "Y6", "Y7", "Y8"]
     state = game([*other, *fill[len(other) :]], [*hand, *fill[len(hand) :]], turned)
@@ -197,8 +207,8 @@ def test_duo_hard_challenges_a_wild_draw_four_from_a_large_hand(other: int, expe
 def dos_table(hand: list[str], row: list[str], other: int = 7) -> engine.State:
     """A two-player DOS table, seat 0 to move, with ``hand`` (filled to seven with 9s
     and 10s) and ``row``; the other seat keeps ``other`` cards."""
-    from tests.test_dos import game
-    from tests.test_dos import hand as dos_hand
+    from tests.engine.rules.test_dos import game
+    from tests.engine.rules.test_dos import hand as dos_hand
 
     state = game([dos_hand(*hand), dos_hand(seat=1)], row, dealer=1)
     assert state.current == 0

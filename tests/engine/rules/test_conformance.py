@@ -68,7 +68,7 @@ LEAK_CHECKS["uno_duo"] = duo_leak_check
 
 def flip_leak_check(state: State, seat: int | None, view: dict[str, Any]) -> None:
     """UNO Flip: cards by round label; own hand by active face, others by inactive face."""
-    from tests.test_flip import check_view_hides_faces
+    from tests.engine.rules.test_flip import check_view_hides_faces
 
     check_view_hides_faces(state, seat, view)
 

@@ -18,7 +18,7 @@ from engine import Kind, MoveType, Variant
 from service.sessions.bots import choose
 from tests.support import random_game
 
-SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
+SPEC = Path(__file__).resolve().parents[3] / "openapi.yaml"
 VARIANTS = engine.all_variants()
 
 
@@ -79,7 +79,7 @@ def test_the_bots_rank_every_move_type_of_the_variant(variant: Variant) -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)
 def test_the_conformance_games_meet_every_declaration_and_nothing_else(variant: Variant) -> None:
-    """Seeded random games (as tests/test_conformance.py plays them) reach every declared
+    """Seeded random games (as tests/engine/rules/test_conformance.py plays them) reach every declared
     decision and move type, and cause only declared event types."""
     rnd = random.Random(21)
     moves: set[MoveType] = set()

@@ -59,7 +59,7 @@ def set_up(variant_id: str) -> list[tuple[str, State]]:
     """Decisions random games reach too rarely, set up as the variant's tests do."""
     if variant_id != "uno_all_wild":
         return []
-    from tests.test_all_wild import HAND, table
+    from tests.engine.rules.test_all_wild import HAND, table
 
     state = table([["W", "W"], ["WS"], HAND], draw=("WD2",))
     drew, _ = engine.apply(state, engine.Move(engine.MoveType.DRAW, 0))

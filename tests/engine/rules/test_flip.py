@@ -281,7 +281,7 @@ def test_the_catalog_pairs_faces_and_is_published() -> None:
 
 
 def test_variant_joins_the_conformance_test() -> None:
-    from tests import test_conformance
+    from tests.engine.rules import test_conformance
 
     assert V in test_conformance.VARIANTS
     assert V in test_conformance.LEAK_CHECKS

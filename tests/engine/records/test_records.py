@@ -283,7 +283,8 @@ def test_the_spec_states_the_record_format_as_the_engine_does() -> None:
     assert schemas["GameRecord"]["properties"]["record"]["const"] == RECORD_VERSION
     assert schemas["RecordMove"]["properties"]["by"]["enum"] == list(MOVERS)
     bot = schemas["RecordPlayer"]["properties"]["bot"]["oneOf"]
-    assert [b.get("enum") for b in bot] == [None, list(BOT_LEVELS)]
+    resolved = [schemas[b["$ref"].rsplit("/", 1)[1]] if "$ref" in b else b for b in bot]
+    assert [b.get("enum") for b in resolved] == [None, list(BOT_LEVELS)]
     assert set(schemas["RecordMove"]["properties"]) == {"by", "at", "move", "hidden"}
     record_fields = set(record("uno_classic", 2, 1, []))
     assert record_fields == set(FIELDS)

@@ -6,7 +6,7 @@ chosen and a digest of the bot's ``random.Random`` state after it (a search that
 one more or one fewer random number would change every later choice).
 
 When hard's choices are meant to change, regenerate the fixture and say why in the
-commit: ``python -m tests.test_hard_search_choices``.
+commit: ``python -m tests.engine.bots.test_hard_search_choices``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from engine.errors import SetupError
 from service.sealing import Keyring
 from tests.docs_pages import shell_blocks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
