@@ -166,7 +166,7 @@ class Outbox:
                     winners=list(e["winners"]), scores=list(e["scores"]),
                 )  # fmt: skip
         seat = new.waiting_person()
-        if seat is not None and turn_began(base, seat, moves, timed_out):
+        if seat is not None and (turn_began(base, seat, moves, timed_out) or released(base, new)):
             yield webhook(
                 "turn.started", now, common, seat=seat, external_id=ext(seat),
                 deadline=None if deadline is None else rfc3339(deadline),
@@ -179,6 +179,15 @@ def turn_began(base: Snapshot | None, seat: int, moves: Sequence[bytes], timed_o
     if base is None or base.state is None or timed_out or base.waiting_person() != seat:
         return True
     return any(orjson.loads(m)["move"]["player"] != seat for m in moves)
+
+
+def released(base: Snapshot | None, new: Snapshot) -> bool:
+    """Whether the clock's hold after the deal ended in this change (every person told
+    before ``held_until``): the turn's deadline moved, so its ``turn.started`` is sent
+    again with the deadline it has now."""
+    before = None if base is None else base.meta.clock
+    after = new.meta.clock
+    return bool(before and before.held_for) and after is not None and not after.held_for
 
 
 def entry(webhook_id: str, body: dict[str, Any]) -> bytes:

@@ -172,6 +172,8 @@ class Deployment:
             "WEBHOOK_URL": receiver.url,
             "WEBHOOK_SECRET": SECRET,
             "WEBHOOK_WARNING_SECONDS": "0",
+            # The clock starts at the deal (test_outbox.py tests the hold after it).
+            "SESSION_START_GRACE_SECONDS": "0",
             **settings,
         }
         self.workers: list[Worker] = []

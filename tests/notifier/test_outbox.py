@@ -42,7 +42,10 @@ def clocks() -> Clocks:
 
 
 def app_with(clocks: Clocks, **config: Any) -> Flask:
+    """The app at ``clocks``; the clock starts at the deal unless ``config`` sets a hold
+    (``SESSION_START_GRACE_SECONDS``)."""
     store = MemoryStore(3600, 10_000, clock=clocks.mono)
+    config = {"SESSION_START_GRACE_SECONDS": "0", **config}
     app = make_app({"TESTING": True, "SESSION_STORE": store, **config})
     app.extensions["sessions"].now = clocks.wall
     return app
@@ -195,6 +198,28 @@ def test_the_sweeper_index_is_written_only_when_sweeping(clocks: Clocks) -> None
     api = Api(quiet.test_client())
     sid = api.create("uno_classic", 2, clock={"turn_seconds": 30}).get_json()["session_id"]
     assert quiet.extensions["sessions"].store.deadline_index(sid) is None
+
+
+def test_the_turn_and_the_sweeper_follow_the_clock_held_after_the_deal(clocks: Clocks) -> None:
+    """Held for Ann (not told of the deal Bo's join made), the first turn's deadline is
+    the hold's end plus the turn; Ann's first read starts the clock: the sweeper's index
+    and a second ``turn.started`` carry the earlier deadline."""
+    app = app_with(clocks, CLOCK_SWEEPER="on", SESSION_START_GRACE_SECONDS="15", **HOOK)
+    api = Api(app.test_client())
+    store = app.extensions["sessions"].store
+    sid, ann, code = create(api, clock={"turn_seconds": 60})
+    join(api, sid, code)
+    held = outbox(app, sid)
+    assert kinds(held)[-1] == "turn.started"
+    assert held[-1]["data"]["deadline"] == "2027-01-15T08:01:15.000Z"  # T0 + 15 + 60
+    assert store.deadline_index(sid) == int((T0 + 75) * 1000)
+    clocks.t += 5
+    assert api.get(sid, ann).status_code == 200  # Ann is told: the clock starts now
+    again = outbox(app, sid)[len(held):]
+    assert kinds(again) == ["turn.started"]
+    assert again[0]["data"]["deadline"] == "2027-01-15T08:01:05.000Z"  # T0 + 5 + 60
+    assert again[0]["data"]["seat"] == held[-1]["data"]["seat"]
+    assert store.deadline_index(sid) == int((T0 + 65) * 1000)
 
 
 # ---------------------------------------------------------------- nothing shown

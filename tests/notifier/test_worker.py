@@ -127,7 +127,8 @@ def test_the_sweeper_plays_a_two_day_turn_with_nobody_there(
     its timeout, once, without a request, and index the next deadline."""
     url = store_url(kind, request)
     env = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:8]}:",
-           "SESSION_TTL_SECONDS": "1800", "CLOCK_SWEEPER": "on"}  # fmt: skip
+           "SESSION_TTL_SECONDS": "1800", "CLOCK_SWEEPER": "on",
+           "SESSION_START_GRACE_SECONDS": "0"}  # fmt: skip
     clock = FakeClock()
     app = make_app({"TESTING": True, **env})
     mgr = app.extensions["sessions"]
