@@ -40,6 +40,7 @@ def make_store(config: SessionConfig) -> SessionStore:
             max_idem=config.max_idem,
             timeout=config.redis_timeout,
             lobby_size=config.lobby_size,
+            max_connections=config.redis_max_connections,
         )
     return MemoryStore(
         config.ttl, config.max_events, max_idem=config.max_idem, lobby_size=config.lobby_size

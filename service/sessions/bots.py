@@ -23,6 +23,7 @@ over (``random.Random`` on purpose: reproducible, nothing secret).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import orjson
@@ -133,8 +134,10 @@ def play_bots(
     rnd: random.Random,
     limit: int,
     history: Sequence[Event] = (),
+    cpu_until: float | None = None,
 ) -> tuple[State, list[Event], list[Move]]:
-    """Let the bots move until a human must (at most ``limit`` moves). ``history``: the
+    """Let the bots move until a human must (at most ``limit`` moves; with ``cpu_until``,
+    a ``time.thread_time()``, none begun after it but the first). ``history``: the
     events before, at least the current round's (unredacted; each levelled bot sees the
     round's redacted for its seat, ``BotHistory``).
 
@@ -145,6 +148,8 @@ def play_bots(
         return state, events, made
     seen = BotHistory(history)
     while len(made) < limit:
+        if made and cpu_until is not None and time.thread_time() >= cpu_until:
+            break
         move = next_bot_move(state, bots, rnd, seen)
         if move is None:
             break
@@ -161,6 +166,11 @@ class BotPlayer:
     def __init__(self, env: Env) -> None:
         self.env = env
 
+    def cpu_deadline(self) -> float:
+        """The ``time.thread_time()`` past which a request's held-back bot moves stop
+        (``SESSION_BOT_CPU_MS`` from now)."""
+        return time.thread_time() + self.env.config.bot_cpu_ms / 1000
+
     def play(
         self,
         sid: str,
@@ -171,9 +181,11 @@ class BotPlayer:
         tag: str = "",
         before: tuple[bytes, ...] | None = (),
         budget: int | None = None,
+        cpu_until: float | None = None,
     ) -> Played:
         """The bots' moves until a person must move (at most ``budget``, by default
-        ``max_bot_moves``, and never past ``max_moves``), for the commit over ``version``
+        ``max_bot_moves``, and never past ``max_moves``; with ``cpu_until``, none begun
+        after that ``time.thread_time()`` but the first), for the commit over ``version``
         (0: the creation), their ties broken by a generator seeded with the session and
         that version (and ``tag``: the timeout of a chain), so a session replays alike.
         ``history``: this request's events so far, after ``before`` (the session's events
@@ -190,4 +202,4 @@ class BotPlayer:
         rnd = random.Random(f"{sid}:{version}{tag}")
         if before and meta.levelled:
             history = [*map(orjson.loads, before), *history]
-        return play_bots(state, bots, rnd, limit, history)
+        return play_bots(state, bots, rnd, limit, history, cpu_until)

@@ -20,6 +20,7 @@ from .clock import Clock
 from .config import Env
 from .lobby import Lobby
 from .models import BotLevel, Meta, OnLeave, Reply, Seat, Snapshot, SpectatorAccess
+from .quotas import Quotas
 from .records import logged
 from .repo import Repository
 from .views import Views
@@ -36,17 +37,26 @@ def new_sid() -> str:
 
 class Creation:
     def __init__(
-        self, env: Env, repo: Repository, bots: BotPlayer, lobby: Lobby, views: Views
+        self,
+        env: Env,
+        repo: Repository,
+        bots: BotPlayer,
+        lobby: Lobby,
+        views: Views,
+        quotas: Quotas,
     ) -> None:
         self.env = env
+        self.quotas = quotas
         self.repo = repo
         self.bots = bots
         self.lobby = lobby
         self.views = views
 
-    def create(self, req: dict[str, Any]) -> Reply:
+    def create(self, req: dict[str, Any], client: str | None = None) -> Reply:
         """The session ``req`` asks for (``CreateSession``): the creator's answer, with
-        each named person's token and the invitation and spectator codes, once."""
+        each named person's token and the invitation and spectator codes, once.
+        ``client`` (``quotas.client_key``): who asks, counted in its quotas (429 when
+        one is full); None counts nobody (a session the service makes itself)."""
         players: list[dict[str, Any]] = req["players"]
         if all(s.get("bot") for s in players):
             raise problems.invalid_request(
@@ -63,8 +73,9 @@ class Creation:
             "spectator_code": tokens.new_token() if spectators is SpectatorAccess.CODE else None,
         }
         now = self.env.now()
+        seats = new_seats(players, toks)
         meta = Meta(
-            state.variant, new_seats(players, toks), now, client_seeded,
+            state.variant, seats, now, client_seeded,
             seed=seed, dealer=dealer, options=options, public=bool(req.get("public")),
             invite_sha256=access.hashed(codes["invitation_code"]),
             spectators=spectators,
@@ -74,8 +85,17 @@ class Creation:
                 Clock.new(req["clock"], len(players), now)
                 if req.get("clock") is not None else None
             ),
+            host=next((s.seat for s in seats if s.bot is None and not s.open), None),
+            creator=client,
         )  # fmt: skip
-        c, events = self.open(new_sid(), meta, None if waiting else (state, setup))
+        sid = new_sid()
+        give_back = self.quotas.take_session(client, sid, waiting) if client else None
+        try:
+            c, events = self.open(sid, meta, None if waiting else (state, setup))
+        except BaseException:
+            if give_back is not None:
+                give_back()
+            raise
         if waiting and meta.public:
             self.lobby.add(c.sid, meta)
         body = self.views.created(c, toks, events)

@@ -16,8 +16,10 @@ the work to the part whose job it is.
 | ``seats.Seats`` | join, leave, a bot takes a seat |
 | ``rematch.Rematches`` | the next game with the same seats |
 | ``lobby.Lobby`` | the public lobby |
+| ``quotas.Quotas`` | what one client may hold: sessions, waiting sessions, streams |
 | ``moves.Moves`` | a seat's move, idempotent, with the bots' replies |
 | ``timekeeper.Timekeeper`` | what the clock owes, the bots' held-back chains, the next deadline |
+| ``settling.ReadSettler`` | what a reader settles: once, by one request at a time |
 | ``presence.Presence`` | which seats are connected |
 | ``records.Records`` | the move log and the game's record |
 | ``streams.Streams`` | the event stream |
@@ -26,7 +28,8 @@ the work to the part whose job it is.
 
 Every request that touches a session first settles it (``Timekeeper.settle``): what its
 clock owes, and the bots' next chain when a game whose seats all went to bots waits
-for them. Time is read from ``SessionManager.now`` (``time.time`` unless a test sets
+for them. A read settles only after its token (or spectator access) is checked, within
+``SESSION_BOT_CPU_MS``, and one reader at a time (``ReadSettler``). Time is read from ``SessionManager.now`` (``time.time`` unless a test sets
 another); the settings from ``SessionManager.config``. Both live in one ``Env`` that
 every part shares.
 """
@@ -34,24 +37,27 @@ every part shares.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
 
-from . import access
+from . import access, problems
 from .bots import BotPlayer
 from .cache import SnapshotCache
 from .config import Env, SessionConfig
 from .creation import Creation
 from .lobby import Lobby
-from .models import MoveRequest, Reply
+from .models import MoveRequest, Reply, Status
 from .moves import Moves
 from .presence import Presence
+from .quotas import Quotas
 from .records import Records
 from .rematch import Rematches
 from .repo import Repository
 from .seats import Seats
+from .settling import ReadSettler
 from .store import SessionStore, StoreUnavailable
 from .streams import MAX_EVENTS_PAGE, Item, Streams
 from .timekeeper import Timekeeper
@@ -73,13 +79,17 @@ class SessionManager:
         self.views = Views(self.env)
         self.presence = Presence(self.env, self.cache)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
-        self.listing = Lobby(store)
-        self.creation = Creation(self.env, self.repo, bots, self.listing, self.views)
+        self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
+        self.listing = Lobby(self.env, store)
+        self.quotas = Quotas(self.env, store)
+        self.creation = Creation(
+            self.env, self.repo, bots, self.listing, self.views, self.quotas
+        )
         self.seats = Seats(self.env, self.repo, bots, self.listing)
         self.rematches = Rematches(self.env, self.repo, self.creation)
         self.moves = Moves(self.env, self.repo, bots, self.timekeeper, self.presence, self.views)
         self.records = Records(store)
-        self.streams = Streams(self.env, self.repo, self.timekeeper, self.presence)
+        self.streams = Streams(self.env, self.repo, self.settler, self.presence)
 
     # ------------------------------------------------------------------ settings
     @property
@@ -100,8 +110,8 @@ class SessionManager:
         self.env.now = now
 
     # ------------------------------------------------------------------ writes
-    def create(self, req: dict[str, Any]) -> Reply:
-        return self.creation.create(req)
+    def create(self, req: dict[str, Any], client: str | None = None) -> Reply:
+        return self.creation.create(req, client)
 
     def join(self, sid: str, req: dict[str, Any]) -> Reply:
         return self.seats.join(sid, req)
@@ -116,10 +126,18 @@ class SessionManager:
         return self.moves.move(sid, req)
 
     def delete(self, sid: str, token: str | None) -> None:
-        """Delete the session (a seat's token only)."""
+        """Delete the session: its host's token only (403 ``not_host`` for another
+        seat's), before the deal or after the game (409 ``session_in_progress`` while it
+        is played: a seat leaves instead). A session stored before hosts has none: any
+        seat's token deletes it, at the same times."""
         c, _ = self.repo.load(sid)
-        access.holder_seat(c.meta, token)
+        seat = access.holder_seat(c.meta, token)
+        if c.meta.host is not None and seat != c.meta.host:
+            raise problems.not_host(c.meta.host)
+        if c.status is Status.PLAYING:
+            raise problems.session_in_progress()
         self.repo.delete(sid)
+        self.quotas.session_gone(sid, c.meta)
         if c.meta.public and c.state is None:
             self.listing.unlist([(sid, c.meta.variant)])
 
@@ -131,14 +149,17 @@ class SessionManager:
         """The session as the caller's seat (or a spectator) sees it, with presence."""
         seen = self.presence.due(sid, self.presence.known_seat(sid, token))
         c, loaded = self.repo.load(sid, seen=seen)
-        c = self.timekeeper.settle(c)
+        access.reader_seat(c.meta, token)  # nothing is played for a caller who may not read
+        c = self.settler.settle(c)
         seat = access.reader_seat(c.meta, token)
         body = self.views.seat_answer(c, seat)
         body["seats"] = self.presence.seats(c.meta, loaded.seen)
         return Reply(orjson.dumps(body), c.version)
 
     def legal_moves(self, sid: str, token: str | None) -> Reply:
-        c = self.timekeeper.settle(self.repo.load(sid)[0])
+        c, _ = self.repo.load(sid)
+        access.holder_seat(c.meta, token)
+        c = self.settler.settle(c)
         seat = access.holder_seat(c.meta, token)
         body = {"session_id": sid, "version": c.version, "seat": seat}
         body["moves"] = legal_moves(c.state, seat)
@@ -148,7 +169,8 @@ class SessionManager:
         """A page of the event log after ``after``, redacted for the caller."""
         seen = self.presence.due(sid, self.presence.known_seat(sid, token))
         c, _ = self.repo.load(sid, seen=seen)
-        c = self.timekeeper.settle(c)
+        access.reader_seat(c.meta, token)
+        c = self.settler.settle(c)
         seat = access.reader_seat(c.meta, token)
         rows = self.store.events(sid, after, min(limit, MAX_EVENTS_PAGE))
         body = {
@@ -162,12 +184,19 @@ class SessionManager:
         return Reply(orjson.dumps(body), c.version)
 
     def record(self, sid: str, token: str | None) -> Reply:
-        return self.records.record(self.timekeeper.settle(self.repo.load(sid)[0]), token)
+        c, _ = self.repo.load(sid)
+        self.records.reader(c, token)
+        return self.records.record(self.settler.settle(c), token)
 
     def open_stream(
         self, sid: str, token: str | None, after: int, until: float
     ) -> tuple[int | None, Iterator[Item]]:
         return self.streams.open(sid, token, after, until)
+
+    def take_stream(self, client: str, seconds: float) -> Callable[[], None]:
+        """A stream's places for ``seconds`` (this worker's and ``client``'s quota; 503
+        ``streams_full``, 429 ``too_many_streams``): what gives them back."""
+        return self.quotas.take_stream(client, time.time() + seconds)
 
     # ------------------------------------------------------------------ operations
     def ready(self) -> dict[str, Any]:

@@ -133,6 +133,13 @@ class Meta:
     rematch: str | None = None
     #: The turn clock and its state (None: no clock).
     clock: Clock | None = None
+    #: The host: the creator's seat (None: a session stored before hosts, or one whose
+    #: creator took no seat). Only the host deletes the session.
+    host: int | None = None
+    #: Who created it, as the quotas name a client (``quotas.client_key``: a digest,
+    #: never the address), so its place in the creator's quotas is given back when it
+    #: starts or goes, and the lobby can rank a creator's entries.
+    creator: str | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -178,6 +185,8 @@ class Meta:
             "on_leave": self.on_leave.value,
             "rematch": self.rematch,
             "clock": self.clock.to_json() if self.clock is not None else None,
+            "host": self.host,
+            "creator": self.creator,
         })  # fmt: skip
 
     @classmethod
@@ -199,6 +208,8 @@ class Meta:
             OnLeave(d.get("on_leave", "bot")),
             d.get("rematch"),
             Clock.from_json(clock) if clock else None,
+            d.get("host"),
+            d.get("creator"),
         )
 
 
@@ -219,6 +230,8 @@ class Snapshot:
     #: None: not known here (a read brings them). The repository keeps them up.
     history_from: int = 0
     history: tuple[bytes, ...] | None = None
+    #: The bytes of the events and move-log entries stored so far (``store.Loaded``).
+    stored: int = 0
 
     @property
     def status(self) -> Status:

@@ -6,7 +6,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 
 | key | type | holds |
 |---|---|---|
-| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none) |
+| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none), ``b`` the bytes of the events and moves written |
 | ``<prefix>{<sid>}:meta`` | string | meta JSON (variant, seats, token hashes) |
 | ``<prefix>{<sid>}:events`` | stream | entry id ``<seq>-0``, field ``e`` = event JSON (MAXLEN ~) |
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
@@ -14,6 +14,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 | ``<prefix>{<sid>}:moves`` | list | every move made, oldest first (JSON): the game's record |
 | ``<prefix>{<sid>}:seen`` | hash | seat -> when it was last seen (epoch ms): presence |
 | ``<prefix>{lobby}:all``, ``<prefix>{lobby}:v:<variant>`` | sorted set | public waiting sessions by creation time (one slot of their own) |
+| ``<prefix>{<name>}:claims`` | sorted set | claims (``SessionStore.claim``): member -> until (epoch ms); expires with its latest member |
 
 Every key expires with the session (each commit refreshes all of them) and ``DELETE``
 removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message is
@@ -57,11 +58,16 @@ CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
 local n = tonumber(ARGV[7])
+local b = 0
 for i = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[7 + i])
+  b = b + #ARGV[7 + i]
 end
-for i = 8 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
-redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6])
+for i = 8 + n, #ARGV do
+  redis.call('RPUSH', KEYS[7], ARGV[i])
+  b = b + #ARGV[i]
+end
+redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6], 'b', b)
 for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
@@ -76,7 +82,7 @@ return {1, n}
 # Redis changes nothing. The checks run in the order of ``SessionStore.commit`` (and
 # ``MemoryStore``): missing, replayed, conflict.
 COMMIT = """
-local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
+local cur = redis.call('HMGET', KEYS[1], 'v', 'seq', 'b')
 if not cur[1] then return {'missing'} end
 local field = ARGV[6]
 if field ~= '' then
@@ -85,15 +91,20 @@ if field ~= '' then
 end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
+local b = tonumber(cur[3] or '0') or 0
 local n = tonumber(ARGV[13])
 for i = 14, 13 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
+  b = b + #ARGV[i]
 end
-for i = 14 + n, #ARGV do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+for i = 14 + n, #ARGV do
+  redis.call('RPUSH', KEYS[7], ARGV[i])
+  b = b + #ARGV[i]
+end
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
-redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12])
+redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12], 'b', b)
 if field ~= '' then
   redis.call('HSET', KEYS[4], field, ARGV[7])
   local q = redis.call('RPUSH', KEYS[5], field)
@@ -109,18 +120,35 @@ return {'ok', tostring(v), tostring(seq)}
 """
 
 # KEYS: state, events. ARGV: the version whose history the caller holds, the most
-# events to return. The state's version, last event number, state JSON and ``h``; with
-# the events numbered ``h`` and after, newest first (at most ARGV[2]), when ``h`` is not 0
-# and the session is not at version ARGV[1]. Read only: sent with ``EVAL`` in the load's
-# pipeline (a cluster pipeline refuses ``EVALSHA``; Redis caches the script by its hash).
+# events to return. The state's version, last event number, state JSON, ``h`` and ``b``
+# (the bytes stored); with the events numbered ``h`` and after, newest first (at most
+# ARGV[2]), when ``h`` is not 0 and the session is not at version ARGV[1]. Read only:
+# sent with ``EVAL`` in the load's pipeline (a cluster pipeline refuses ``EVALSHA``;
+# Redis caches the script by its hash).
 READ = """
-local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h')
+local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h', 'b')
 local h = tonumber(st[4] or '0') or 0
+local b = st[5] or '0'
 if h > 0 and st[1] ~= ARGV[1] then
   local rows = redis.call('XREVRANGE', KEYS[2], '+', h .. '-0', 'COUNT', ARGV[2])
-  return {st[1], st[2], st[3], st[4], rows}
+  return {st[1], st[2], st[3], st[4], b, rows}
 end
-return {st[1], st[2], st[3], tostring(h)}
+return {st[1], st[2], st[3], tostring(h), b}
+"""
+
+# KEYS: the claims (a sorted set: member -> until, epoch ms). ARGV: now ms, until ms,
+# member, limit. Drops the expired members, then holds ARGV[3] until ARGV[2] unless
+# ``limit`` others are held (0). The set lives as long as its latest member.
+CLAIM = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if not redis.call('ZSCORE', KEYS[1], ARGV[3])
+   and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
 """
 
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen. ARGV: publish command.
@@ -150,9 +178,10 @@ class RedisStore(SessionStore):
         timeout: float = 0.5,
         lobby_size: int = LOBBY_SIZE,
         slot_clients: bool = True,
+        max_connections: int | None = None,
     ) -> None:
         super().__init__(ttl, max_events, max_idem, lobby_size)
-        self.router = SlotRouter(url, client, timeout, slot_clients)
+        self.router = SlotRouter(url, client, timeout, slot_clients, max_connections)
         self.cluster = self.router.cluster
         self.slot_clients = self.router.slot_clients
         if self.cluster:
@@ -230,6 +259,25 @@ class RedisStore(SessionStore):
 
         return guarded(run)
 
+    def _claims_key(self, key: str) -> str:
+        """The sorted set of the claims named ``key`` (a slot of its own on a cluster)."""
+        return f"{self.prefix}{{{key}}}:claims"
+
+    def claim(self, key: str, member: str, limit: int, until_ms: int, now_ms: int) -> bool:
+        args = [now_ms, until_ms, member, limit]
+        return bool(self.router.run("claim", CLAIM, [self._claims_key(key)], args))
+
+    def release(self, key: str, member: str) -> None:
+        name = self._claims_key(key)
+        self.router.on_slot(name, lambda client: client.zrem(name, member))
+
+    def claimed(self, key: str, now_ms: int) -> list[str]:
+        name = self._claims_key(key)
+        rows = self.router.on_slot(
+            name, lambda client: client.zrangebyscore(name, f"({now_ms}", "+inf")
+        )
+        return [m.decode() for m in rows]
+
     def channel(self, sid: str) -> str:
         return f"{self.prefix}{{{sid}}}:notify"
 
@@ -283,14 +331,14 @@ class RedisStore(SessionStore):
 
         res = self.router.on_slot(state_key, read)[0 if seen is None else 2 :]
         row, meta, last = res[0], res[1], res[2]
-        v, seq, state, since = row[:4]
+        v, seq, state, since, stored = row[:5]
         if v is None or meta is None:
             return None
         presence = {int(k): int(t) for k, t in last.items()}
-        history = tuple(fields[1] for _, fields in reversed(row[4])) if len(row) > 4 else None
+        history = tuple(fields[1] for _, fields in reversed(row[5])) if len(row) > 5 else None
         return Loaded(
             int(v), int(seq), state, meta, res[3] if idem_key else None, presence,
-            int(since), history,
+            int(since), history, int(stored),
         )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
@@ -365,6 +413,9 @@ class RedisStore(SessionStore):
                 self.redis.set(key, b"1", px=10_000)
 
         guarded(write)
+
+    def disconnect_idle(self) -> None:
+        self.router.disconnect_idle()
 
     def close(self) -> None:
         self.router.close()

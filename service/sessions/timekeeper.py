@@ -13,6 +13,7 @@ any more still ends.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import engine
@@ -37,28 +38,33 @@ class Timekeeper:
         self.repo = repo
         self.bots = bots
 
-    def settle(self, c: Snapshot, now: float | None = None) -> Snapshot:
+    def settle(
+        self, c: Snapshot, now: float | None = None, tries: int = SETTLE_TRIES
+    ) -> Snapshot:
         """The session after what its clock owes at ``now`` (default: the time now) and
         the bots' next chain when a bot is to move (``owed``), committed over
         ``c.version``; ``c`` itself when nothing is owed. A replica that loses the
         compare-and-set reads the session again (the winner played the timeout) and
-        settles that."""
+        settles what is still owed, up to ``tries`` times in all; then it answers the
+        session as read. The bots' moves of every try together stop at one
+        ``SESSION_BOT_CPU_MS`` budget (a try after it plays one move a chain at most)."""
         if c.state is None or (c.meta.clock is None and not c.bot_to_move()):
             return c
         at = self.env.now() if now is None else now
+        cpu_until = self.bots.cpu_deadline()
 
         def step(c: Snapshot) -> Change[None]:
-            new, events, moves = self.owed(c, at)
+            new, events, moves = self.owed(c, at, cpu_until)
             if not moves and new.meta == c.meta:
                 return Change(None)
             return Change(None, c.then(new.state, new.meta, len(events)), events, moves)
 
-        settled, _ = self.repo.change(
-            c.sid, step, start=c, tries=SETTLE_TRIES, give_up=lambda _: None
-        )
+        settled, _ = self.repo.change(c.sid, step, start=c, tries=tries, give_up=lambda _: None)
         return settled
 
-    def owed(self, c: Snapshot, now: float) -> tuple[Snapshot, list[Event], list[bytes]]:
+    def owed(
+        self, c: Snapshot, now: float, cpu_until: float | None = None
+    ) -> tuple[Snapshot, list[Event], list[bytes]]:
         """What the clock owes at ``now``: for each passed deadline in turn, the forced
         moves of the seat that ran out (while it still owes a decision, its default
         too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
@@ -68,8 +74,9 @@ class Timekeeper:
         ``now`` without a clock. The forced moves and the bots' moves together stay within
         ``max_bot_moves`` (a timeout is begun only while some is left, and its forced
         moves, at most one turn's, always end that turn; the bots stop at what is left);
-        the next request goes on. Returns the session after them (its version unchanged:
-        the caller commits), their events and move-log entries."""
+        the next request goes on; so with ``cpu_until`` (``BotPlayer.play``): past it no
+        further timeout or chain is begun. Returns the session after them (its version
+        unchanged: the caller commits), their events and move-log entries."""
         state, meta = c.dealt(), c.meta
         config = self.env.config
         events: list[Event] = []
@@ -77,8 +84,10 @@ class Timekeeper:
         budget = config.max_bot_moves
         chain = 0
         while budget > 0:
-            if state.move_count >= config.max_moves:
+            if state.move_count >= config.max_moves or c.stored >= config.max_bytes:
                 break  # the session is full
+            if chain and cpu_until is not None and time.thread_time() >= cpu_until:
+                break  # this request's time for the bots is up: the next goes on
             seat = waiting_person(state, meta)
             if seat is None and bot_to_move(state, meta):
                 # A bot's move at a request: the bots' last chain stopped at its budget.
@@ -87,8 +96,9 @@ class Timekeeper:
                 # clock); without one, at ``now``.
                 chain += 1
                 state, bot_events, made = self.bots.play(
-                    c.sid, c.version, state, meta, events, f":bots:{chain}", c.history, budget
-                )
+                    c.sid, c.version, state, meta, events, f":bots:{chain}", c.history, budget,
+                    cpu_until,
+                )  # fmt: skip
                 if not made:
                     break
                 events += bot_events
@@ -113,8 +123,9 @@ class Timekeeper:
             chain += 1
             budget -= len(forced)
             state, bot_events, made = self.bots.play(
-                c.sid, c.version, state, meta, events, f":clock:{chain}", c.history, budget
-            )
+                c.sid, c.version, state, meta, events, f":clock:{chain}", c.history, budget,
+                cpu_until,
+            )  # fmt: skip
             events += bot_events
             moves += logged(made, "bot", deadline)
             meta = replace(meta, clock=clock.restart(deadline))

@@ -5,7 +5,8 @@ caller: a seat (or a spectator: ``seat`` None) sees only what that seat may see.
   built on it: its view, its legal moves, the clock, the seed commitment).
 - ``public_seats``: the seats as everyone may see them (no token, no hash).
 - ``seat_changed``: the answer to a join, a leave or a rematch.
-- ``lobby_entry``: a session in the public lobby (no token, no code, no seed).
+- ``lobby_entry``: a session in the public lobby (no token, no code, no seed; whether
+  its creator chose the seed, ``client_seeded``).
 - ``redacted`` and ``event_row``: events as a seat may see them, numbered.
 """
 
@@ -82,6 +83,7 @@ def seat_changed(c: Snapshot, seat: int, **extra: Any) -> Reply:
         "status": c.status.value,
         "version": c.version,
         "last_event": c.seq,
+        "client_seeded": c.meta.client_seeded,
         "seats": public_seats(c.meta),
     }
     return Reply(orjson.dumps(body), c.version)
@@ -106,6 +108,7 @@ def lobby_entry(sid: str, meta: Meta) -> dict[str, Any]:
     return {
         "session_id": sid,
         "variant": meta.variant,
+        "client_seeded": meta.client_seeded,
         "created": int(meta.created * 1000),
         "seats": [{"seat": s.seat, "name": None if s.open else s.name, "bot": wire_bot(s.bot),
                    "open": s.open} for s in meta.seats],
