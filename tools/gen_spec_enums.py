@@ -3,8 +3,9 @@ code, read from the code (``make spec`` runs this, then bundles). ``--check`` on
 compares. tests/contract/test_spec_agrees.py fails while the file is stale.
 
 The engine's own enums (``MoveType``, ``Kind``, ``Color``, ``Phase``), its registry
-(``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``) and the
-session events (``service.sessions.events``) are read by import; the engine's event types
+(``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``), the
+session events (``service.sessions.events``) and why a stream ends
+(``service.sessions.streams.END_REASONS``) are read by import; the engine's event types
 and every problem code, which the code states where it emits or raises them, are read
 from the source (``ast``; ``tools.code_scan`` for the codes)."""
 
@@ -24,6 +25,7 @@ import engine.bots
 from engine.moves import Move
 from engine.variant import MOVE_FIELDS
 from service.sessions.events import SESSION_EVENTS
+from service.sessions.streams import END_REASONS
 from tools.code_scan import ROOT, raised_codes
 
 TARGET = ROOT / "spec" / "schemas" / "enums.yaml"
@@ -100,6 +102,11 @@ def enums() -> dict[str, dict[str, Any]]:
         ),
         "EventType": _enum("Every event's `type`", event_types()),
         "BotLevel": _enum('A bot\'s level (README "Bots")', list(engine.bots.LEVELS)),
+        "StreamEndReason": _enum(
+            "Why a seat's event stream ended (`stream_end`): the seat left, a bot took it "
+            "(timeouts), or its token no longer holds it",
+            list(END_REASONS),
+        ),
         "ProblemCode": _enum(
             "Every `code` a problem can carry (snake_case, stable): every code the code base "
             "raises (engine and service), read from its source.",
