@@ -123,9 +123,7 @@ class SessionConfig:
             lobby_per_client=get("SESSION_LOBBY_PER_CLIENT", cls.lobby_per_client, int),
             streams_per_client=get("SESSION_STREAMS_PER_CLIENT", cls.streams_per_client, int),
             streams_per_worker=get("SESSION_STREAMS_PER_WORKER", cls.streams_per_worker, int),
-            redis_max_connections=get(
-                "REDIS_MAX_CONNECTIONS", cls.redis_max_connections, int
-            ),
+            redis_max_connections=get("REDIS_MAX_CONNECTIONS", cls.redis_max_connections, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
             cache_history_bytes=get("SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int),
             lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),

@@ -82,9 +82,7 @@ class SessionManager:
         self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
         self.listing = Lobby(self.env, store)
         self.quotas = Quotas(self.env, store)
-        self.creation = Creation(
-            self.env, self.repo, bots, self.listing, self.views, self.quotas
-        )
+        self.creation = Creation(self.env, self.repo, bots, self.listing, self.views, self.quotas)
         self.seats = Seats(self.env, self.repo, bots, self.listing)
         self.rematches = Rematches(self.env, self.repo, self.creation)
         self.moves = Moves(self.env, self.repo, bots, self.timekeeper, self.presence, self.views)

@@ -176,8 +176,7 @@ def session_too_large(stored: int) -> ApiProblem:
     return ApiProblem(
         409,
         "session_too_large",
-        f"this session has stored {stored} bytes of events and moves, its limit; "
-        "start a new one",
+        f"this session has stored {stored} bytes of events and moves, its limit; start a new one",
     )
 
 

@@ -38,9 +38,7 @@ class Timekeeper:
         self.repo = repo
         self.bots = bots
 
-    def settle(
-        self, c: Snapshot, now: float | None = None, tries: int = SETTLE_TRIES
-    ) -> Snapshot:
+    def settle(self, c: Snapshot, now: float | None = None, tries: int = SETTLE_TRIES) -> Snapshot:
         """The session after what its clock owes at ``now`` (default: the time now) and
         the bots' next chain when a bot is to move (``owed``), committed over
         ``c.version``; ``c`` itself when nothing is owed. A replica that loses the

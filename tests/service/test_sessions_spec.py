@@ -54,7 +54,8 @@ def test_a_session_game_fits_the_spec(api: ApiClient) -> None:
             "session_in_progress")  # fmt: skip
     api.post(f"/v1/sessions/{sid}/leave", headers=auth(token))  # a bot plays the seat on
     waiting = api.post(
-        "/v1/sessions", json={"variant": "uno_classic", "players": [{"name": "ann"}, {"open": True}]}
+        "/v1/sessions",
+        json={"variant": "uno_classic", "players": [{"name": "ann"}, {"open": True}]},
     ).get_json()
     path, code = f"/v1/sessions/{waiting['session_id']}", waiting["invitation_code"]
     problem(api.post(f"{path}/join", json={"name": "\u202ebo", "code": code}), 400, "invalid_name")
