@@ -1,5 +1,6 @@
 """Seat changes: a person joins an open seat (the last one deals the cards), a seat
-leaves (before the start it is open again, after it a bot plays it), a bot takes a seat.
+leaves (before the start it is open again, after it a bot plays it: its moves within
+``SESSION_BOT_CPU_MS``, the rest owed to the next requests), a bot takes a seat.
 
 Each change is a compare-and-set that replaces the meta (``Repository.change``), retried
 after a lost race, so a race for the last seat has one winner.
@@ -86,8 +87,9 @@ class Seats:
                 meta = hand_to_bot(c.meta, seat)
                 events = [session_event("left", player=seat, name=name, replaced_by="bot")]
                 state, bot_events, made = self.bots.play(
-                    sid, c.version, state, meta, events, before=c.history
-                )
+                    sid, c.version, state, meta, events, before=c.history,
+                    cpu_until=self.bots.cpu_deadline(),  # the rest is owed (Timekeeper)
+                )  # fmt: skip
                 events += bot_events
                 now = self.env.now()
                 moves = logged(made, "bot", now)
