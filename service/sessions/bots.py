@@ -137,9 +137,10 @@ def play_bots(
     cpu_until: float | None = None,
 ) -> tuple[State, list[Event], list[Move]]:
     """Let the bots move until a human must (at most ``limit`` moves; with ``cpu_until``,
-    a ``time.thread_time()``, none begun after it but the first). ``history``: the
-    events before, at least the current round's (unredacted; each levelled bot sees the
-    round's redacted for its seat, ``BotHistory``).
+    a ``time.thread_time()``, none begun that the slowest so far would take past it,
+    but the first). ``history``: the events before, at least the current round's
+    (unredacted; each levelled bot sees the round's redacted for its seat,
+    ``BotHistory``).
 
     Returns the new state, the events of the bots' moves and the moves they made."""
     events: list[Event] = []
@@ -147,8 +148,10 @@ def play_bots(
     if not bots:
         return state, events, made
     seen = BotHistory(history)
+    slowest = 0.0
     while len(made) < limit:
-        if made and cpu_until is not None and time.thread_time() >= cpu_until:
+        began = time.thread_time()
+        if made and cpu_until is not None and began + slowest >= cpu_until:
             break
         move = next_bot_move(state, bots, rnd, seen)
         if move is None:
@@ -157,6 +160,7 @@ def play_bots(
         events.extend(evs)
         seen.extend(evs)
         made.append(move)
+        slowest = max(slowest, time.thread_time() - began)
     return state, events, made
 
 

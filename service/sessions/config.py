@@ -8,7 +8,7 @@
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
 | ``SESSION_IDEMPOTENCY_KEYS`` | 32 | idempotent answers kept per session (the most recent) |
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
-| ``SESSION_BOT_CPU_MS`` | 25 | the CPU time (ms) the bots' held-back moves may take per request: what a read settles, a leave's bots; past it they stop after the move they are making and the next request goes on (a person's move is answered by its bots' replies in full) |
+| ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' held-back moves may take per request (what a read settles, a leave's bots): no move is begun that the slowest one so far would take past it, and the next request goes on (a person's move is answered by its bots' replies in full) |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
 | ``SESSION_MAX_BYTES`` | 4194304 (4 MiB) | bytes of events and move-log entries at most per session (then 409 ``session_too_large``) |
 | ``SESSION_SESSIONS_PER_CLIENT`` | 20 | sessions one client may create per ``SESSION_TTL_SECONDS`` (a deleted one gives its place back; then 429 ``too_many_sessions``) |
@@ -54,7 +54,7 @@ class SessionConfig:
     max_events: int = 10_000
     max_idem: int = IDEMPOTENCY_KEYS
     max_bot_moves: int = 500
-    bot_cpu_ms: int = 25
+    bot_cpu_ms: int = 20
     max_moves: int = 20_000
     max_bytes: int = 4 * 2**20
     sessions_per_client: int = 20

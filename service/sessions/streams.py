@@ -7,8 +7,8 @@ to one heartbeat interval (an idle wait yields a keep-alive), or, in a clocked s
 until the clock's next deadline. After a commit or a deadline a clocked session is
 settled, so the stream sees a timeout when it falls due; while the bots are owed a move
 (every seat a bot, or a leave's chain stopped at its budget) it is settled after each
-seat change and each idle wait, one chain at a time, so a stream sees such a game go on
-to its end. Settling goes through ``ReadSettler`` (one request at a time, within
+seat change and each idle wait (a seat's stream, whose person waits for the bots: after
+each commit too), one chain at a time, so a stream sees such a game go on to its end. Settling goes through ``ReadSettler`` (one request at a time, within
 ``SESSION_BOT_CPU_MS``).
 
 A seat's stream lasts as long as its token holds the seat: a ``left`` or
@@ -162,11 +162,13 @@ class Streams:
                             return
                         if woke == "idle":
                             yield None
-                        elif not (clocked or owed):
+                        elif not (clocked or (owed and watch is not None)):
                             continue
                     # A seat changed hands (a leave's bots may be owed moves), a heartbeat
                     # (the token checked again), a commit or a deadline of a clocked
-                    # session, or bots owed a move: read the session, settle what is due.
+                    # session, or bots owed a move while a person waits for them (a
+                    # seat's stream; a spectator's plays one chain a heartbeat): read the
+                    # session, settle what is due.
                     c, _ = self.repo.load(sid)
                     reason = watch.lost(c) if watch is not None else None
                     if reason is not None:
