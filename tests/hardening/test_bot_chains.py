@@ -13,9 +13,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 from tests.hardening.conftest import (
     CPU_BUDGET,
@@ -50,7 +52,11 @@ def test_a_caller_who_may_not_read_plays_nothing(app: Flask) -> None:
     api = Api(app.test_client())
     before = version_of(app, sid)
     for path in ("", "/legal-moves", "/record", "/events", "/stream?timeout=0.1"):
-        r, cpu = cost(lambda path=path: api.c.get(f"/v1/sessions/{sid}{path}"))
+
+        def read(path: str = path) -> Any:
+            return api.c.get(f"/v1/sessions/{sid}{path}")
+
+        r, cpu = cost(read)
         problem(r, 401, "missing_token")
         assert cpu < CPU_BUDGET / 5, (path, cpu)
     assert version_of(app, sid) == before
@@ -69,7 +75,11 @@ def test_concurrent_anonymous_reads_play_one_chain_within_the_budget(
     sid = left_bot_game(apps[0])
     before = version_of(apps[0], sid)
     clients = [a.test_client() for a in apps]
-    results = at_once([lambda c=c: c.get(f"/v1/sessions/{sid}") for c in clients])
+
+    def reader(client: FlaskClient) -> Callable[[], Any]:
+        return lambda: client.get(f"/v1/sessions/{sid}")
+
+    results = at_once([reader(c) for c in clients])
     cpus = sorted(cpu for _, cpu in results)
     assert all(r.status_code == 200 for r, _ in results)
     assert cpus[-1] < CPU_BUDGET, f"CPU per read (ms): {[round(c * 1000) for c in cpus]}"
@@ -98,7 +108,7 @@ def test_an_anonymous_stream_plays_one_budget_a_heartbeat(make: Callable[..., Fl
     def read() -> None:
         start = time.thread_time()
         resp = client.get(f"/v1/sessions/{sid}/stream?timeout=1.5", buffered=False)
-        body = b"".join(resp.response)
+        body = b"".join(c if isinstance(c, bytes) else c.encode() for c in resp.response)
         resp.close()
         spent.append(time.thread_time() - start)
         spent.append(body.count(b": keep-alive"))
