@@ -14,8 +14,8 @@ of claims in the store (``SessionStore.claim``), shared by every worker and repl
 A full quota is 429 with a stable code and ``Retry-After``. Each worker also holds at
 most ``SESSION_STREAMS_PER_WORKER`` streams (``StreamSlots``): past it 503
 ``streams_full``, so streams never take every connection a worker (and its Redis
-pool, ``REDIS_MAX_CONNECTIONS``) has. After a stream ends (at most every
-``IDLE_SECONDS``) the pool's idle connections are closed.
+pool, ``REDIS_MAX_CONNECTIONS``) has. When a worker's last stream ends (and after any
+stream, every ``IDLE_SECONDS`` at most) its pool's idle connections are closed.
 """
 
 from __future__ import annotations
@@ -132,18 +132,19 @@ class Quotas:
             if done.is_set():
                 return
             done.set()
-            self.streams.give_back()
+            left = self.streams.give_back()
             self._release(key, member)
-            self._disconnect_idle()
+            self._disconnect_idle(left == 0)
 
         return give_back
 
-    def _disconnect_idle(self) -> None:
-        """After a stream ends, at most every ``IDLE_SECONDS``: close the store's
-        connections nothing uses (a burst of streams leaves them open otherwise)."""
+    def _disconnect_idle(self, last: bool) -> None:
+        """After a stream ends: close the store's connections nothing uses, when it was
+        the worker's last stream or ``IDLE_SECONDS`` after the previous time (a burst of
+        streams leaves them open otherwise)."""
         now = time.monotonic()
         with self._idle_lock:
-            if now < self._next_idle:
+            if not last and now < self._next_idle:
                 return
             self._next_idle = now + IDLE_SECONDS
         self.store.disconnect_idle()
@@ -164,6 +165,8 @@ class StreamSlots:
             self.open += 1
             return True
 
-    def give_back(self) -> None:
+    def give_back(self) -> int:
+        """One stream ended: the streams still open."""
         with self._lock:
             self.open -= 1
+            return self.open
