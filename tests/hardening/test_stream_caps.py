@@ -129,7 +129,7 @@ def test_idle_connections_are_closed_after_the_streams_end(
         pytest.skip("the in-process store has no connections")
     app = make(SESSION_STREAMS_PER_CLIENT="50", SESSION_HEARTBEAT_SECONDS="0.05")
     sid = game(app)
-    watch = redis.Redis.from_url(redis_server.url)
+    watch: Any = redis.Redis.from_url(redis_server.url)
 
     def clients() -> int:
         return len(watch.client_list())
