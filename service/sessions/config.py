@@ -10,13 +10,13 @@
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
 | ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' held-back moves may take per request (what a read settles, a leave's bots): no move is begun that the slowest one so far would take past it, and the next request goes on (a person's move is answered by its bots' replies in full) |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
-| ``SESSION_MAX_BYTES`` | 4194304 (4 MiB) | bytes of events and move-log entries at most per session (then 409 ``session_too_large``) |
+| ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events and move-log entries at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
 | ``SESSION_SESSIONS_PER_CLIENT`` | 20 | sessions one client may create per ``SESSION_TTL_SECONDS`` (a deleted one gives its place back; then 429 ``too_many_sessions``) |
 | ``SESSION_WAITING_PER_CLIENT`` | 3 | sessions with open seats one client may have waiting at once, public or not (then 429 ``too_many_waiting_sessions``) |
 | ``SESSION_LOBBY_PER_CLIENT`` | 2 | entries of one creator on a lobby page (the others are left out of that page) |
 | ``SESSION_STREAMS_PER_CLIENT`` | 8 | event streams one client may hold open at once, on every worker and replica (then 429 ``too_many_streams``) |
-| ``SESSION_STREAMS_PER_WORKER`` | 100 | event streams one worker holds at once (then 503 ``streams_full``) |
-| ``REDIS_MAX_CONNECTIONS`` | 120 | Redis connections one worker keeps at most (each stream holds one; a command waits up to ``REDIS_TIMEOUT_SECONDS`` for one, then 503); at least ``SESSION_STREAMS_PER_WORKER`` + 4 |
+| ``SESSION_STREAMS_PER_WORKER`` | 80 | event streams one worker holds at once (then 503 ``streams_full``) |
+| ``REDIS_MAX_CONNECTIONS`` | 100 | Redis connections one worker keeps at most (each stream holds one; a command waits up to ``REDIS_TIMEOUT_SECONDS`` for one, then 503); at least ``SESSION_STREAMS_PER_WORKER`` + 4 |
 | ``SESSION_LOBBY_SIZE`` | 1000 | public waiting sessions the lobby index keeps (the newest) |
 | ``SESSION_PRESENCE_SECONDS`` | 30 | a seat is connected when it made a request (or held a stream) this recently |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
@@ -56,13 +56,13 @@ class SessionConfig:
     max_bot_moves: int = 500
     bot_cpu_ms: int = 20
     max_moves: int = 20_000
-    max_bytes: int = 4 * 2**20
+    max_bytes: int = 2**20
     sessions_per_client: int = 20
     waiting_per_client: int = 3
     lobby_per_client: int = 2
     streams_per_client: int = 8
-    streams_per_worker: int = 100
-    redis_max_connections: int = 120
+    streams_per_worker: int = 80
+    redis_max_connections: int = 100
     cache_size: int = 10_000
     cache_history_bytes: int = 32 * 2**20
     lobby_size: int = LOBBY_SIZE
