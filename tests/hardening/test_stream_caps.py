@@ -31,22 +31,28 @@ def game(app: Flask) -> str:
 
 
 class Held:
-    """A stream held open in a thread by the client at ``address`` until ``release``."""
+    """A stream held open by the client at ``address`` until ``release`` (asked and read
+    in a thread of its own: a streamed answer is read where it was asked)."""
 
     def __init__(self, app: Flask, sid: str, address: str, seconds: float = 10) -> None:
-        client = app.test_client()
-        client.environ_base["REMOTE_ADDR"] = address
-        self.resp: Any = client.get(f"/v1/sessions/{sid}/stream?timeout={seconds}", buffered=False)
+        self.client = app.test_client()
+        self.client.environ_base["REMOTE_ADDR"] = address
+        self.url = f"/v1/sessions/{sid}/stream?timeout={seconds}"
+        self.resp: Any = None
+        self.opened = threading.Event()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._read)
-        if self.resp.status_code == 200:
-            self.thread.start()
+        self.thread.start()
+        assert self.opened.wait(10), "no answer"
 
     def _read(self) -> None:
+        self.resp = self.client.get(self.url, buffered=False)
+        self.opened.set()
         try:
-            for _ in self.resp.response:
-                if self.stop.is_set():
-                    break
+            if self.resp.status_code == 200:
+                for _ in self.resp.response:
+                    if self.stop.is_set():
+                        break
         finally:
             self.resp.close()
 
@@ -69,7 +75,9 @@ def test_a_client_holds_so_many_streams(app: Flask) -> None:
     held = [Held(app, sid, "10.0.0.66") for _ in range(2)]
     try:
         assert all(h.resp.status_code == 200 for h in held)
-        third, cpu = cost(lambda: Held(app, sid, "10.0.0.66").resp)
+        mallory = app.test_client()
+        mallory.environ_base["REMOTE_ADDR"] = "10.0.0.66"
+        third, cpu = cost(lambda: mallory.get(f"/v1/sessions/{sid}/stream?timeout=10"))
         problem(third, 429, "too_many_streams")
         assert third.headers["Retry-After"].isdigit() and cpu < CPU_BUDGET
         other = Held(app, sid, "10.0.0.2")
