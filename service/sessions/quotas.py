@@ -41,7 +41,8 @@ IDLE_SECONDS = 30.0
 
 
 def client_key(address: str) -> str:
-    """What the store keeps of a client's address: a digest (the address is not kept)."""
+    """What the store keeps of a client's address: its SHA-256, shortened (not the
+    address as sent; an IPv4 address can still be found by trying every one)."""
     return hashlib.sha256(address.encode()).hexdigest()[:32]
 
 
