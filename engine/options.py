@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SetupError
@@ -10,7 +10,8 @@ from .errors import SetupError
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """A game option: allowed ``choices`` (or an integer range) and the default."""
+    """A game option: allowed ``choices`` (or an integer range), the default, and its
+    ``label`` (what a form calls it: "Points to win", not ``target``)."""
 
     name: str
     default: Any
@@ -18,6 +19,7 @@ class OptionSpec:
     choices: tuple[Any, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    label: str = field(kw_only=True)
 
     def check(self, value: Any) -> Any:
         if self.choices:
@@ -39,7 +41,11 @@ class OptionSpec:
         return value
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"default": self.default, "description": self.description}
+        out: dict[str, Any] = {
+            "label": self.label,
+            "default": self.default,
+            "description": self.description,
+        }
         if self.choices:
             out["choices"] = list(self.choices)
         else:

@@ -4,8 +4,9 @@ compares. tests/contract/test_spec_agrees.py fails while the file is stale.
 
 The engine's own enums (``MoveType``, ``Kind``, ``Color``, ``Phase``), its registry
 (``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``), the
-session events (``service.sessions.events``) and why a stream ends
-(``service.sessions.streams.END_REASONS``) are read by import; the engine's event types
+session events (``service.sessions.events``), why a seat token stops working
+(``LostReason``) and why a seat's stream ends (``service.sessions.streams.END_REASONS``,
+the lost reasons' codes) are read by import; the engine's event types
 and every problem code, which the code states where it emits or raises them, are read
 from the source (``ast``; ``tools.code_scan`` for the codes)."""
 
@@ -25,6 +26,7 @@ import engine.bots
 from engine.moves import Move
 from engine.variant import MOVE_FIELDS
 from service.sessions.events import SESSION_EVENTS
+from service.sessions.models import LostReason
 from service.sessions.streams import END_REASONS
 from tools.code_scan import ROOT, raised_codes
 
@@ -101,10 +103,16 @@ def enums() -> dict[str, dict[str, Any]]:
             sorted({p.value for v in variants for p in v.pending_moves}),
         ),
         "EventType": _enum("Every event's `type`", event_types()),
-        "BotLevel": _enum('A bot\'s level (README "Bots")', list(engine.bots.LEVELS)),
+        "BotLevel": _enum('A bot\'s level (docs: bots)', list(engine.bots.LEVELS)),
+        "LostReason": _enum(
+            "Why a seat token stopped working: `left` (the seat left), `timeouts` (it ran "
+            "out of time `max_timeouts` times in a row and a bot took it)",
+            [r.value for r in LostReason],
+        ),
         "StreamEndReason": _enum(
-            "Why a seat's event stream ended (`stream_end`): the seat left, a bot took it "
-            "(timeouts), or its token no longer holds it",
+            "Why a seat's event stream ended (`stream_end`): the code its token answers "
+            "from then on (`seat_left`: the seat left; `seat_taken_by_bot`: a bot took it "
+            "after its timeouts), or `token_replaced` (its token no longer holds the seat)",
             list(END_REASONS),
         ),
         "ProblemCode": _enum(

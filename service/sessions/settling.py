@@ -8,9 +8,11 @@ plays what is owed within ``SESSION_BOT_CPU_MS`` and commits once; a compare-and
 loses is not tried again (the session is read again and answered as the winner left
 it). A reader that finds the lease held plays nothing: it reads the session again
 every ``POLL_SECONDS`` until the holder's commit shows (its answer then shows what the
-holder played), at most ``WAIT_SECONDS``, then answers the session as read. A person's
-move settles on its own (``Moves``), without the lease: it must be judged on the
-settled state.
+holder played), at most ``WAIT_SECONDS``, then answers the session as read. A caller
+the clock holds for (``Clock.held_for``) is told of the deal either way: with what it
+plays, or, after the holder's commit, on its own (``Timekeeper.tell``, a quiet commit
+that plays nothing). A person's move settles on its own (``Moves``), without the lease:
+it must be judged on the settled state.
 """
 
 from __future__ import annotations
@@ -48,21 +50,35 @@ class ReadSettler:
         deadline = self.timekeeper.next_deadline(c)
         return c.bot_to_move() or (deadline is not None and deadline <= now)
 
-    def settle(self, c: Snapshot) -> Snapshot:
+    def settle(self, c: Snapshot, caller: int | None = None) -> Snapshot:
         """``c`` settled by this request (see the module), or as read when nothing is due
-        or another request holds the lease."""
+        or another request holds the lease; ``caller`` (the seat whose token made the
+        request, if any) told of the deal when the clock holds for it."""
+        if c.state is None or (c.meta.clock is None and not c.bot_to_move()):
+            return c  # nothing can be owed (``Timekeeper.settle``'s own test)
         now = self.env.now()
         if not self.due(c, now):
-            return c
+            return self._told(c, caller, now)
         key, holder = f"settle:{c.sid}", secrets.token_hex(8)
         now_ms = int(time.time() * 1000)  # a lease is real time, whatever the game's clock
         if not self.store.claim(key, holder, 1, now_ms + LEASE_MS, now_ms):
-            return self._after_holder(c)
+            return self._told(self._after_holder(c), caller, now)
         try:
-            return self.timekeeper.settle(c, now, tries=1)
+            return self.timekeeper.settle(c, now, caller=caller, tries=1)
         finally:
             with contextlib.suppress(StoreUnavailable):  # the lease expires on its own
                 self.store.release(key, holder)
+
+    @staticmethod
+    def _holds_for(c: Snapshot, caller: int | None) -> bool:
+        clock = c.meta.clock
+        return caller is not None and clock is not None and caller in clock.held_for
+
+    def _told(self, c: Snapshot, caller: int | None, now: float) -> Snapshot:
+        """``c`` with ``caller`` told of the deal (a quiet commit), if the clock holds for it."""
+        if caller is None or not self._holds_for(c, caller):
+            return c
+        return self.timekeeper.tell(c, caller, now)
 
     def _after_holder(self, c: Snapshot) -> Snapshot:
         """The session once the lease holder's commit shows (a later version than ``c``),

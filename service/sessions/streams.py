@@ -16,8 +16,11 @@ A seat's stream lasts as long as its token holds the seat: a ``left`` or
 sends, and at every heartbeat the token is checked against the session's seats again
 (a token that no longer holds the seat, whatever replaced it, ends the stream before
 any further event). Either way the stream's last frame is ``event: stream_end`` with the
-reason (``END_REASONS``), and no private event of that seat follows. It also ends at
-its deadline, when the session is gone or when the store fails.
+reason (``END_REASONS``): the code the token answers from then on (``LostReason.code``,
+``seat_left`` or ``seat_taken_by_bot``, as ``access.not_a_seat_token`` says), or
+``token_replaced`` when the seat kept no record of the token; no private event of that
+seat follows. It also ends at its deadline, when the session is gone or when the store
+fails.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from engine import Event
 
 from . import access, tokens
 from .config import Env
-from .models import Snapshot
+from .models import LostReason, Snapshot
 from .presence import Presence
 from .problems import SessionProblem
 from .repo import Repository
@@ -44,11 +47,12 @@ from .views import event_row
 
 #: The most events one read of the log returns (a page of ``GET .../events`` too).
 MAX_EVENTS_PAGE = 1000
-#: Why a seat's stream ended (``stream_end``'s ``reason``): the seat left, a bot took
-#: it (timeouts), or the token no longer holds it (another token does, or it is open).
-END_REASONS = ("seat_left", "seat_taken_by_bot", "token_replaced")
+#: Why a seat's stream ended (``stream_end``'s ``reason``): the code its token answers
+#: from then on (the seat left, a bot took it after its timeouts: ``LostReason.code``),
+#: or ``token_replaced`` (the token no longer holds it and the seat kept no record of it).
+END_REASONS = (*(reason.code for reason in LostReason), "token_replaced")
 #: The session events that hand a seat to someone else, and the reason each gives.
-SEAT_ENDINGS = {"left": "seat_left", "bot_took_seat": "seat_taken_by_bot"}
+SEAT_ENDINGS = {"left": LostReason.LEFT.code, "bot_took_seat": LostReason.TIMEOUTS.code}
 
 log = logging.getLogger("service.sessions")
 
@@ -84,10 +88,8 @@ class SeatWatch:
         """Why the token no longer holds the seat in ``c``, or None while it does."""
         if tokens.seat_of(self.token, c.meta.hashes) == self.seat:
             return None
-        held = c.meta.seats[self.seat]
-        if held.bot is not None:
-            return "seat_taken_by_bot"
-        return "seat_left" if held.open else "token_replaced"
+        found = access.lost_token(c.meta, self.token)
+        return found[1].reason.code if found is not None else "token_replaced"
 
 
 class Streams:
@@ -110,7 +112,7 @@ class Streams:
         gone or when the store fails."""
         c, _ = self.repo.load(sid)
         access.reader_seat(c.meta, token)  # nothing is played for a caller who may not read
-        c = self.settler.settle(c)
+        c = self.settler.settle(c, caller=access.token_seat(c.meta, token))
         seat = access.reader_seat(c.meta, token)
         watch = SeatWatch(token, seat, c.seq) if seat is not None and token else None
         sub = self.store.subscribe(sid)

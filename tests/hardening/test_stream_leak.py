@@ -24,7 +24,7 @@ import pytest
 from flask import Flask
 
 from tests.hardening.conftest import created
-from tests.sessions.conftest import Api, turn_seat
+from tests.sessions.conftest import Api, problem, turn_seat
 
 #: Seconds a test stream lasts at most, and its heartbeat (so a stream that should have
 #: ended is seen to go on quickly).
@@ -144,6 +144,8 @@ def test_a_seat_that_left_gets_no_private_event(app: Flask) -> None:
     assert frames[-1]["event"] == "stream_end", frames[-3:]
     assert frames[-1]["data"] == {"type": "stream_end", "reason": "seat_left"}
     assert int(frames[-2]["id"]) == left_at and "id" not in frames[-1]
+    # the stream's end and the token's answer from now on say the same
+    problem(api.get(sid, ann), 401, frames[-1]["data"]["reason"])
 
 
 def test_a_seat_a_bot_took_after_timeouts_gets_no_private_event(app: Flask) -> None:
@@ -155,6 +157,8 @@ def test_a_seat_a_bot_took_after_timeouts_gets_no_private_event(app: Flask) -> N
     body = created(api.create("uno_classic", players, seed=3, clock=clock))
     sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
     seat = turn_seat(body["view"])  # the seat whose time runs out first
+    for token in toks:  # each person told of the deal: the clock runs (no start grace)
+        api.get(sid, token)
     stream = Stream(app, sid, toks[seat])
     now[0] += 11
     api.get(sid)  # settles: the timeout, the hand-over, the bot's replies
@@ -172,6 +176,8 @@ def test_a_seat_a_bot_took_after_timeouts_gets_no_private_event(app: Flask) -> N
     assert not leaked, f"the timed-out seat's stream got private events: {leaked[:2]}"
     assert frames[-1]["data"] == {"type": "stream_end", "reason": "seat_taken_by_bot"}
     assert int(frames[-2]["id"]) == took[0]["seq"]
+    lost = problem(api.get(sid, toks[seat]), 401, frames[-1]["data"]["reason"])
+    assert lost["reason"] == "timeouts" and lost["replaced_by"] == "bot"
 
 
 def test_a_rematch_claimed_twice_keeps_the_token(app: Flask) -> None:
@@ -181,7 +187,7 @@ def test_a_rematch_claimed_twice_keeps_the_token(app: Flask) -> None:
     players = [{"name": "Ann"}, {"bot": True}]
     body = created(api.create("uno_classic", players, seed=3, options={"target": 30}))
     sid, ann = body["session_id"], body["seats"][0]["token"]
-    from tests.sessions.test_move_log import play_out
+    from tests.sessions.api.test_move_log import play_out
 
     play_out(api, sid, ann, 0)
     rematch = f"/v1/sessions/{sid}/rematch"
