@@ -3,9 +3,10 @@ code, read from the code (``make spec`` runs this, then bundles). ``--check`` on
 compares. tests/contract/test_spec_agrees.py fails while the file is stale.
 
 The engine's own enums (``MoveType``, ``Kind``, ``Color``, ``Phase``), its registry
-(``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``) and the
+(``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``), the
 session events (``service.sessions.events``), why a seat token stops working
-(``LostReason``) and the webhook types (``service.sessions.outbox``) are read by
+(``LostReason``), why a seat's stream ends (``service.sessions.streams.END_REASONS``,
+the lost reasons' codes) and the webhook types (``service.sessions.outbox``) are read by
 import; the engine's event types
 and every problem code, which the code states where it emits or raises them, are read
 from the source (``ast``; ``tools.code_scan`` for the codes)."""
@@ -28,6 +29,7 @@ from engine.variant import MOVE_FIELDS
 from service.sessions.events import SESSION_EVENTS
 from service.sessions.models import LostReason
 from service.sessions.outbox import WEBHOOK_EVENTS
+from service.sessions.streams import END_REASONS
 from tools.code_scan import ROOT, raised_codes
 
 TARGET = ROOT / "spec" / "schemas" / "enums.yaml"
@@ -111,6 +113,12 @@ def enums() -> dict[str, dict[str, Any]]:
             "Why a seat token stopped working: `left` (the seat left), `timeouts` (it ran "
             "out of time `max_timeouts` times in a row and a bot took it)",
             [r.value for r in LostReason],
+        ),
+        "StreamEndReason": _enum(
+            "Why a seat's event stream ended (`stream_end`): the code its token answers "
+            "from then on (`seat_left`: the seat left; `seat_taken_by_bot`: a bot took it "
+            "after its timeouts), or `token_replaced` (its token no longer holds the seat)",
+            list(END_REASONS),
         ),
         "ProblemCode": _enum(
             "Every `code` a problem can carry (snake_case, stable): every code the code base "

@@ -41,6 +41,7 @@ def make_store(config: SessionConfig) -> SessionStore:
             max_idem=config.max_idem,
             timeout=config.redis_timeout,
             lobby_size=config.lobby_size,
+            max_connections=config.redis_max_connections,
             durability=Durability(config.redis_min_replicas, config.redis_wait_timeout_ms),
         )
     return MemoryStore(

@@ -13,7 +13,7 @@ import hmac
 
 from . import problems, tokens
 from .events import rfc3339
-from .models import Meta, SpectatorAccess
+from .models import LostToken, Meta, SpectatorAccess
 
 
 def holder_seat(meta: Meta, token: str | None) -> int:
@@ -54,15 +54,23 @@ def token_seat(meta: Meta, token: str | None) -> int | None:
 def not_a_seat_token(meta: Meta, token: str) -> problems.SessionProblem:
     """The problem of a token that is no seat's now: ``seat_lost`` when it is a former
     token of a seat (its hash kept in ``Seat.lost``), else ``invalid_token``."""
+    found = lost_token(meta, token)
+    if found is None:
+        return problems.invalid_token()
+    seat, lost = found
+    return problems.seat_lost(seat, rfc3339(lost.at), lost.reason.value, lost.replaced_by)
+
+
+def lost_token(meta: Meta, token: str | None) -> tuple[int, LostToken] | None:
+    """The seat ``token`` is a former token of and what became of it (``Seat.lost``), or
+    None."""
     if token:
         want = tokens.digest(token)
         for seat in meta.seats:
             for lost in seat.lost:
                 if hmac.compare_digest(want, lost.token_sha256):
-                    return problems.seat_lost(
-                        seat.seat, rfc3339(lost.at), lost.reason.value, lost.replaced_by
-                    )
-    return problems.invalid_token()
+                    return seat.seat, lost
+    return None
 
 
 def is_spectator_code(meta: Meta, code: str) -> bool:

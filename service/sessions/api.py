@@ -17,10 +17,11 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask_limiter.util import get_remote_address
 from marshmallow import Schema
 from werkzeug.datastructures import Authorization
 from werkzeug.http import parse_etags
@@ -29,6 +30,7 @@ import engine
 from service.http import json_body
 from service.problems import problem_response
 
+from . import names, quotas
 from .manager import SessionManager
 from .models import MoveRequest, Reply
 from .problems import SessionProblem, invalid_request, unavailable, unreadable
@@ -178,9 +180,19 @@ def _answer(reply: Reply, status: int = 200) -> Response:
 
 
 # ---------------------------------------------------------------------- the views
+def client() -> str:
+    """The caller as the quotas name it: its address as the rate limit sees it
+    (``get_remote_address``, after ``TRUSTED_PROXIES``), as a digest."""
+    return quotas.client_key(get_remote_address())
+
+
 @bp.post("")
 def create_session() -> Response:
-    return _answer(manager().create(_body(create_schema)), 201)
+    req = _body(create_schema)
+    for i, seat in enumerate(req["players"]):
+        if "name" in seat:
+            seat["name"] = names.clean(seat["name"], f"players.{i}.name")
+    return _answer(manager().create(req, client()), 201)
 
 
 @bp.get("")
@@ -203,7 +215,9 @@ def list_sessions() -> Response:
 
 @bp.post("/<sid>/join")
 def join_session(sid: str) -> Response:
-    return _answer(manager().join(sid, _body(join_schema)))
+    req = _body(join_schema)
+    req["name"] = names.clean(req["name"], "name")
+    return _answer(manager().join(sid, req))
 
 
 @bp.post("/<sid>/leave")
@@ -266,7 +280,11 @@ def session_stream(sid: str) -> Response:
 
     Resumes after ``Last-Event-ID`` (or ``?after=N``). Ends after ``timeout`` seconds
     (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events; the
-    client then reconnects with ``Last-Event-ID``."""
+    client then reconnects with ``Last-Event-ID``. A seat's stream ends with
+    ``event: stream_end`` when its token no longer holds the seat.
+
+    It holds one of this worker's stream places and one of the client's (503
+    ``streams_full``, 429 ``too_many_streams``), given back when the answer is closed."""
     m = manager()
     last_id = request.headers.get("Last-Event-ID", "").strip()
     after = _number("Last-Event-ID", last_id, 0) if last_id else _int_arg("after", 0)
@@ -274,9 +292,21 @@ def session_stream(sid: str) -> Response:
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)
     until = time.monotonic() + seconds
-    _, items = m.open_stream(sid, _token(), after, until)
-    frames = sse(items, int(m.config.retry_after * 1000), max_events)
-    resp = Response(stream_with_context(frames), mimetype="text/event-stream")
+    give_back = m.take_stream(client(), seconds)
+    try:
+        _, items = m.open_stream(sid, _token(), after, until)
+    except BaseException:
+        give_back()
+        raise
+
+    def frames() -> Iterator[bytes]:
+        try:
+            yield from sse(items, int(m.config.retry_after * 1000), max_events)
+        finally:
+            give_back()
+
+    resp = Response(stream_with_context(frames()), mimetype="text/event-stream")
+    resp.call_on_close(give_back)  # also when the stream never started
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp

@@ -23,6 +23,7 @@ over (``random.Random`` on purpose: reproducible, nothing secret).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import orjson
@@ -133,10 +134,13 @@ def play_bots(
     rnd: random.Random,
     limit: int,
     history: Sequence[Event] = (),
+    cpu_until: float | None = None,
 ) -> tuple[State, list[Event], list[Move]]:
-    """Let the bots move until a human must (at most ``limit`` moves). ``history``: the
-    events before, at least the current round's (unredacted; each levelled bot sees the
-    round's redacted for its seat, ``BotHistory``).
+    """Let the bots move until a human must (at most ``limit`` moves; with ``cpu_until``,
+    a ``time.thread_time()``, none begun that the slowest so far would take past it,
+    but the first). ``history``: the events before, at least the current round's
+    (unredacted; each levelled bot sees the round's redacted for its seat,
+    ``BotHistory``).
 
     Returns the new state, the events of the bots' moves and the moves they made."""
     events: list[Event] = []
@@ -144,7 +148,11 @@ def play_bots(
     if not bots:
         return state, events, made
     seen = BotHistory(history)
+    slowest = 0.0
     while len(made) < limit:
+        began = time.thread_time()
+        if made and cpu_until is not None and began + slowest >= cpu_until:
+            break
         move = next_bot_move(state, bots, rnd, seen)
         if move is None:
             break
@@ -152,6 +160,7 @@ def play_bots(
         events.extend(evs)
         seen.extend(evs)
         made.append(move)
+        slowest = max(slowest, time.thread_time() - began)
     return state, events, made
 
 
@@ -160,6 +169,11 @@ class BotPlayer:
 
     def __init__(self, env: Env) -> None:
         self.env = env
+
+    def cpu_deadline(self) -> float:
+        """The ``time.thread_time()`` past which a request's held-back bot moves stop
+        (``SESSION_BOT_CPU_MS`` from now)."""
+        return time.thread_time() + self.env.config.bot_cpu_ms / 1000
 
     def play(
         self,
@@ -171,9 +185,11 @@ class BotPlayer:
         tag: str = "",
         before: tuple[bytes, ...] | None = (),
         budget: int | None = None,
+        cpu_until: float | None = None,
     ) -> Played:
         """The bots' moves until a person must move (at most ``budget``, by default
-        ``max_bot_moves``, and never past ``max_moves``), for the commit over ``version``
+        ``max_bot_moves``, and never past ``max_moves``; with ``cpu_until``, none begun
+        after that ``time.thread_time()`` but the first), for the commit over ``version``
         (0: the creation), their ties broken by a generator seeded with the session and
         that version (and ``tag``: the timeout of a chain), so a session replays alike.
         ``history``: this request's events so far, after ``before`` (the session's events
@@ -190,4 +206,4 @@ class BotPlayer:
         rnd = random.Random(f"{sid}:{version}{tag}")
         if before and meta.levelled:
             history = [*map(orjson.loads, before), *history]
-        return play_bots(state, bots, rnd, limit, history)
+        return play_bots(state, bots, rnd, limit, history, cpu_until)

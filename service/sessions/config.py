@@ -8,7 +8,15 @@
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
 | ``SESSION_IDEMPOTENCY_KEYS`` | 32 | idempotent answers kept per session (the most recent) |
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
+| ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' held-back moves may take per request (what a read settles, a leave's bots): no move is begun that the slowest one so far would take past it, and the next request goes on (a person's move is answered by its bots' replies in full) |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
+| ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events and move-log entries at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
+| ``SESSION_SESSIONS_PER_CLIENT`` | 20 | sessions one client may create per ``SESSION_TTL_SECONDS`` (a deleted one gives its place back; then 429 ``too_many_sessions``) |
+| ``SESSION_WAITING_PER_CLIENT`` | 3 | sessions with open seats one client may have waiting at once, public or not (then 429 ``too_many_waiting_sessions``) |
+| ``SESSION_LOBBY_PER_CLIENT`` | 2 | entries of one creator on a lobby page (the others are left out of that page) |
+| ``SESSION_STREAMS_PER_CLIENT`` | 8 | event streams one client may hold open at once, on every worker and replica (then 429 ``too_many_streams``) |
+| ``SESSION_STREAMS_PER_WORKER`` | 80 | event streams one worker holds at once (then 503 ``streams_full``) |
+| ``REDIS_MAX_CONNECTIONS`` | 100 | Redis connections one worker keeps at most (each stream holds one; a command waits up to ``REDIS_TIMEOUT_SECONDS`` for one, then 503); at least ``SESSION_STREAMS_PER_WORKER`` + 4 |
 | ``SESSION_LOBBY_SIZE`` | 1000 | public waiting sessions the lobby index keeps (the newest) |
 | ``SESSION_PRESENCE_SECONDS`` | 30 | a seat is connected when it made a request (or held a stream) this recently |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
@@ -39,6 +47,8 @@ from service import secretfiles
 
 from .store import IDEMPOTENCY_KEYS, LOBBY_SIZE
 
+#: Redis connections a worker keeps beside its streams' at the least (its commands).
+STREAM_SPARE_CONNECTIONS = 4
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -51,7 +61,15 @@ class SessionConfig:
     max_events: int = 10_000
     max_idem: int = IDEMPOTENCY_KEYS
     max_bot_moves: int = 500
+    bot_cpu_ms: int = 20
     max_moves: int = 20_000
+    max_bytes: int = 2**20
+    sessions_per_client: int = 20
+    waiting_per_client: int = 3
+    lobby_per_client: int = 2
+    streams_per_client: int = 8
+    streams_per_worker: int = 80
+    redis_max_connections: int = 100
     cache_size: int = 10_000
     cache_history_bytes: int = 32 * 2**20
     lobby_size: int = LOBBY_SIZE
@@ -115,14 +133,22 @@ class SessionConfig:
                 return False
             raise ValueError(f"{name} must be on or off (1/0, true/false, yes/no), got {raw!r}")
 
-        return cls(
+        loaded = cls(
             redis_url=get("REDIS_URL", None, str),
             ttl=get("SESSION_TTL_SECONDS", cls.ttl, float),
             key_prefix=get("SESSION_KEY_PREFIX", cls.key_prefix, str),
             max_events=get("SESSION_MAX_EVENTS", cls.max_events, int),
             max_idem=get("SESSION_IDEMPOTENCY_KEYS", cls.max_idem, int),
             max_bot_moves=get("SESSION_MAX_BOT_MOVES", cls.max_bot_moves, int),
+            bot_cpu_ms=get("SESSION_BOT_CPU_MS", cls.bot_cpu_ms, int),
             max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
+            max_bytes=get("SESSION_MAX_BYTES", cls.max_bytes, int),
+            sessions_per_client=get("SESSION_SESSIONS_PER_CLIENT", cls.sessions_per_client, int),
+            waiting_per_client=get("SESSION_WAITING_PER_CLIENT", cls.waiting_per_client, int),
+            lobby_per_client=get("SESSION_LOBBY_PER_CLIENT", cls.lobby_per_client, int),
+            streams_per_client=get("SESSION_STREAMS_PER_CLIENT", cls.streams_per_client, int),
+            streams_per_worker=get("SESSION_STREAMS_PER_WORKER", cls.streams_per_worker, int),
+            redis_max_connections=get("REDIS_MAX_CONNECTIONS", cls.redis_max_connections, int),
             cache_size=get("SESSION_CACHE_SIZE", cls.cache_size, int),
             cache_history_bytes=get("SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int),
             lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),
@@ -144,6 +170,13 @@ class SessionConfig:
             webhook_retry_seconds=get("WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds, float),
             clock_sweeper=flag("CLOCK_SWEEPER", None),
         )
+        if loaded.redis_max_connections < loaded.streams_per_worker + STREAM_SPARE_CONNECTIONS:
+            raise ValueError(
+                f"REDIS_MAX_CONNECTIONS ({loaded.redis_max_connections}) must be at least "
+                f"SESSION_STREAMS_PER_WORKER ({loaded.streams_per_worker}) + "
+                f"{STREAM_SPARE_CONNECTIONS}: each stream holds a connection"
+            )
+        return loaded
 
 
 @dataclass

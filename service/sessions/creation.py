@@ -21,6 +21,7 @@ from .config import Env
 from .lobby import Lobby
 from .models import BotLevel, Meta, OnLeave, Reply, Seat, Snapshot, SpectatorAccess
 from .presence import Presence
+from .quotas import Quotas
 from .records import logged
 from .repo import Repository
 from .views import Views, redacted
@@ -43,19 +44,23 @@ class Creation:
         bots: BotPlayer,
         lobby: Lobby,
         views: Views,
+        quotas: Quotas,
         presence: Presence,
     ) -> None:
         self.env = env
+        self.quotas = quotas
         self.repo = repo
         self.bots = bots
         self.lobby = lobby
         self.views = views
         self.presence = presence
 
-    def create(self, req: dict[str, Any]) -> Reply:
+    def create(self, req: dict[str, Any], client: str | None = None) -> Reply:
         """The session ``req`` asks for (``CreateSession``): the session as the first
         named person's seat sees it (that seat is there and told of the deal), with
-        each named person's token and the invitation and spectator codes, once."""
+        each named person's token and the invitation and spectator codes, once.
+        ``client`` (``quotas.client_key``): who asks, counted in its quotas (429 when
+        one is full); None counts nobody (a session the service makes itself)."""
         players: list[dict[str, Any]] = req["players"]
         if all(s.get("bot") for s in players):
             raise problems.invalid_request(
@@ -85,10 +90,18 @@ class Creation:
             on_leave=OnLeave(req.get("on_leave", "bot")),
             clock=self._clock(req.get("clock"), seats, first, now, dealt=not waiting),
             notify=bool(req.get("notify")),
+            host=first,
+            creator=client,
         )  # fmt: skip
         sid = new_sid()
-        seen = self.presence.due(sid, first)
-        c, events = self.open(sid, meta, None if waiting else (state, setup), seen)
+        give_back = self.quotas.take_session(client, sid, waiting) if client else None
+        try:
+            seen = self.presence.due(sid, first)
+            c, events = self.open(sid, meta, None if waiting else (state, setup), seen)
+        except BaseException:
+            if give_back is not None:
+                give_back()
+            raise
         if waiting and meta.public:
             self.lobby.add(c.sid, meta)
         body = self.views.answer(c, first, first, redacted(events, 1, first), toks, **codes)

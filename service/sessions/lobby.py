@@ -4,17 +4,23 @@ An index in a slot of its own (``SessionStore.lobby_*``), kept by separate calls
 session's own commit (``add`` at creation, ``unlist`` when it starts or goes), so it may
 name sessions that started, expired or were deleted meanwhile: each page checks its
 entries against their sessions' meta and drops those on the way.
+
+A page shows at most ``SESSION_LOBBY_PER_CLIENT`` sessions of one creator (the newest;
+``Meta.creator``), so many sessions from one client do not push the others off it; and
+it reads at most ``SCAN_PAGES`` times its size of the index, then ends with a cursor.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from typing import Any
 
 import orjson
 
 from . import problems
+from .config import Env
 from .models import Meta, Reply
 from .store import SessionStore, StoreUnavailable
 from .views import lobby_entry
@@ -25,8 +31,13 @@ CURSOR = re.compile(r"^([0-9]{1,15})\.([A-Za-z0-9_-]{8,64})$")
 log = logging.getLogger("service.sessions")
 
 
+#: How much of the index one page reads at most, in pages (of the size asked).
+SCAN_PAGES = 10
+
+
 class Lobby:
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(self, env: Env, store: SessionStore) -> None:
+        self.env = env
         self.store = store
 
     def add(self, sid: str, meta: Meta) -> None:
@@ -46,10 +57,14 @@ class Lobby:
         ``cursor`` (a page's ``next_cursor``), and the next page's cursor."""
         before = parse_cursor(cursor)
         found: list[dict[str, Any]] = []
+        per_creator: Counter[str] = Counter()
+        cap = self.env.config.lobby_per_client
         more = False
+        scan = SCAN_PAGES * (limit + 1)
         while True:
             ask = limit - len(found) + 1  # one more tells whether a next page exists
             rows = self.store.lobby_page(variant, before, ask)
+            scan -= len(rows)
             metas = self.store.metas([sid for _, sid in rows])
             gone: list[tuple[str, str]] = []
             for (ms, sid), raw in zip(rows, metas, strict=True):
@@ -61,13 +76,20 @@ class Lobby:
                 if len(found) == limit:
                     more = True
                     break
-                found.append(lobby_entry(sid, meta))
                 before = (ms, sid)
+                if meta.creator is not None:
+                    per_creator[meta.creator] += 1
+                    if per_creator[meta.creator] > cap:
+                        continue  # this creator has its share of the page
+                found.append(lobby_entry(sid, meta))
             if gone:
                 # A session gone without a trace has no variant: its entry in its
                 # variant's index goes when that index is listed.
                 self.unlist(gone)
             if more or len(rows) < ask:
+                break
+            if scan <= 0:
+                more = True  # read enough for one page: the next goes on from here
                 break
         body = {
             "sessions": found,

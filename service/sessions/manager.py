@@ -16,9 +16,11 @@ the work to the part whose job it is.
 | ``seats.Seats`` | join, leave, a bot takes a seat |
 | ``rematch.Rematches`` | the next game with the same seats |
 | ``lobby.Lobby`` | the public lobby |
+| ``quotas.Quotas`` | what one client may hold: sessions, waiting sessions, streams |
 | ``moves.Moves`` | a seat's move, idempotent, with the bots' replies |
 | ``timekeeper.Timekeeper`` | what the clock owes, the bots' held-back chains, the next deadline |
 | ``outbox.Outbox`` | what each write adds for the notifier (webhooks, the sweeper's deadline) and its TTL |
+| ``settling.ReadSettler`` | what a reader settles: once, by one request at a time |
 | ``presence.Presence`` | which seats are connected (``connected`` in every answer's seats) |
 | ``records.Records`` | the move log and the game's record |
 | ``streams.Streams`` | the event stream |
@@ -27,34 +29,38 @@ the work to the part whose job it is.
 
 Every request that touches a session first settles it (``Timekeeper.settle``): the
 caller's seat told of the deal when the clock holds for it, what its clock owes, and
-the bots' next chain when a game whose seats all went to bots waits for them. Time is
-read from ``SessionManager.now`` (``time.time`` unless a test sets another); the
-settings from ``SessionManager.config``. Both live in one ``Env`` that every part
-shares.
+the bots' next chain when a game whose seats all went to bots waits for them. A read
+settles only after its token (or spectator access) is checked, within
+``SESSION_BOT_CPU_MS``, and one reader at a time (``ReadSettler``). Time is read from
+``SessionManager.now`` (``time.time`` unless a test sets another); the settings from
+``SessionManager.config``. Both live in one ``Env`` that every part shares.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
 
-from . import access
+from . import access, problems
 from .bots import BotPlayer
 from .cache import SnapshotCache
 from .config import Env, SessionConfig
 from .creation import Creation
 from .lobby import Lobby
-from .models import MoveRequest, Reply, Snapshot
+from .models import MoveRequest, Reply, Snapshot, Status
 from .moves import Moves
 from .outbox import Outbox
 from .presence import Presence
+from .quotas import Quotas
 from .records import Records
 from .rematch import Rematches
 from .repo import Repository
 from .seats import Seats
+from .settling import ReadSettler
 from .store import Loaded, SessionStore, StoreUnavailable
 from .streams import MAX_EVENTS_PAGE, Item, Streams
 from .timekeeper import Timekeeper
@@ -77,13 +83,17 @@ class SessionManager:
         self.views = Views(self.env, self.presence)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
         self.repo.outbox = Outbox(self.env, self.timekeeper.next_deadline)
-        self.listing = Lobby(store)
-        self.creation = Creation(self.env, self.repo, bots, self.listing, self.views, self.presence)
+        self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
+        self.listing = Lobby(self.env, store)
+        self.quotas = Quotas(self.env, store)
+        self.creation = Creation(
+            self.env, self.repo, bots, self.listing, self.views, self.quotas, self.presence
+        )
         self.seats = Seats(self.env, self.repo, bots, self.listing, self.views, self.presence)
         self.rematches = Rematches(self.env, self.repo, self.creation, self.views, self.presence)
         self.moves = Moves(self.env, self.repo, bots, self.timekeeper, self.presence, self.views)
         self.records = Records(store)
-        self.streams = Streams(self.env, self.repo, self.timekeeper, self.presence)
+        self.streams = Streams(self.env, self.repo, self.settler, self.presence)
 
     # ------------------------------------------------------------------ settings
     @property
@@ -104,8 +114,8 @@ class SessionManager:
         self.env.now = now
 
     # ------------------------------------------------------------------ writes
-    def create(self, req: dict[str, Any]) -> Reply:
-        return self.creation.create(req)
+    def create(self, req: dict[str, Any], client: str | None = None) -> Reply:
+        return self.creation.create(req, client)
 
     def join(self, sid: str, req: dict[str, Any]) -> Reply:
         return self.seats.join(sid, req)
@@ -120,10 +130,18 @@ class SessionManager:
         return self.moves.move(sid, req)
 
     def delete(self, sid: str, token: str | None) -> None:
-        """Delete the session (a seat's token only)."""
+        """Delete the session: its host's token only (403 ``not_host`` for another
+        seat's), before the deal or after the game (409 ``session_in_progress`` while it
+        is played: a seat leaves instead). A session stored before hosts has none: any
+        seat's token deletes it, at the same times."""
         c, _ = self.repo.load(sid)
-        access.holder_seat(c.meta, token)
+        seat = access.holder_seat(c.meta, token)
+        if c.meta.host is not None and seat != c.meta.host:
+            raise problems.not_host(c.meta.host)
+        if c.status is Status.PLAYING:
+            raise problems.session_in_progress()
         self.repo.delete(sid)
+        self.quotas.session_gone(sid, c.meta)
         if c.meta.public and c.state is None:
             self.listing.unlist([(sid, c.meta.variant)])
 
@@ -144,7 +162,8 @@ class SessionManager:
 
     def legal_moves(self, sid: str, token: str | None) -> Reply:
         c, _ = self.repo.load(sid)
-        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
+        access.holder_seat(c.meta, token)  # nothing is played for a caller who may not move
+        c = self.settler.settle(c, caller=access.token_seat(c.meta, token))
         seat = access.holder_seat(c.meta, token)
         self.presence.keep(self.store, sid, seat)
         body = {"session_id": sid, "version": c.version, "seat": seat}
@@ -171,7 +190,8 @@ class SessionManager:
         (presence): recorded with the load when this process knew the seat, else after."""
         hint = self.presence.known_seat(sid, token)
         c, loaded = self.repo.load(sid, seen=self.presence.due(sid, hint))
-        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
+        access.reader_seat(c.meta, token)  # nothing is played for a caller who may not read
+        c = self.settler.settle(c, caller=access.token_seat(c.meta, token))
         seat = access.reader_seat(c.meta, token)
         if seat is not None and seat != hint:
             self.presence.keep(self.store, sid, seat)
@@ -179,13 +199,19 @@ class SessionManager:
 
     def record(self, sid: str, token: str | None) -> Reply:
         c, _ = self.repo.load(sid)
-        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
+        self.records.reader(c, token)  # nothing is played for a caller who may not read
+        c = self.settler.settle(c, caller=access.token_seat(c.meta, token))
         return self.records.record(c, token)
 
     def open_stream(
         self, sid: str, token: str | None, after: int, until: float
     ) -> tuple[int | None, Iterator[Item]]:
         return self.streams.open(sid, token, after, until)
+
+    def take_stream(self, client: str, seconds: float) -> Callable[[], None]:
+        """A stream's places for ``seconds`` (this worker's and ``client``'s quota; 503
+        ``streams_full``, 429 ``too_many_streams``): what gives them back."""
+        return self.quotas.take_stream(client, time.time() + seconds)
 
     # ------------------------------------------------------------------ operations
     def ready(self) -> dict[str, Any]:

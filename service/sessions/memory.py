@@ -43,6 +43,8 @@ class _Session:
     #: (entry, due ms, the version it holds for).
     outbox: list[bytes] = field(default_factory=list)
     warning: tuple[bytes, int, int] | None = None
+    #: The bytes of the events and move-log entries written so far.
+    stored: int = 0
 
     def history(self) -> tuple[bytes, ...]:
         """The events numbered ``history_from`` and after, the newest ``HISTORY_EVENTS``."""
@@ -68,6 +70,10 @@ class MemoryStore(SessionStore):
         super().__init__(ttl, max_events, max_idem, lobby_size)
         # The lobby index: variant (or "*": all) -> sid -> created ms.
         self._lobby: dict[str, dict[str, int]] = {}
+        # Claims: key -> member -> until (epoch ms); every key's expired members are
+        # dropped at most once a minute (``claim``).
+        self._claims: dict[str, dict[str, int]] = {}
+        self._next_claims_sweep = 0
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
@@ -140,7 +146,7 @@ class MemoryStore(SessionStore):
             expires = self._clock() + self._ttl(ttl)
             s = self._sessions[sid] = _Session(
                 1, len(events), state, meta, log, expires, moves=list(moves),
-                history_from=history_from,
+                history_from=history_from, stored=sum(map(len, events)) + sum(map(len, moves)),
             )  # fmt: skip
             self._notices(sid, s, notices)
             self._notify(sid)
@@ -163,7 +169,7 @@ class MemoryStore(SessionStore):
             wanted = s.history_from > 0 and s.version != history_known
             return Loaded(
                 s.version, s.seq, s.state, s.meta, answer, dict(s.seen),
-                s.history_from, s.history() if wanted else None,
+                s.history_from, s.history() if wanted else None, s.stored,
             )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
@@ -188,6 +194,7 @@ class MemoryStore(SessionStore):
                 s.seq += 1
                 s.events.append((s.seq, e))
             s.moves.extend(request.moves)
+            s.stored += sum(map(len, request.events)) + sum(map(len, request.moves))
             if request.meta is not None:
                 s.meta = request.meta
             if request.seen is not None:
@@ -269,6 +276,32 @@ class MemoryStore(SessionStore):
     def deadline_index(self, sid: str) -> int | None:
         with self._lock:
             return self._deadlines.get(sid)
+    def claim(self, key: str, member: str, limit: int, until_ms: int, now_ms: int) -> bool:
+        with self._lock:
+            if now_ms >= self._next_claims_sweep:
+                self._next_claims_sweep = now_ms + 60_000
+                for k, members in list(self._claims.items()):
+                    if all(until <= now_ms for until in members.values()):
+                        del self._claims[k]
+            held = self._claims.setdefault(key, {})
+            for gone in [m for m, until in held.items() if until <= now_ms]:
+                del held[gone]
+            if member not in held and len(held) >= limit:
+                return False
+            held[member] = max(until_ms, held.get(member, 0))
+            return True
+
+    def release(self, key: str, member: str) -> None:
+        with self._lock:
+            held = self._claims.get(key)
+            if held is not None:
+                held.pop(member, None)
+                if not held:
+                    del self._claims[key]
+
+    def claimed(self, key: str, now_ms: int) -> list[str]:
+        with self._lock:
+            return [m for m, until in self._claims.get(key, {}).items() if until > now_ms]
 
     def count(self) -> int:
         return len(self._sessions)

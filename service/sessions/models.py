@@ -85,6 +85,13 @@ class LostReason(StrEnum):
     #: A bot took the seat after ``max_timeouts`` timeouts in a row.
     TIMEOUTS = "timeouts"
 
+    @property
+    def code(self) -> str:
+        """The problem code a token lost this way answers from then on
+        (``problems.seat_lost``: ``seat_left``, ``seat_taken_by_bot``), which is also the
+        reason the seat's event stream ends with (``stream_end``)."""
+        return problems.seat_lost(0, "", self.value, "bot").code
+
 
 #: The most former tokens a seat keeps (the newest): the person who held one is told
 #: what became of the seat, for the session's life.
@@ -193,6 +200,13 @@ class Meta:
     rematch: str | None = None
     #: The turn clock and its state (None: no clock).
     clock: Clock | None = None
+    #: The host: the creator's seat (None: a session stored before hosts, or one whose
+    #: creator took no seat). Only the host deletes the session.
+    host: int | None = None
+    #: Who created it, as the quotas name a client (``quotas.client_key``: a digest,
+    #: never the address), so its place in the creator's quotas is given back when it
+    #: starts or goes, and the lobby can rank a creator's entries.
+    creator: str | None = None
     #: The first version that shows the same game as this one: since it, only quiet
     #: changes were committed (a seat told of the deal, a rematch seat claimed), so a
     #: move that answers any version from it on is judged on this one (None: this
@@ -260,6 +274,8 @@ class Meta:
             "on_leave": self.on_leave.value,
             "rematch": self.rematch,
             "clock": self.clock.to_json() if self.clock is not None else None,
+            "host": self.host,
+            "creator": self.creator,
             "quiet_from": self.quiet_from,
             **({"notify": True} if self.notify else {}),
         })  # fmt: skip
@@ -283,6 +299,8 @@ class Meta:
             OnLeave(d.get("on_leave", "bot")),
             d.get("rematch"),
             Clock.from_json(clock) if clock else None,
+            d.get("host"),
+            d.get("creator"),
             d.get("quiet_from"),
             d.get("notify", False),
         )
@@ -305,6 +323,8 @@ class Snapshot:
     #: None: not known here (a read brings them). The repository keeps them up.
     history_from: int = 0
     history: tuple[bytes, ...] | None = None
+    #: The bytes of the events and move-log entries stored so far (``store.Loaded``).
+    stored: int = 0
 
     @property
     def status(self) -> Status:

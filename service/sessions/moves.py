@@ -6,8 +6,9 @@ equals the version of this process's cached copy the move is applied to it and
 committed with one compare-and-set (which fails, 412, if another process moved first);
 only when it does not match is the session read again first (one extra round trip).
 All bot moves of a request are committed with the person's move, at most
-``max_bot_moves`` of them. A session takes at most ``max_moves`` moves: past it a move
-is 409 ``move_limit_reached``, so a session's storage stays bounded.
+``max_bot_moves`` of them. A session takes at most ``max_moves`` moves and stores at most
+``max_bytes`` of events and moves: past either a move is 409 ``move_limit_reached`` or
+``session_too_large``, so a session's storage stays bounded.
 
 An ``Idempotency-Key`` is kept per seat with the answer it got and the fingerprint of
 the move and version it came with: a retry with the same key gets that answer again
@@ -83,6 +84,8 @@ class Moves:
         current = at.dealt()
         if current.move_count >= self.env.config.max_moves:
             raise problems.move_limit_reached(current.move_count)
+        if at.stored >= self.env.config.max_bytes:
+            raise problems.session_too_large(at.stored)
         state, events = problems.judged(engine.apply, current, ask.move)
         state, bot_events, made = self.bots.play(
             sid, at.version, state, at.meta, events, before=at.history

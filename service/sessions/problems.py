@@ -29,6 +29,11 @@ def unreadable(name: str, detail: str) -> ApiProblem:
     return invalid_request(detail, {name: ["invalid"]})
 
 
+def invalid_name(field: str, detail: str) -> ApiProblem:
+    """A seat's name that cannot be shown as it is (``names.clean``)."""
+    return ApiProblem(400, "invalid_name", detail, errors={field: [detail]})
+
+
 # ---------------------------------------------------------------- the session
 def not_found(sid: str) -> ApiProblem:
     return ApiProblem(404, "session_not_found", f"no session {sid!r} (it may have expired)")
@@ -121,6 +126,15 @@ def not_your_seat(seat: int, named: int) -> ApiProblem:
     return ApiProblem(403, "not_your_seat", f"your token is seat {seat}'s; the move names {named}")
 
 
+def not_host(host: int) -> ApiProblem:
+    return ApiProblem(
+        403,
+        "not_host",
+        f"only the host (seat {host}, who created the session) deletes it; "
+        "leave it instead (POST .../leave)",
+    )
+
+
 # ---------------------------------------------------------------- versions (412, 428)
 def if_match_required(current: int) -> ApiProblem:
     return ApiProblem(
@@ -173,3 +187,60 @@ def session_full(wanted: int | None) -> ApiProblem:
 
 def game_not_over() -> ApiProblem:
     return ApiProblem(409, "game_not_over", "a rematch is made when the game is over")
+
+
+def session_in_progress() -> ApiProblem:
+    return ApiProblem(
+        409,
+        "session_in_progress",
+        "a session is deleted before it starts or after it ends; this game is being "
+        "played (leave it instead: a bot takes your seat)",
+    )
+
+
+def session_too_large(stored: int) -> ApiProblem:
+    return ApiProblem(
+        409,
+        "session_too_large",
+        f"this session has stored {stored} bytes of events and moves, its limit; start a new one",
+    )
+
+
+# ---------------------------------------------------------------- quotas (429, 503)
+def too_many_sessions(limit: int, seconds: int, retry_after: int) -> ApiProblem:
+    return ApiProblem(
+        429,
+        "too_many_sessions",
+        f"this client has created {limit} sessions in the last {seconds} s, its quota; "
+        "delete one (as its host) or wait",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+def too_many_waiting_sessions(limit: int, retry_after: int) -> ApiProblem:
+    return ApiProblem(
+        429,
+        "too_many_waiting_sessions",
+        f"this client has {limit} sessions waiting for seats, its quota; "
+        "wait until one starts, or delete one",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+def too_many_streams(limit: int, retry_after: int) -> ApiProblem:
+    return ApiProblem(
+        429,
+        "too_many_streams",
+        f"this client holds {limit} event streams open, its quota; close one first",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+def streams_full(retry_after: int) -> ApiProblem:
+    return ApiProblem(
+        503,
+        "streams_full",
+        "this server holds as many event streams as it can; reconnect shortly "
+        "(or read GET .../events meanwhile)",
+        headers={"Retry-After": str(retry_after)},
+    )

@@ -4,8 +4,9 @@ Every move made (a person's, a bot's, or a forced one at a deadline) is appended
 session's move log with who made it and when (``logged``): the game's record, which
 replays to the session's state (``engine.records.build``). The whole record is anyone's
 once the game is over; while it runs only a seat's, without the seed and the move
-fields that seat may not see. A finished game's record never changes: each process
-keeps the last ``RECORD_CACHE`` of them.
+fields that seat may not see. A record is built once per version (and seat, while the
+game runs): each process keeps the records it built, the most recently asked
+``RECORD_CACHE_BYTES`` of them.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ from . import access
 from .models import Reply, Snapshot, wire_bot
 from .store import SessionStore
 
-#: Finished games' records each process keeps.
-RECORD_CACHE = 32
+#: The bytes of built records each process keeps (the least recently asked go first).
+RECORD_CACHE_BYTES = 16 * 2**20
+#: A cached record: the session, its version and the seat it was built for (None: the
+#: whole record of a finished game).
+RecordKey = tuple[str, int, int | None]
 
 log = logging.getLogger("service.sessions")
 
@@ -39,22 +43,30 @@ def logged(moves: list[Move], by: str, at: float) -> list[bytes]:
 class Records:
     def __init__(self, store: SessionStore) -> None:
         self.store = store
-        #: Finished games' records by session, least recently used first.
-        self._finished: OrderedDict[str, bytes] = OrderedDict()
+        #: Built records, least recently asked first, and their bytes in all.
+        self._built: OrderedDict[RecordKey, bytes] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
+    @staticmethod
+    def reader(c: Snapshot, token: str | None) -> int | None:
+        """Who may read ``c``'s record: anyone the session admits once the game is over,
+        a seat while it runs or waits (401 otherwise); the seat, or None."""
+        over = c.state is not None and c.state.phase is Phase.GAME_OVER
+        return access.reader_seat(c.meta, token) if over else access.holder_seat(c.meta, token)
+
     def record(self, c: Snapshot, token: str | None) -> Reply:
-        """The record of the session ``c`` (settled) for the bearer of ``token``: anyone
-        once the game is over; while it runs a seat only (401 otherwise)."""
+        """The record of the session ``c`` (settled) for the bearer of ``token`` (see
+        ``reader``; 409 ``session_waiting`` before the deal)."""
+        seat = self.reader(c, token)
         dealt = c.dealt()
         over = dealt.phase is Phase.GAME_OVER
-        seat = access.reader_seat(c.meta, token) if over else access.holder_seat(c.meta, token)
-        if over:
-            with self._lock:
-                kept = self._finished.get(c.sid)
-                if kept is not None:
-                    self._finished.move_to_end(c.sid)
-                    return Reply(kept, c.version)
+        key: RecordKey = (c.sid, c.version, None if over else seat)
+        with self._lock:
+            kept = self._built.get(key)
+            if kept is not None:
+                self._built.move_to_end(key)
+                return Reply(kept, c.version)
         rows = self.store.moves(c.sid)
         # A commit after the load appends moves the loaded state has not made yet.
         entries = [orjson.loads(raw) for raw in rows[: dealt.move_count]]
@@ -73,9 +85,14 @@ class Records:
             log.error("session %s: its move log does not replay to its state", c.sid)
             raise RuntimeError(f"session {c.sid}: the move log does not replay to the state")
         body = engine.records.dumps(rec).encode()
-        if over:
-            with self._lock:
-                self._finished[c.sid] = body
-                while len(self._finished) > RECORD_CACHE:
-                    self._finished.popitem(last=False)
+        self._keep(key, body)
         return Reply(body, c.version)
+
+    def _keep(self, key: RecordKey, body: bytes) -> None:
+        with self._lock:
+            if key in self._built:
+                return
+            self._built[key] = body
+            self._bytes += len(body)
+            while self._bytes > RECORD_CACHE_BYTES and self._built:
+                self._bytes -= len(self._built.popitem(last=False)[1])

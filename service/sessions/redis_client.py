@@ -100,18 +100,39 @@ def client_options(timeout: float = 0.5, retries: int = 2) -> dict[str, Any]:
     }
 
 
-def make_client(url: str, timeout: float = 0.5, retries: int = 2) -> Any:
-    """A client that fails fast (``client_options``).
+def make_client(
+    url: str, timeout: float = 0.5, retries: int = 2, max_connections: int | None = None
+) -> Any:
+    """A client that fails fast (``client_options``), with at most ``max_connections``
+    connections (None: redis-py's default, no bound).
 
     ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
-    store makes it on first use); anything else: ``redis.Redis.from_url``."""
+    store makes it on first use), ``max_connections`` per node (redis-py's pool raises
+    ``ConnectionError`` when they are all in use: a 503); anything else:
+    ``redis.Redis`` on a ``BlockingConnectionPool`` (a command waits up to ``timeout``
+    for a connection, then fails the same way)."""
     common = client_options(timeout, retries)
     if url.startswith(CLUSTER_SCHEME + "://"):
         nodes, options = cluster_nodes(url)
+        if max_connections is not None:
+            options.setdefault("max_connections", max_connections)
         return RedisCluster(startup_nodes=nodes, **common, **options)
-    return redis.Redis.from_url(
-        url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **common
-    )
+    retry_on = [redis.ConnectionError, redis.TimeoutError]
+    if max_connections is None:
+        return redis.Redis.from_url(url, retry_on_error=retry_on, **common)
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=timeout, retry_on_error=retry_on,
+        **common,
+    )  # fmt: skip
+    return redis.Redis.from_pool(pool)
+
+
+def idle_pools(client: Any) -> list[Any]:
+    """The connection pools of ``client`` (one, or one per node of a cluster)."""
+    if isinstance(client, RedisCluster):
+        nodes = client.get_nodes()
+        return [n.redis_connection.connection_pool for n in nodes if n.redis_connection]
+    return [client.connection_pool]
 
 
 def is_cluster_url(url: str) -> bool:
@@ -135,7 +156,12 @@ class SlotRouter:
     benchmarks and tests compare the two)."""
 
     def __init__(
-        self, url: str | None, client: Any, timeout: float, slot_clients: bool = True
+        self,
+        url: str | None,
+        client: Any,
+        timeout: float,
+        slot_clients: bool = True,
+        max_connections: int | None = None,
     ) -> None:
         if client is None and url is None:
             raise ValueError("RedisStore needs a url or a client")
@@ -143,7 +169,7 @@ class SlotRouter:
             isinstance(client, RedisCluster) if client is not None else is_cluster_url(str(url))
         )
         self.slot_clients = self.cluster and slot_clients
-        self._url, self._timeout = url, timeout
+        self._url, self._timeout, self._max_connections = url, timeout, max_connections
         self._client = client
         self._lock = threading.Lock()
         #: The registered scripts by name (``register_script``).
@@ -158,7 +184,9 @@ class SlotRouter:
             with self._lock:
                 if self._client is None:
                     url = str(self._url)
-                    self._client = guarded(lambda: make_client(url, self._timeout))
+                    self._client = guarded(
+                        lambda: make_client(url, self._timeout, 2, self._max_connections)
+                    )
                 client = self._client
         return client
 
@@ -183,6 +211,16 @@ class SlotRouter:
         if script is None:
             script = self.scripts[name] = self.client.register_script(source)
         return self.on_slot(keys[0], lambda client: script(keys=keys, args=args, client=client))
+
+    def disconnect_idle(self) -> None:
+        """Close the connections no call is using (``ConnectionPool.disconnect`` of the
+        free ones): a pool keeps every connection it ever opened until then."""
+        client = self._client
+        if client is None:
+            return
+        with contextlib.suppress(*REDIS_ERRORS):
+            for pool in idle_pools(client):
+                pool.disconnect(inuse_connections=False)
 
     def close(self) -> None:
         client, self._client = self._client, None

@@ -6,7 +6,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 
 | key | type | holds |
 |---|---|---|
-| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none) |
+| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none), ``b`` the bytes of the events and moves written |
 | ``<prefix>{<sid>}:meta`` | string | meta JSON (variant, seats, token hashes) |
 | ``<prefix>{<sid>}:events`` | stream | entry id ``<seq>-0``, field ``e`` = event JSON (MAXLEN ~) |
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
@@ -14,6 +14,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 | ``<prefix>{<sid>}:moves`` | list | every move made, oldest first (JSON): the game's record |
 | ``<prefix>{<sid>}:seen`` | hash | seat -> when it was last seen (epoch ms): presence |
 | ``<prefix>{lobby}:all``, ``<prefix>{lobby}:v:<variant>`` | sorted set | public waiting sessions by creation time (one slot of their own) |
+| ``<prefix>{<name>}:claims`` | sorted set | claims (``SessionStore.claim``): member -> until (epoch ms); expires with its latest member |
 
 Every key expires with the session (each commit refreshes all of them) and ``DELETE``
 removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message is
@@ -40,6 +41,7 @@ from redis.cluster import RedisCluster
 
 from . import outbox_keys
 from .durability import NO_WAIT, Durability
+from .redis_claims import RedisClaims
 from .redis_client import REDIS_ERRORS, SlotRouter, guarded
 from .store import (
     HISTORY_EVENTS,
@@ -103,11 +105,16 @@ CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
 local n = tonumber(ARGV[7])
+local b = 0
 for i = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[7 + i])
+  b = b + #ARGV[7 + i]
 end
-for i = 8 + n, last_move() do redis.call('RPUSH', KEYS[7], ARGV[i]) end
-redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6])
+for i = 8 + n, last_move() do
+  redis.call('RPUSH', KEYS[7], ARGV[i])
+  b = b + #ARGV[i]
+end
+redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6], 'b', b)
 for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
 if #KEYS > 8 then notices(1) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
@@ -123,7 +130,7 @@ return {1, n}
 # Redis changes nothing. The checks run in the order of ``SessionStore.commit`` (and
 # ``MemoryStore``): missing, replayed, conflict.
 COMMIT = """
-local cur = redis.call('HMGET', KEYS[1], 'v', 'seq')
+local cur = redis.call('HMGET', KEYS[1], 'v', 'seq', 'b')
 if not cur[1] then return {'missing'} end
 local field = ARGV[6]
 if field ~= '' then
@@ -132,15 +139,20 @@ if field ~= '' then
 end
 if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
+local b = tonumber(cur[3] or '0') or 0
 local n = tonumber(ARGV[13])
 for i = 14, 13 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
+  b = b + #ARGV[i]
 end
-for i = 14 + n, last_move() do redis.call('RPUSH', KEYS[7], ARGV[i]) end
+for i = 14 + n, last_move() do
+  redis.call('RPUSH', KEYS[7], ARGV[i])
+  b = b + #ARGV[i]
+end
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
-redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12])
+redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12], 'b', b)
 if field ~= '' then
   redis.call('HSET', KEYS[4], field, ARGV[7])
   local q = redis.call('RPUSH', KEYS[5], field)
@@ -157,18 +169,20 @@ return {'ok', tostring(v), tostring(seq)}
 """
 
 # KEYS: state, events. ARGV: the version whose history the caller holds, the most
-# events to return. The state's version, last event number, state JSON and ``h``; with
-# the events numbered ``h`` and after, newest first (at most ARGV[2]), when ``h`` is not 0
-# and the session is not at version ARGV[1]. Read only: sent with ``EVAL`` in the load's
-# pipeline (a cluster pipeline refuses ``EVALSHA``; Redis caches the script by its hash).
+# events to return. The state's version, last event number, state JSON, ``h`` and ``b``
+# (the bytes stored); with the events numbered ``h`` and after, newest first (at most
+# ARGV[2]), when ``h`` is not 0 and the session is not at version ARGV[1]. Read only:
+# sent with ``EVAL`` in the load's pipeline (a cluster pipeline refuses ``EVALSHA``;
+# Redis caches the script by its hash).
 READ = """
-local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h')
+local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h', 'b')
 local h = tonumber(st[4] or '0') or 0
+local b = st[5] or '0'
 if h > 0 and st[1] ~= ARGV[1] then
   local rows = redis.call('XREVRANGE', KEYS[2], '+', h .. '-0', 'COUNT', ARGV[2])
-  return {st[1], st[2], st[3], st[4], rows}
+  return {st[1], st[2], st[3], st[4], b, rows}
 end
-return {st[1], st[2], st[3], tostring(h)}
+return {st[1], st[2], st[3], tostring(h), b}
 """
 
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen. ARGV: publish command.
@@ -179,7 +193,7 @@ return n
 """
 
 
-class RedisStore(SessionStore):
+class RedisStore(RedisClaims, SessionStore):
     """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``;
     ``slot_clients``: see ``SlotRouter``)."""
 
@@ -198,10 +212,13 @@ class RedisStore(SessionStore):
         timeout: float = 0.5,
         lobby_size: int = LOBBY_SIZE,
         slot_clients: bool = True,
+        max_connections: int | None = None,
         durability: Durability = NO_WAIT,
     ) -> None:
         super().__init__(ttl, max_events, max_idem, lobby_size)
-        self.router = SlotRouter(url, client, durability.socket_timeout(timeout), slot_clients)
+        self.router = SlotRouter(
+            url, client, durability.socket_timeout(timeout), slot_clients, max_connections
+        )
         self.durability = durability
         self.cluster = self.router.cluster
         self.slot_clients = self.router.slot_clients
@@ -361,16 +378,16 @@ class RedisStore(SessionStore):
 
         res = self.router.on_slot(state_key, read)[0 if seen is None else 2 :]
         row, meta, last = res[0], res[1], res[2]
-        v, seq, state, since = row[:4]
+        v, seq, state, since, stored = row[:5]
         if v is None or meta is None:
             return None
         if idem_key and res[3] is not None:  # a replay: its move must be on the replicas
             self._confirmed(state_key, None)
         presence = {int(k): int(t) for k, t in last.items()}
-        history = tuple(fields[1] for _, fields in reversed(row[4])) if len(row) > 4 else None
+        history = tuple(fields[1] for _, fields in reversed(row[5])) if len(row) > 5 else None
         return Loaded(
             int(v), int(seq), state, meta, res[3] if idem_key else None, presence,
-            int(since), history,
+            int(since), history, int(stored),
         )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
@@ -462,6 +479,9 @@ class RedisStore(SessionStore):
                 self.redis.set(key, b"1", px=10_000)
 
         guarded(write)
+
+    def disconnect_idle(self) -> None:
+        self.router.disconnect_idle()
 
     def close(self) -> None:
         self.router.close()

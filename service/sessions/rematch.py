@@ -3,9 +3,12 @@
 The first call makes the next game (a new server seed, the next dealer, the same seats,
 variant, options and clock settings; no seat has a token yet) and links it from the
 finished session with a compare-and-set; a call that loses that race deletes the game it
-made and answers the linked one. Each call then claims its seat in the next game: a new
-token for the caller, once, with the next game as that seat sees it (the seat is there
-and told of the deal: the clock holds for the seats that have not asked yet).
+made and answers the linked one. Each call then claims its seat in the next game: a
+token for the caller derived from its token in the finished game and the next game's id
+(``tokens.derived``), with the next game as that seat sees it (the seat is there and
+told of the deal: the clock holds for the seats that have not asked yet). A second
+claim by the same seat gets the same token and changes nothing (the next game's version
+stays; a stream opened with that token goes on).
 """
 
 from __future__ import annotations
@@ -45,11 +48,15 @@ class Rematches:
         if c.status is not Status.OVER:
             raise problems.game_not_over()
         next_sid = c.meta.rematch or self._make(c)
-        new_token = tokens.new_token()
+        assert token is not None  # holder_seat checked it
+        new_token = tokens.derived(token, f"rematch:{next_sid}")
+        hashed = tokens.digest(new_token)
 
         def claim(n: Snapshot) -> Change[None]:
-            seats = n.meta.seats
-            meta = n.meta.with_seat(replace(seats[seat], token_sha256=tokens.digest(new_token)))
+            held = n.meta.seats[seat]
+            if held.token_sha256 == hashed:
+                return Change(None)  # claimed already: nothing changes
+            meta = n.meta.with_seat(replace(held, token_sha256=hashed))
             if meta.clock is not None:
                 meta = replace(meta, clock=meta.clock.told(seat, self.env.now()))
             seen = self.presence.due(next_sid, seat)
@@ -92,7 +99,8 @@ class Rematches:
 
     def next_meta(self, meta: Meta, seed: int, dealer: int) -> Meta:
         """The meta of the game after one of ``meta``: ``seed`` (the server's), ``dealer``,
-        the same seats (none with a token yet), variant, options and clock settings."""
+        the same seats (none with a token yet) and host, variant, options and clock
+        settings (counted in nobody's quotas)."""
         now = self.env.now()
         clock = None
         if meta.clock is not None:  # it holds until each person has claimed its seat
@@ -103,5 +111,5 @@ class Rematches:
             meta,
             seats=tuple(replace(s, token_sha256=None, lost=()) for s in meta.seats),
             created=now, client_seeded=False, seed=seed, dealer=dealer,
-            public=False, invite_sha256=None, rematch=None, clock=clock,
+            public=False, invite_sha256=None, rematch=None, creator=None, clock=clock,
         )  # fmt: skip

@@ -140,6 +140,7 @@ class Repository:
                 Meta.from_json(loaded.meta),
                 loaded.history_from,
                 history,
+                loaded.stored,
             )
         self.cache.put(entry)
         return entry, loaded
@@ -159,7 +160,7 @@ class Repository:
         """Store ``new`` (version 1) with its ``events`` and move-log entries; the
         snapshot now cached (with the bots' history)."""
         dumped = dump(events)
-        new = with_history(None, new, events, dumped)
+        new = replace(with_history(None, new, events, dumped), stored=size(dumped, moves))
         notices, ttl = self._extras(None, new, events, moves)
         self.store.create(
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
@@ -184,7 +185,9 @@ class Repository:
         (``new`` with the bots' history). Else the store's outcome: ``replayed`` (the
         stored answer) or ``conflict`` (the cached copy forgotten); a session gone is 404."""
         dumped = dump(events)
-        new = with_history(base, new, events, dumped)
+        new = replace(
+            with_history(base, new, events, dumped), stored=base.stored + size(dumped, moves)
+        )
         notices, ttl = self._extras(base, new, events, moves)
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
@@ -274,3 +277,8 @@ def state_of(raw: bytes) -> State | None:
 
 def dump(events: list[Event]) -> list[bytes]:
     return [orjson.dumps(e) for e in events]
+
+
+def size(events: list[bytes], moves: list[bytes]) -> int:
+    """The bytes a commit adds to a session's logs (``Snapshot.stored``)."""
+    return sum(map(len, events)) + sum(map(len, moves))

@@ -1,8 +1,9 @@
 """Seat changes: a person joins an open seat (the last one deals the cards), a seat
 leaves (before the start it is open again, after it a bot plays it:
-``Meta.handed_to_bot``, as after too many timeouts). A seat's token that stops working
-is kept as its former token (``Seat.lost``), so its holder is told what became of the
-seat (``access.not_a_seat_token``).
+``Meta.handed_to_bot``, as after too many timeouts; its moves within
+``SESSION_BOT_CPU_MS``, the rest owed to the next requests). A seat's token that stops
+working is kept as its former token (``Seat.lost``), so its holder is told what became
+of the seat (``access.not_a_seat_token``).
 
 Each change is a compare-and-set that replaces the meta (``Repository.change``), retried
 after a lost race, so a race for the last seat has one winner.
@@ -126,8 +127,9 @@ class Seats:
                     meta = replace(meta, clock=meta.clock.told(seat, now))
                 events = [session_event("left", player=seat, name=old.name, replaced_by="bot")]
                 state, bot_events, made = self.bots.play(
-                    sid, c.version, state, meta, events, before=c.history
-                )
+                    sid, c.version, state, meta, events, before=c.history,
+                    cpu_until=self.bots.cpu_deadline(),  # the rest is owed (Timekeeper)
+                )  # fmt: skip
                 events += bot_events
                 moves = logged(made, "bot", now)
                 if made:  # the game waits for a move from now

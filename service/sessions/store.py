@@ -23,6 +23,14 @@ for the version read (``history_known``).
 
 Idempotent answers are kept per session, only the ``max_idem`` most recent (a retry
 comes seconds after its request): they expire with the session and go with it.
+
+The state also counts ``stored``: the bytes of every event and move-log entry written
+to the session so far (its storage grows with them; the manager caps it).
+
+Besides sessions a store keeps *claims*: named sets of members, each member held until
+it is released or its time runs out, at most ``limit`` at once (``claim``). They are
+the per-client quotas (sessions, streams) and the lease that lets one request at a time
+play a session's owed bot moves.
 """
 
 from __future__ import annotations
@@ -63,6 +71,8 @@ class Loaded:
     #: oldest first; None when ``history_from`` is 0 or the caller holds them
     #: (``history_known`` is the version read).
     history: tuple[bytes, ...] | None = None
+    #: The bytes of the events and move-log entries written so far (see the module).
+    stored: int = 0
 
 
 @dataclass(frozen=True)
@@ -281,6 +291,20 @@ class SessionStore(ABC):
     def deadline_index(self, sid: str) -> int | None:
         """The session's clock deadline as the sweeper's index holds it (epoch ms)."""
         raise NotImplementedError(f"{type(self).__name__} keeps no deadline index")
+    # ------------------------------------------------------------------ claims
+    @abstractmethod
+    def claim(self, key: str, member: str, limit: int, until_ms: int, now_ms: int) -> bool:
+        """Hold ``member`` in the claims named ``key`` until ``until_ms`` (epoch ms), if
+        fewer than ``limit`` others are held at ``now_ms`` (expired ones are dropped
+        first); a member held already is held on to the later time. False: full."""
+
+    @abstractmethod
+    def release(self, key: str, member: str) -> None:
+        """Let go of ``member`` in the claims named ``key`` (nothing if it is not held)."""
+
+    @abstractmethod
+    def claimed(self, key: str, now_ms: int) -> list[str]:
+        """The members held in the claims named ``key`` at ``now_ms``."""
 
     def count(self) -> int | None:
         """How many sessions the store holds, when it can tell without a scan (the
@@ -291,6 +315,9 @@ class SessionStore(ABC):
     @abstractmethod
     def ping(self) -> None:
         """Raise ``StoreUnavailable`` unless the store can take a write."""
+
+    def disconnect_idle(self) -> None:  # noqa: B027 (optional: only stores with connections)
+        """Close the connections no call is using (they are opened again when needed)."""
 
     def close(self) -> None:  # noqa: B027 (optional: only stores with connections)
         """Release connections (tests, shutdown)."""

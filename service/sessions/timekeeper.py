@@ -16,6 +16,7 @@ any more still ends.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import engine
@@ -39,34 +40,59 @@ class Timekeeper:
         self.repo = repo
         self.bots = bots
 
-    def settle(self, c: Snapshot, now: float | None = None, caller: int | None = None) -> Snapshot:
+    def settle(
+        self,
+        c: Snapshot,
+        now: float | None = None,
+        caller: int | None = None,
+        tries: int = SETTLE_TRIES,
+    ) -> Snapshot:
         """The session after what its clock owes at ``now`` (default: the time now) and
         the bots' next chain when a bot is to move (``owed``), committed over
         ``c.version``; ``c`` itself when nothing is owed. ``caller``: the seat making the
         request (by its token), told of the deal if the clock holds for it. A replica
         that loses the compare-and-set reads the session again (the winner played the
-        timeout) and settles that."""
+        timeout) and settles what is still owed, up to ``tries`` times in all; then it
+        answers the session as read. The bots' moves of every try together stop at one
+        ``SESSION_BOT_CPU_MS`` budget (a try after it plays one move a chain at most)."""
         if c.state is None or (c.meta.clock is None and not c.bot_to_move()):
             return c
         at = self.env.now() if now is None else now
+        cpu_until = self.bots.cpu_deadline()
 
         def step(c: Snapshot) -> Change[None]:
             told = c
             clock = c.meta.clock
             if caller is not None and clock is not None and caller in clock.held_for:
                 told = replace(c, meta=replace(c.meta, clock=clock.told(caller, at)))
-            new, events, moves = self.owed(told, at)
+            new, events, moves = self.owed(told, at, cpu_until)
             if not moves and new.meta == c.meta:
                 return Change(None)
             quiet = not events and not moves  # only a seat told: the game is the same
             return Change(None, c.then(new.state, new.meta, len(events), quiet), events, moves)
 
-        settled, _ = self.repo.change(
-            c.sid, step, start=c, tries=SETTLE_TRIES, give_up=lambda _: None
-        )
+        settled, _ = self.repo.change(c.sid, step, start=c, tries=tries, give_up=lambda _: None)
         return settled
 
-    def owed(self, c: Snapshot, now: float) -> tuple[Snapshot, list[Event], list[bytes]]:
+    def tell(self, c: Snapshot, caller: int, now: float | None = None) -> Snapshot:
+        """The session with ``caller`` told of the deal (``Clock.told``) when the clock
+        holds for it, committed quietly over ``c.version`` and nothing else played (a
+        reader that found another request settling the session); ``c`` otherwise."""
+        at = self.env.now() if now is None else now
+
+        def step(c: Snapshot) -> Change[None]:
+            clock = c.meta.clock
+            if clock is None or caller not in clock.held_for:
+                return Change(None)
+            meta = replace(c.meta, clock=clock.told(caller, at))
+            return Change(None, c.then(c.state, meta, 0, True), [], [])
+
+        told, _ = self.repo.change(c.sid, step, start=c, tries=SETTLE_TRIES, give_up=lambda _: None)
+        return told
+
+    def owed(
+        self, c: Snapshot, now: float, cpu_until: float | None = None
+    ) -> tuple[Snapshot, list[Event], list[bytes]]:
         """What the clock owes at ``now``: for each passed deadline in turn, the forced
         moves of the seat that ran out (while it still owes a decision, its default
         too), a ``timeout`` event, the hand-over to a bot after ``max_timeouts`` in a
@@ -76,8 +102,9 @@ class Timekeeper:
         ``now`` without a clock. The forced moves and the bots' moves together stay within
         ``max_bot_moves`` (a timeout is begun only while some is left, and its forced
         moves, at most one turn's, always end that turn; the bots stop at what is left);
-        the next request goes on. Returns the session after them (its version unchanged:
-        the caller commits), their events and move-log entries."""
+        the next request goes on; so with ``cpu_until`` (``BotPlayer.play``): past it no
+        further timeout or chain is begun. Returns the session after them (its version
+        unchanged: the caller commits), their events and move-log entries."""
         state, meta = c.dealt(), c.meta
         config = self.env.config
         events: list[Event] = []
@@ -85,8 +112,10 @@ class Timekeeper:
         budget = config.max_bot_moves
         chain = 0
         while budget > 0:
-            if state.move_count >= config.max_moves:
+            if state.move_count >= config.max_moves or c.stored >= config.max_bytes:
                 break  # the session is full
+            if chain and cpu_until is not None and time.thread_time() >= cpu_until:
+                break  # this request's time for the bots is up: the next goes on
             seat = waiting_person(state, meta)
             if seat is None and bot_to_move(state, meta):
                 # A bot's move at a request: the bots' last chain stopped at its budget.
@@ -95,8 +124,9 @@ class Timekeeper:
                 # clock); without one, at ``now``.
                 chain += 1
                 state, bot_events, made = self.bots.play(
-                    c.sid, c.version, state, meta, events, f":bots:{chain}", c.history, budget
-                )
+                    c.sid, c.version, state, meta, events, f":bots:{chain}", c.history, budget,
+                    cpu_until,
+                )  # fmt: skip
                 if not made:
                     break
                 events += bot_events
@@ -122,8 +152,9 @@ class Timekeeper:
             chain += 1
             budget -= len(forced)
             state, bot_events, made = self.bots.play(
-                c.sid, c.version, state, meta, events, f":clock:{chain}", c.history, budget
-            )
+                c.sid, c.version, state, meta, events, f":clock:{chain}", c.history, budget,
+                cpu_until,
+            )  # fmt: skip
             events += bot_events
             moves += logged(made, "bot", deadline)
             meta = replace(meta, clock=clock.restart(deadline))

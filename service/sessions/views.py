@@ -7,8 +7,8 @@ caller: a seat (or a spectator: ``seat`` None) sees only what that seat may see.
   events the call caused (or a read asked for), and what the call adds (a token, the
   codes, the previous session).
 - ``seat_rows``: the seats as everyone may see them (no token, no hash).
-- ``lobby_entry``: a session in the public lobby (no token, no code, no seed), with its
-  ``pace``.
+- ``lobby_entry``: a session in the public lobby (no token, no code, no seed; whether
+  its creator chose the seed, ``client_seeded``), with its ``pace``.
 - ``redacted`` and ``event_row``: events as a seat may see them, numbered.
 
 Every time is RFC 3339 UTC with milliseconds (``events.rfc3339``); every seat has a
@@ -113,6 +113,7 @@ def lobby_entry(sid: str, meta: Meta) -> dict[str, Any]:
     return {
         "session_id": sid,
         "variant": meta.variant,
+        "client_seeded": meta.client_seeded,
         "created_at": rfc3339(meta.created),
         "seats": [{"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "open": s.open}
                   for s in meta.seats],

@@ -83,7 +83,11 @@ def test_non_string_token_is_rejected() -> None:
         unseal(Keyring.parse(KEY_A), 12)
 
 
-@pytest.mark.parametrize("spec", ["", "nokey", "a:short", "bad id:" + "A" * 43, f"{KEY_A},{KEY_A}"])
+@pytest.mark.parametrize(
+    "spec",
+    ["", "nokey", "a:short", "bad id:" + "A" * 43, f"{KEY_A},{KEY_A}"],
+    ids=["empty", "no-key", "short-key", "bad-id", "id-twice"],  # the same ids in every process
+)
 def test_bad_key_config_is_refused(spec: str) -> None:
     with pytest.raises(KeyConfigError):
         Keyring.parse(spec)

@@ -249,7 +249,9 @@ def test_external_id_is_in_no_answer(app: Flask, api: Api) -> None:
     assert any("secret-ref-1" in str(w) for w in outbox(app, sid))  # the webhooks have it
 
 
-def test_the_lobby_says_the_pace(app: Flask, api: Api, clocks: Clocks) -> None:
+def test_the_lobby_says_the_pace(clocks: Clocks) -> None:
+    # Three public games of one client: the lobby lists them all at 3 a creator a page.
+    api = Api(app_with(clocks, SESSION_LOBBY_PER_CLIENT="3", **HOOK).test_client())
     for clock in (None, {"turn_seconds": 30}, {"turn_seconds": 2 * 86_400}):
         clocks.t += 1  # the lobby lists the newest first
         extra = {} if clock is None else {"clock": clock}

@@ -50,7 +50,19 @@ def test_a_session_game_fits_the_spec(api: ApiClient) -> None:
 
     problem(api.get(f"/v1/sessions/{sid}", headers=auth("nope")), 401, "invalid_token")
     problem(api.get("/v1/sessions/nosuchsession1"), 404, "session_not_found")
-    assert api.request("DELETE", f"/v1/sessions/{sid}", headers=auth(token)).status_code == 204
+    problem(api.request("DELETE", f"/v1/sessions/{sid}", headers=auth(token)), 409,
+            "session_in_progress")  # fmt: skip
+    api.post(f"/v1/sessions/{sid}/leave", headers=auth(token))  # a bot plays the seat on
+    waiting = api.post(
+        "/v1/sessions",
+        json={"variant": "uno_classic", "players": [{"name": "ann"}, {"open": True}]},
+    ).get_json()
+    path, code = f"/v1/sessions/{waiting['session_id']}", waiting["invitation_code"]
+    problem(api.post(f"{path}/join", json={"name": "\u202ebo", "code": code}), 400, "invalid_name")
+    guest = api.post(f"{path}/join", json={"name": "bo", "code": code})
+    assert guest.status_code == 200 and guest.get_json()["client_seeded"] is False
+    other = guest.get_json()["token"]
+    problem(api.request("DELETE", path, headers=auth(other)), 403, "not_host")
 
 
 def test_bot_levels_fit_the_spec(api: ApiClient) -> None:

@@ -9,6 +9,7 @@ import pytest
 from flask import Flask
 
 import engine
+from tests.sessions.api.test_move_log import play_out
 from tests.sessions.conftest import Api, first_move, mover, problem, sse, turn_seat, two_humans
 
 
@@ -239,14 +240,23 @@ def test_events_after_n_are_redacted_for_the_callers_seat(api: Api) -> None:
     problem(api.c.get(f"/v1/sessions/{sid}/events?after=x"), 400, "invalid_request")
 
 
-def test_delete_removes_the_session(api: Api) -> None:
-    sid, toks, _ = two_humans(api)
+def test_only_the_host_deletes_a_game_and_not_while_it_is_played(api: Api) -> None:
+    """The creator's seat is the host: another seat's token is 403 ``not_host``, the
+    host's while the game runs 409 ``session_in_progress``; after the end the host's
+    deletes it."""
+    body = api.create("uno_classic", [{"name": "Ann"}, {"bot": True}], options={"target": 30})
+    sid, host = body.get_json()["session_id"], body.get_json()["seats"][0]["token"]
     problem(api.delete(sid, "wrong"), 401, "invalid_token")
-    r = api.delete(sid, toks[1])
+    problem(api.delete(sid, host), 409, "session_in_progress")
+    play_out(api, sid, host, 0)
+    r = api.delete(sid, host)
     assert r.status_code == 204 and r.get_data() == b""
     problem(api.get(sid), 404, "session_not_found")
-    problem(api.move(sid, toks[0], {"type": "draw"}, 1), 404, "session_not_found")
-    problem(api.delete(sid, toks[1]), 404, "session_not_found")
+    problem(api.move(sid, host, {"type": "draw"}, 1), 404, "session_not_found")
+    problem(api.delete(sid, host), 404, "session_not_found")
+    sid, toks, _ = two_humans(api)
+    problem(api.delete(sid, toks[1]), 403, "not_host")
+    problem(api.delete(sid, toks[0]), 409, "session_in_progress")
 
 
 def test_the_stream_replays_and_resumes_from_last_event_id(api: Api) -> None:

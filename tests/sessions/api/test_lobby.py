@@ -49,10 +49,19 @@ def lobby(client: FlaskClient) -> Lobby:
     return Lobby(client)
 
 
+#: The addresses open games are created from: each by a client of its own (a client's
+#: quotas and its share of a lobby page are tested in tests/hardening).
+CREATORS = (f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}" for i in range(1, 1 << 24))
+
+
 def open_game(api: Lobby, seats: int = 4, **kw: Any) -> dict[str, Any]:
-    """Ann (seat 0) and ``seats - 1`` open seats."""
+    """Ann (seat 0) and ``seats - 1`` open seats, created from a client of its own."""
     players = [{"name": "Ann"}] + [{"open": True}] * (seats - 1)
-    r = api.create("uno_classic", players, **kw)
+    r = api.c.post(
+        "/v1/sessions",
+        json={"variant": "uno_classic", "players": players, **kw},
+        environ_overrides={"REMOTE_ADDR": next(CREATORS)},
+    )
     assert r.status_code == 201, r.get_data(as_text=True)
     return r.get_json()  # type: ignore[no-any-return]
 
@@ -579,7 +588,8 @@ def test_joins_are_rate_limited_like_every_call(
     app = make_app(config)
     try:
         api = Lobby(app.test_client())
-        sid = open_game(api, 2)["session_id"]  # the first of the four calls
+        players = [{"name": "Ann"}, {"open": True}]
+        sid = api.create("uno_classic", players).get_json()["session_id"]  # the 1st of 4
         answers = [api.join(sid, "Eve", f"guess-{i}") for i in range(5)]
         assert [r.status_code for r in answers] == [403, 403, 403, 429, 429]
         problem(answers[-1], 429, "rate_limited")

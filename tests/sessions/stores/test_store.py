@@ -160,3 +160,28 @@ def test_a_load_brings_the_bots_history_from_where_it_starts(
     assert store.commit(CommitRequest("abc", 3, b"s4", [b"x"], history_from=0)).status == "ok"
     got = store.load("abc")
     assert got is not None and (got.history_from, got.history) == (0, None)
+
+
+def test_stored_counts_the_bytes_of_events_and_moves(store: SessionStore) -> None:
+    store.create("abc", b"m", b"s1", [b"e1", b"e22"], [b"m1"])
+    assert (loaded := store.load("abc")) is not None and loaded.stored == 7
+    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e333"], moves=[b"m22"])).status == "ok"
+    assert store.commit(CommitRequest("abc", 1, b"sx", [b"lost"])).status == "conflict"
+    assert (loaded := store.load("abc")) is not None and loaded.stored == 14
+
+
+def test_claims_hold_so_many_members_until_released_or_expired(store: SessionStore) -> None:
+    now = 1_800_000_000_000
+    assert store.claim("q", "a", 2, now + 1000, now)
+    assert store.claim("q", "b", 2, now + 5000, now)
+    assert not store.claim("q", "c", 2, now + 1000, now)
+    assert store.claim("q", "a", 2, now + 2000, now)  # held already: held on, not refused
+    assert sorted(store.claimed("q", now)) == ["a", "b"]
+    store.release("q", "a")
+    store.release("q", "nobody")
+    assert store.claim("q", "c", 2, now + 1000, now)
+    assert not store.claim("other", "x", 0, now + 1000, now)
+    # At now + 1500 "c" has expired: its place is free, "b" is still held.
+    assert sorted(store.claimed("q", now + 1500)) == ["b"]
+    assert store.claim("q", "d", 2, now + 9000, now + 1500)
+    assert not store.claim("q", "e", 2, now + 9000, now + 1500)

@@ -27,7 +27,7 @@ def test_pages_list_the_newest_first_with_a_cursor_to_the_next(
     mgr: SessionManager, clock: Time
 ) -> None:
     sids = listed(mgr, clock, 5)
-    lobby = Lobby(mgr.store)
+    lobby = Lobby(mgr.env, mgr.store)
     first = body(lobby.page(None, None, 2))
     assert [s["session_id"] for s in first["sessions"]] == sids[::-1][:2]
     second = body(lobby.page(None, first["next_cursor"], 2))
@@ -39,7 +39,7 @@ def test_pages_list_the_newest_first_with_a_cursor_to_the_next(
 def test_a_page_filters_by_variant(mgr: SessionManager, clock: Time) -> None:
     classic = listed(mgr, clock, 1)
     dos = listed(mgr, clock, 1, variant="dos")
-    page = body(Lobby(mgr.store).page("dos", None, 10))
+    page = body(Lobby(mgr.env, mgr.store).page("dos", None, 10))
     assert [s["session_id"] for s in page["sessions"]] == dos and classic != dos
 
 
@@ -51,7 +51,7 @@ def test_sessions_that_started_or_went_are_dropped_and_unlisted(
     mgr.join(started, {"name": "Bo"})
     store.lobby_add(started, "uno_classic", int(clock.t * 1000) - 5_000)
     store.delete(gone)
-    page = body(Lobby(store).page(None, None, 10))
+    page = body(Lobby(mgr.env, store).page(None, None, 10))
     assert [s["session_id"] for s in page["sessions"]] == [kept]
     assert [sid for _, sid in store.lobby_page(None, None, 10)] == [kept]
 
@@ -77,7 +77,7 @@ def test_an_unreachable_index_is_logged_not_answered(
     log = logging.getLogger("service.sessions")  # "service" may not propagate (JSON logs)
     log.addHandler(caplog.handler)
     try:
-        Lobby(mgr.store).unlist([("abcdefgh", "dos")])
+        Lobby(mgr.env, mgr.store).unlist([("abcdefgh", "dos")])
     finally:
         log.removeHandler(caplog.handler)
     assert "the lobby keeps 1 entries" in caplog.text

@@ -72,7 +72,8 @@ def test_the_meta_is_stored_as_before_the_enums() -> None:
     raw = orjson.loads(m.to_json())
     assert list(raw) == [
         "variant", "seats", "created", "client_seeded", "seed", "dealer", "options", "public",
-        "invite_sha256", "spectators", "spectator_sha256", "on_leave", "rematch", "clock", "quiet_from",
+        "invite_sha256", "spectators", "spectator_sha256", "on_leave", "rematch", "clock", "host",
+        "creator", "quiet_from",
     ]  # fmt: skip
     assert [s["bot"] for s in raw["seats"]] == [False, True, "hard"]
     assert list(raw["seats"][0]) == ["seat", "name", "bot", "token_sha256", "open"]

@@ -40,16 +40,28 @@ def test_the_wait_ends_at_a_commit_a_heartbeat_a_deadline_or_the_end(
     streams = mgr.streams
     with store.subscribe(sid) as sub:
         soon = time.monotonic() + 5
-        assert streams.wait(sid, sub, time.monotonic() - 1) == "end"
-        assert streams.wait(sid, sub, soon) == "idle"
-        assert streams.wait(sid, sub, soon, deadline=clock.t - 1) == "deadline"
+        assert streams.wait(sub, time.monotonic() - 1) == "end"
+        assert streams.wait(sub, soon) == "idle"
+        assert streams.wait(sub, soon, deadline=clock.t - 1) == "deadline"
         loaded = store.load(sid)
         assert loaded is not None
         store.commit(CommitRequest(sid, loaded.version, loaded.state))
-        assert streams.wait(sid, sub, soon) == "changed"
+        assert streams.wait(sub, soon) == "changed"
         store.delete(sid)
-        assert streams.wait(sid, sub, soon) == "changed"  # the deletion's notice
-        assert streams.wait(sid, sub, soon) == "end"  # then: gone
+        assert streams.wait(sub, soon) == "changed"  # the deletion's notice
+
+
+def test_a_stream_ends_when_its_session_is_gone(mgr: SessionManager, store: SpyStore) -> None:
+    """The heartbeat's read finds the session gone: the stream ends (long before its
+    deadline)."""
+    made = created(mgr, 2)
+    sid, last = str(made["session_id"]), int(made["last_event"])
+    mgr.config = replace(mgr.config, heartbeat_seconds=0.01)
+    _, items = mgr.open_stream(sid, None, last, time.monotonic() + 5)
+    store.delete(sid)
+    started = time.monotonic()
+    assert [item for item in items if item is not None] == []
+    assert time.monotonic() - started < 2
 
 
 def test_a_clocked_stream_plays_the_timeout_when_it_falls_due(

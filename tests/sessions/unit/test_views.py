@@ -93,7 +93,10 @@ def test_a_lobby_entry_hides_what_an_open_seat_is_not_yet() -> None:
     entry = lobby_entry(SID, meta)
     assert entry["seats"][0] == {"seat": 0, "name": "Player 1", "bot": False, "open": True}
     assert entry["open_seats"] == 1 and entry["created_at"] == rfc3339(T0)
-    assert set(entry) == {"session_id", "variant", "created_at", "seats", "open_seats", "pace"}
+    assert set(entry) == {
+        "session_id", "variant", "client_seeded", "created_at", "seats", "open_seats", "pace"
+    }  # fmt: skip
+    assert entry["client_seeded"] is meta.client_seeded
 
 
 def test_events_are_numbered_and_redacted_for_the_seat() -> None:

@@ -1,0 +1,143 @@
+"""Storage and lobby (issue 37, case 5) and the smaller cases (6): what one client may
+hold, names that cannot fool a reader, a host who alone deletes, ``client_seeded``
+where players choose a game, and a rematch claim that changes nothing the second time.
+
+Before the fix one client made 1,000 public sessions in 1.8 s and pushed everyone
+else's off every lobby page; a session grew to 20,000 moves (2.7 MB); a name could
+hold ``"\\u202eFREE GEMS: evil.example"`` or NUL; any seat deleted a game for all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.hardening.conftest import CPU_BUDGET, cost, created
+from tests.sessions.conftest import Api, problem
+
+WAITING = [{"name": "Ann"}, {"open": True}]
+
+
+@pytest.fixture
+def app(make: Callable[..., Flask]) -> Flask:
+    return make(SESSION_SESSIONS_PER_CLIENT="6", SESSION_WAITING_PER_CLIENT="3")
+
+
+def client_at(app: Flask, address: str) -> Api:
+    """The API as a client of its own (its address as the rate limit names it)."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return Api(client)
+
+
+def public(api: Api) -> dict[str, Any]:
+    return created(api.create("uno_classic", WAITING, public=True))
+
+
+def test_a_client_has_three_waiting_sessions_at_once(app: Flask) -> None:
+    """The fourth waiting session is 429 ``too_many_waiting_sessions`` with
+    ``Retry-After``, cheaply; another client is not affected; a deletion and a deal
+    each give a place back."""
+    mallory, bob = client_at(app, "10.0.0.66"), client_at(app, "10.0.0.2")
+    made = [public(mallory) for _ in range(3)]
+    refused, cpu = cost(lambda: mallory.create("uno_classic", WAITING, public=True))
+    problem(refused, 429, "too_many_waiting_sessions")
+    assert refused.headers["Retry-After"].isdigit() and cpu < CPU_BUDGET
+    public(bob)
+    host = made[0]["seats"][0]["token"]
+    assert mallory.delete(made[0]["session_id"], host).status_code == 204
+    public(mallory)  # the deleted one's place
+    join = f"/v1/sessions/{made[1]['session_id']}/join"
+    assert bob.c.post(join, json={"name": "Bob"}).status_code == 200  # dealt: no longer waits
+    public(mallory)
+    problem(mallory.create("uno_classic", WAITING), 429, "too_many_waiting_sessions")
+
+
+def test_a_client_creates_so_many_sessions_per_ttl(app: Flask) -> None:
+    """``SESSION_SESSIONS_PER_CLIENT`` (6 here) sessions, waiting or not: then 429
+    ``too_many_sessions`` until one is deleted."""
+    mallory = client_at(app, "10.0.0.66")
+    made = [created(mallory.create("uno_classic", WAITING)) for _ in range(3)]
+    made += [created(mallory.create("uno_classic", [{"name": "A"}, {"bot": True}])) for _ in "abc"]
+    problem(mallory.create("uno_classic", [{"name": "A"}, {"bot": True}]), 429, "too_many_sessions")
+    assert mallory.delete(made[0]["session_id"], made[0]["seats"][0]["token"]).status_code == 204
+    created(mallory.create("uno_classic", [{"name": "A"}, {"bot": True}]))
+
+
+def test_one_creator_does_not_bury_the_lobby(make: Callable[..., Flask]) -> None:
+    """A page shows at most ``SESSION_LOBBY_PER_CLIENT`` (2) sessions of one creator:
+    Ann's, made first, stays on the first page below Mallory's newest two."""
+    app = make(SESSION_WAITING_PER_CLIENT="50", SESSION_SESSIONS_PER_CLIENT="50")
+    ann, mallory = client_at(app, "10.0.0.1"), client_at(app, "10.0.0.66")
+    mine = public(ann)["session_id"]
+    flood = [public(mallory)["session_id"] for _ in range(30)]
+    page = ann.c.get("/v1/sessions?limit=20").get_json()
+    listed = [e["session_id"] for e in page["sessions"]]
+    assert listed == [flood[-1], flood[-2], mine], listed
+    assert all(e["client_seeded"] is False for e in page["sessions"])
+
+
+def test_a_session_stores_so_many_bytes(make: Callable[..., Flask]) -> None:
+    """Past ``SESSION_MAX_BYTES`` of events and moves a move is 409
+    ``session_too_large`` (and the bots stop there too)."""
+    app = make(SESSION_MAX_BYTES="4000")
+    api = Api(app.test_client())
+    body = created(api.create("uno_classic", [{"name": "Ann"}, {"name": "Bo"}], seed=1))
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    for _ in range(100):
+        got = api.get(sid, toks[0]).get_json()
+        seat = got["view"]["pending"]["player"] if got["view"]["pending"] else None
+        seat = got["view"]["current_player"] if seat is None else seat
+        view = api.get(sid, toks[seat]).get_json()
+        r = api.move(sid, toks[seat], view["legal_moves"][0], view["version"])
+        if r.status_code == 409:
+            problem(r, 409, "session_too_large")
+            stored = app.extensions["sessions"].store.load(sid).stored
+            assert 4000 <= stored < 8000
+            return
+        assert r.status_code == 200, r.get_data(as_text=True)
+    raise AssertionError("the session took more than its bytes")
+
+
+BAD_NAMES = [
+    "\u202eFREE GEMS: evil.example",  # a right-to-left override
+    "\u2066Ann\u2069",  # an isolate
+    "\x00\x00",
+    "Ann\r\nX-Injected: 1",
+    "Ann\u2028Bob",  # a line separator
+    "   ",
+]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_names_that_would_fool_a_reader_are_refused(app: Flask, name: str) -> None:
+    api = Api(app.test_client())
+    r = api.create("uno_classic", [{"name": "Ann"}, {"name": name}])
+    body = problem(r, 400, "invalid_name")
+    assert body["errors"] == {"players.1.name": [body["detail"]]}
+    sid = created(api.create("uno_classic", WAITING, public=True))["session_id"]
+    problem(api.c.post(f"/v1/sessions/{sid}/join", json={"name": name}), 400, "invalid_name")
+
+
+def test_names_are_kept_normalised(app: Flask) -> None:
+    """NFC and trimmed: ``"  Zoe\\u0301 "`` is stored as ``"Zoé"``; an emoji sequence
+    with joiners passes."""
+    api = Api(app.test_client())
+    family = "\U0001f469\u200d\U0001f467"
+    body = created(api.create("uno_classic", [{"name": "  Zoe\u0301 "}, {"name": family}]))
+    assert [s["name"] for s in body["seats"]] == ["Zo\u00e9", family]
+
+
+def test_client_seeded_shows_in_the_lobby_and_the_join(app: Flask) -> None:
+    api = Api(app.test_client())
+    body = created(api.create("uno_classic", WAITING, public=True, seed=42))
+    entry = next(
+        e
+        for e in api.c.get("/v1/sessions").get_json()["sessions"]
+        if e["session_id"] == body["session_id"]
+    )
+    assert entry["client_seeded"] is True
+    joined = api.c.post(f"/v1/sessions/{body['session_id']}/join", json={"name": "Bo"})
+    assert joined.status_code == 200 and joined.get_json()["client_seeded"] is True
