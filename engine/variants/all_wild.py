@@ -412,22 +412,7 @@ class AllWild(UnoRules):
         swapped = next((e for e in events if e["type"] == "swapped"), None)
         if swapped is None:
             return
-        seat = swapped["target"]
-        if len(w.hands[seat]) == 1 and len(before.hands[seat]) == 1 and seat not in w.exposed:
-            w.exposed = tuple(sorted((*w.exposed, seat)))
-
-    def swap(self, w: Work, player: int, target: int, events: list[Event]) -> None:
-        """Swap two hands (each party now sees the other's former hand in their own)."""
-        hands = w.hands
-        hands[player], hands[target] = hands[target], hands[player]
-        events.append(
-            event(
-                "swapped",
-                player=player,
-                target=target,
-                hand_sizes=[len(hands[player]), len(hands[target])],
-            )
-        )
+        self.expose_exchanged(before, w, (swapped["target"],))
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:

@@ -64,7 +64,13 @@ def record_games(count: int = 24) -> list[dict[str, Any]]:
                 moves.append(move.to_dict())
             digests.append(digest(after, events))
         games.append(
-            {"players": players, "seed": seed, "options": options, "moves": moves, "digests": digests}
+            {
+                "players": players,
+                "seed": seed,
+                "options": options,
+                "moves": moves,
+                "digests": digests,
+            }
         )
     return games
 
@@ -78,7 +84,9 @@ def test_a_recorded_classic_game_plays_as_it_did_before_the_house_rules(
     game: int, house: dict[str, Any]
 ) -> None:
     rec = GAMES[game]
-    state, events = engine.start(V, rec["players"], rec["seed"], options={**rec["options"], **house})
+    state, events = engine.start(
+        V, rec["players"], rec["seed"], options={**rec["options"], **house}
+    )
     assert digest(state, events) == rec["digests"][0], "the set-up"
     for i, raw in enumerate(rec["moves"], 1):
         state, events = engine.apply(state, Move.from_dict(raw))
