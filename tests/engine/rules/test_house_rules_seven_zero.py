@@ -152,9 +152,10 @@ def test_no_seat_sees_another_hand_after_an_exchange() -> None:
     swap name no card but the one played."""
     t = EngineTable(stacked_game("uno_classic", hands(["R0", "R7"]), "R5", seven_zero=True))
     # Seat 1's 0 passes its R7 to seat 2, who swaps with seat 1.
-    for move in (play(t, 1, "R0"), play(t, 2, "R7", target=1)):
+    for seat, code, target in ((1, "R0", None), (2, "R7", 1)):
+        move = play(t, seat, code, **({"target": target} if target is not None else {}))
         t.state, events = engine.apply(t.state, move)
-        for seat in (None, 0, 1, 2):
-            own = set(t.state.hands[seat]) if seat is not None else set()
-            assert ids_in(engine.view(t.state, seat)) <= own | set(t.state.discard[-1:])
-            assert ids_in(engine.redact_all(events, seat)) == {move["card"]}
+        for viewer in (None, 0, 1, 2):
+            own = set(t.state.hands[viewer]) if viewer is not None else set()
+            assert ids_in(engine.view(t.state, viewer)) <= own | set(t.state.discard[-1:])
+            assert ids_in(engine.redact_all(events, viewer)) == {move["card"]}
