@@ -136,7 +136,9 @@ def house_rule_sets(variant_id: str) -> list[dict[str, Any]]:
 
 #: (variant, the house rules of every game): each variant as it is, and with its house
 #: rules (a quarter of the games per set).
-RUNS: list[tuple[str, dict[str, Any]]] = [(v, {}) for v in VARIANTS] + [(v, h) for v in VARIANTS for h in house_rule_sets(v)]
+RUNS: list[tuple[str, dict[str, Any]]] = [(v, {}) for v in VARIANTS] + [
+    (v, h) for v in VARIANTS for h in house_rule_sets(v)
+]
 
 
 @pytest.mark.parametrize(
