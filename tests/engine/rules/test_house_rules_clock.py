@@ -60,6 +60,10 @@ def test_a_seven_played_by_a_time_out_names_the_next_player_in_the_direction_of_
 
 
 def test_without_forced_play_a_turn_with_a_playable_card_still_times_out_to_a_draw() -> None:
-    for options in ({"draw_to_match": True}, {"seven_zero": True, "jump_in": True}):
-        t = deal(["R6"], "R5", **options)
+    options: list[dict[str, bool]] = [
+        {"draw_to_match": True},
+        {"seven_zero": True, "jump_in": True},
+    ]
+    for house in options:
+        t = deal(["R6"], "R5", [], **house)
         assert forced(t.state) == mv("draw", 1)
