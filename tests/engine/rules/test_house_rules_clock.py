@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import engine
 from engine import State
 from tests.engine.rules.house_table import EngineTable, keep, mv, play
@@ -15,7 +17,7 @@ FILL = (
 )
 
 
-def deal(one: list[str], turned: str, draw: list[str] = [], **options: object) -> EngineTable:  # noqa: B006
+def deal(one: list[str], turned: str, draw: Sequence[str] = (), **options: object) -> EngineTable:
     hands = [FILL[0], [*one, *FILL[1]][:7], FILL[2]]
     return EngineTable(stacked_game("uno_classic", hands, turned, draw, 0, **options))
 

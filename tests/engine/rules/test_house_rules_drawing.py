@@ -4,6 +4,8 @@ players, seat 0 deals: seat 1 plays first, then seat 2, then seat 0."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tests.engine.rules.house_table import Deal, as_moves, card, keep, mv, play, table, types
 from tests.service.harness import api, api_app, openapi_spec
 
@@ -16,7 +18,9 @@ FILL = (
 )
 
 
-def hands(one: list[str] = [], two: list[str] = [], zero: list[str] = []) -> list[list[str]]:  # noqa: B006
+def hands(
+    one: Sequence[str] = (), two: Sequence[str] = (), zero: Sequence[str] = ()
+) -> list[list[str]]:
     return [[*zero, *FILL[0]][:7], [*one, *FILL[1]][:7], [*two, *FILL[2]][:7]]
 
 
