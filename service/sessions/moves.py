@@ -89,7 +89,7 @@ class Moves:
         )
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
-        meta = clock_moved(at.meta, ask.seat, current, state, now)
+        meta = clock_moved(at.meta, ask.seat, current, state, now, ask.move)
         new = at.then(state, meta, len(events))
         out = self.views.moved(new, ask.seat, events, at.seq + 1)
         idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
