@@ -9,10 +9,12 @@ from typing import Any
 
 from tests.platform.test_playground import (
     api_get,
+    api_post,
     base_url,
     browser,
     downloads,
     open_page,
+    play_to_the_end,
     wait_for,
 )
 
@@ -50,7 +52,9 @@ def test_the_house_rules_are_offered_for_classic_uno_only(base_url: str, browser
     assert not {"stacking", *FLAGS, "uno_penalty"} & set(fields(browser))
 
 
-def test_a_game_started_with_house_rules_plays_them(base_url: str, browser: Any) -> None:
+def test_a_game_started_with_house_rules_plays_them_to_the_end(
+    base_url: str, browser: Any, tmp_path: Any
+) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -58,8 +62,10 @@ def test_a_game_started_with_house_rules_plays_them(base_url: str, browser: Any)
     choose_variant(browser, "uno_classic")
     shown = fields(browser)
     Select(shown["stacking"]).select_by_value("up")
-    for name in ("seven_zero", "forced_play"):
+    for name in ("seven_zero", "jump_in", "forced_play"):
         shown[name].click()
+    shown["target"].clear()
+    shown["target"].send_keys("1")
     shown["uno_penalty"].clear()
     shown["uno_penalty"].send_keys("4")
     browser.find_element(By.ID, "start").click()
@@ -69,6 +75,13 @@ def test_a_game_started_with_house_rules_plays_them(base_url: str, browser: Any)
     assert view["house_rules"] == {
         "stacking": "up",
         "seven_zero": True,
+        "jump_in": True,
         "forced_play": True,
         "uno_penalty": 4,
     }
+    # Played to the end through the page's controls (a jump-in when one is offered).
+    assert play_to_the_end(browser, tmp_path / "house-rules.png") > 0
+    record = api_get(base_url, f"/v1/sessions/{sid}/record")
+    assert record["options"]["stacking"] == "up"
+    replayed = api_post(base_url, "/v1/games/replay", record)
+    assert replayed["score"]["game_over"] is True
