@@ -22,7 +22,7 @@ that overrides a hook changes what is listed and what is accepted together.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from types import MethodType
 from typing import Any, ClassVar
 
@@ -382,6 +382,10 @@ class UnoRules(Variant):
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         card, color = self.check_play(w, move)
         player = move[1]
+        if player != w.current and w.pending is None:
+            # A play out of turn (``out_of_turn``: classic UNO's jump-in): the seat that
+            # was to move loses its turn; play goes on from the player.
+            events.append(event("jumped_in", player=player, target=w.current))
         w.pending = None
         self.put_on_discard(w, player, card, color, events)
         if not w.hands[player]:
@@ -566,6 +570,10 @@ class UnoRules(Variant):
         """Draw a card (if ``may_draw``), and more while ``draws_to_match`` and none
         ``matches``; a drawn card that ``matches`` may be played now."""
         player = move[1]
+        pend = w.pending
+        if pend is not None:  # a decision answered with a draw (``draw_answer``)
+            self.draw_answer(w, player, pend, events)
+            return
         if not self.may_draw(w, player):
             raise self.draw_refused(w, player)
         drawn = self.draw_cards(w, player, 1, events, "draw")
@@ -578,6 +586,11 @@ class UnoRules(Variant):
                 break
             drawn = self.draw_cards(w, player, 1, events, "draw")
         w.current = (player + w.direction) % w.num_players
+
+    def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
+        """A draw that answers the pending decision: none of classic UNO's (its guards
+        refuse a draw then); the stacking house rule's penalty is taken so."""
+        raise RulesError(f"a draw does not answer {pend.type.value!r}", code="illegal_move")
 
     @handles(T.PASS)
     def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
@@ -622,19 +635,6 @@ class UnoRules(Variant):
                 hand_sizes=[len(hands[player]), len(hands[target])],
             )
         )
-
-    def expose_exchanged(self, before: State, w: Work, seats: Iterable[int]) -> None:
-        """After an exchange of hands (a swap, a pass), each of ``seats`` left holding a
-        single card that held a single card before owes UNO again: a new one-card hand is
-        a new duty (``update_exposed`` has already exposed the hands that fell to one)."""
-        hands, old = w.hands, before.hands
-        added = [
-            seat
-            for seat in seats
-            if len(hands[seat]) == 1 and len(old[seat]) == 1 and seat not in w.exposed
-        ]
-        if added:
-            w.exposed = tuple(sorted((*w.exposed, *added)))
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:

@@ -37,6 +37,9 @@ __all__ = ["TURN", "OptionSpec", "Variant", "defaults", "first_plain", "handles"
 MAX_SEED = (1 << 64) - 1
 #: Cards a player caught without saying UNO draws (README "Saying UNO").
 CAUGHT_DRAW = 2
+#: The events of an exchange of hands (UNO All Wild's Forced Swap, classic UNO's
+#: seven-zero): a seat it leaves with another single card owes UNO again.
+EXCHANGES = frozenset({"swapped", "hands_passed"})
 
 # Enum members as module constants: on Python 3.11 every ``Phase.X`` is a descriptor call.
 PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
@@ -492,9 +495,11 @@ class Variant(Scoring):
     def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
         """Track who may be caught for not saying UNO (README "Saying UNO").
 
-        A seat whose hand fell to one card during this move is exposed unless it is the
-        mover and said UNO with the move. A seat stays exposed until some other seat
-        makes a move that is not a declaration or a catch (the next player has begun).
+        A seat left with a new single card during this move is exposed unless it is the
+        mover and said UNO with the move: its hand fell to one card, or an exchange of
+        hands (``EXCHANGES``: a swap, a pass) gave it another single card (a new hand, a
+        new duty). A seat stays exposed until some other seat makes a move that is not a
+        declaration or a catch (the next player has begun).
         """
         if w.phase is not PLAY:
             w.exposed = ()
@@ -509,9 +514,14 @@ class Variant(Scoring):
             kept = [s for s in exposed if len(hands[s]) == 1 and (side_move or s == mover)]
         else:
             kept = []
-        # Only a hand that changed this move can have fallen to one card.
+        # Only a hand that changed this move can be a new single card.
         for seat, (new, old) in enumerate(zip(hands, before.hands, strict=True)):
-            if new is not old and len(new) == 1 and len(old) != 1 and seat not in kept:
+            if (
+                new is not old
+                and len(new) == 1
+                and (len(old) != 1 or any(e["type"] in EXCHANGES for e in events))
+                and seat not in kept
+            ):
                 if seat == mover and self.said_uno(w, move):
                     events.append(event("uno", player=seat))
                 else:

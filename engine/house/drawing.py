@@ -28,6 +28,12 @@ from .options import house_rules
 class DrawRules(UnoRules):
     """The drawing house rules and the UNO penalty, on classic UNO's hooks."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: How many options a state lists with every house rule off (those stored at
+        #: their default): a state listing that many plays no house rule.
+        self._plain_options = sum(spec.stored_at_default for spec in self.options.values())
+
     def draws_to_match(self, s: State | Work) -> bool:
         return house_rules(s).draw_to_match
 
@@ -38,6 +44,8 @@ class DrawRules(UnoRules):
 
     def may_draw(self, s: State | Work, player: int) -> bool:
         """Forced play: only a hand with no playable card may draw."""
+        if len(s.options) == self._plain_options:  # no house rule (asked every turn)
+            return True
         return not house_rules(s).forced_play or not self.playable(s, player)
 
     def draw_refused(self, s: State | Work, player: int) -> RulesError:

@@ -6,7 +6,8 @@ no decision is pending; its card has the code of the card on top (same colour an
 same number or symbol), never a wild. It is listed in that seat's legal moves
 (``legal_out_of_turn``) and checked by the same rule (``jumps_in``). Play goes on from
 the jumper as if it were their turn (the card's effect counts from them); the seat that
-was to move loses its turn (event ``jumped_in``, before ``played``). As any move that is
+was to move loses its turn (``UnoRules.on_play``'s event ``jumped_in``, before
+``played``). As any move that is
 not a call or a catch, it closes the window in which a seat that did not say UNO can be
 caught. Of two jump-ins on one card the first applied wins: the second no longer
 matches the card in play.
@@ -17,7 +18,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..errors import RulesError
-from ..events import Event, event
 from ..moves import Move, MoveType
 from ..state import Phase, State, Work
 from ..uno import UnoRules
@@ -72,10 +72,3 @@ class JumpIn(UnoRules):
                 code="not_identical",
             )
         return super().play_refused(s, player, card)
-
-    def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
-        """A jump-in: the seat that was to move loses its turn; then the play."""
-        player = move[1]
-        if w.pending is None and player != w.current:
-            events.append(event("jumped_in", player=player, target=w.current))
-        super().on_play(w, move, events)

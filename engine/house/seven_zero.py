@@ -9,24 +9,20 @@
 - A 7 or 0 that goes out ends the round (no swap, no pass); one turned up at the deal is
   a plain number.
 - Each seat's view shows only its own new hand. A seat left with one card by the
-  exchange owes UNO (``update_exposed``): the mover may say it with the play (``uno``
+  exchange owes UNO (``Variant.update_exposed``): the mover may say it with the play (``uno``
   fits when the hand received is one card), anyone else with a later ``uno``.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any, ClassVar
 
 from ..cards import Kind
 from ..events import Event, event
-from ..moves import Move, MoveType
-from ..state import Phase, State, Work, seat_after
+from ..moves import Move
+from ..state import State, Work, seat_after
 from ..uno import NO_TARGET, UnoRules
 from .options import house_rules
-
-T_PLAY = MoveType.PLAY
-PLAY = Phase.PLAY
 
 
 class SevenZero(UnoRules):
@@ -46,15 +42,10 @@ class SevenZero(UnoRules):
             )
             for side, effects in enumerate(self._effect_of)
         )
-
-    @cached_property
-    def _sevens(self) -> frozenset[int]:
-        return self._numbered(7)
-
-    @cached_property
-    def _exchangers(self) -> frozenset[int]:
-        """The 7s and the 0s."""
-        return self._numbered(7) | self._numbered(0)
+        # Plain attributes, not ``cached``: a lazily cached one is read through its class
+        # descriptor, which Python 3.11 does not specialize (these are read per play).
+        self._sevens = self._numbered(7)
+        self._exchangers = self._sevens | self._numbered(0)  # the 7s and the 0s
 
     def _numbered(self, value: int) -> frozenset[int]:
         cat = self.catalog
@@ -90,10 +81,9 @@ class SevenZero(UnoRules):
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """``uno: true`` fits a play that leaves the mover one card: after a swap or a
         pass, the hand they receive."""
-        player = move[1]
-        got = self.receiver(s, player, move)
-        if got is None:
-            return super().uno_flag_allowed(s, move)
+        got = self.receiver(s, move[1], move) if move[2] in self._exchangers else None
+        if got is None:  # ``UnoRules.uno_flag_allowed``, written out: it is asked per play
+            return self.uno_rule and len(s.hands[move[1]]) == 2
         return self.uno_rule and len(s.hands[got]) == 1
 
     # ------------------------------------------------------------------ the effects
@@ -127,16 +117,3 @@ class SevenZero(UnoRules):
                 hand_sizes=[len(h) for h in hands],
             )
         )
-
-    def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
-        """The base rule, and after a swap or a pass every seat left with a new single
-        card (``expose_exchanged``)."""
-        super().update_exposed(before, w, move, events)
-        if (
-            w.phase is PLAY
-            and move[0] is T_PLAY
-            and move[2] in self._exchangers
-            and house_rules(w).seven_zero
-        ):
-            changed = [s for s in range(w.num_players) if w.hands[s] is not before.hands[s]]
-            self.expose_exchanged(before, w, changed)

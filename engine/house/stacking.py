@@ -170,16 +170,14 @@ class Stacking(UnoRules):
         self.draw_cards(w, w.next_seat(player), total, events, "penalty")
 
     # ------------------------------------------------------------------ answering it
-    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
+    def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
         """Facing a penalty, a draw takes it: the whole total, and the turn is lost
         (never drawn to match, never refused by forced play)."""
-        stack = penalty_of(w)
-        if not stack:
-            super().on_draw(w, move, events)
+        if pend.type is not PENALTY:
+            super().draw_answer(w, player, pend, events)
             return
-        player = move[1]
         w.pending = None
-        self.draw_cards(w, player, stack, events, "penalty")
+        self.draw_cards(w, player, pend.get("stack"), events, "penalty")
         events.append(event("skipped", player=player))
         w.current = w.next_seat(player)
 
