@@ -42,14 +42,16 @@ NODE_DIR := clients/typescript
 NODE_KEY := $(shell sha256sum $(NODE_DIR)/package-lock.json 2>/dev/null | cut -c1-16)
 NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
 
-.PHONY: help install install-dev node-tools redis-server chromium run test lint docs bench lock sbom spec
+.PHONY: help install install-dev node-tools redis-server chromium run test test-fast lint docs bench lock sbom spec
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
 	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make docs, make lint and pytest"
+	@echo "make test-fast  the day-to-day loop: engine rules and in-memory session tests, no servers (under a minute)"
 	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
 	@echo "make docs   the documentation site (mkdocs.yml), built in strict mode into $(SITE_DIR)/"
+	@echo "make fuzz   a longer schemathesis run against openapi.yaml (FUZZ_EXAMPLES=300 per operation)"
 	@echo "make bench  the benchmark suite (benchmarks/run.py; BENCH_ARGS=--quick)"
 	@echo "make lock   re-resolve requirements/*.txt from pyproject.toml (UPGRADE=1: newest versions)"
 	@echo "make sbom   a CycloneDX SBOM of the image's locked packages: $(SBOM)"
@@ -133,6 +135,13 @@ test: install-dev node-tools redis-server chromium
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
 	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \
 	exit $$status
+
+# The day-to-day loop: the engine's rule, path and record tests and the session tests on
+# the in-memory store, on both cores; nothing that starts Redis, Chromium or a server.
+FAST_TESTS := tests/engine/rules tests/engine/paths tests/engine/records tests/sessions
+test-fast: install-dev
+	$(BIN)/python -m pytest -q -n 2 -m "not redis and not cluster and not browser and not slow" \
+	  $(FAST_TESTS) $(PYTEST_ARGS)
 
 # Every linter runs; any failing fails the target. security/scan.py: bandit on engine/ and
 # service/, checkov on the rendered overlays and the Dockerfile; exceptions are written

@@ -22,7 +22,10 @@ anything else on the machine) take; the requests/s ratio is the target's measure
 Three servers: the embedded in-process store (one worker: its sessions are per
 process) and, when ``redis-server`` is installed, a real Redis on a free loopback port
 and a three-master Redis Cluster on loopback ports (two workers each). Neither recycles its workers (``GUNICORN_MAX_REQUESTS=0``; see ``run``).
-``python benchmarks/sessions_bench.py [--quick] [--stores=memory,redis,cluster]``;
+And ``replicas``: one Redis with a replica (both on loopback), the same load with
+``REDIS_MIN_REPLICAS`` 0 (``replica0``) and 1 (``replica1``: every move waits for the
+replica, ``WAIT 1``): what the guarantee costs (docs/redis-durability.md).
+``python benchmarks/sessions_bench.py [--quick] [--stores=memory,redis,cluster,replicas]``;
 ``run(quick, stores) -> dict``.
 """
 
@@ -287,14 +290,25 @@ def load(
 
 
 def measure(
-    env: dict[str, str], seconds: float, procs: int, threads: int, extra_pids: list[int]
+    env: dict[str, str],
+    seconds: float,
+    procs: int,
+    threads: int,
+    extra_pids: list[int],
+    alone: bool = False,
 ) -> dict[str, Any]:
+    """``alone``: the moves of one connection too (``moves_alone``: a move's latency
+    without a queue)."""
+    extra: dict[str, Any] = {}
     with gunicorn(env) as (host, port, master):
         load("healthz", host, port, 1.0, procs, threads)  # warm-up
         health = load("healthz", host, port, seconds, procs, threads, extra_pids, master)
         moves = load("moves", host, port, seconds, procs, threads, extra_pids, master)
+        if alone:
+            extra["moves_alone"] = load("moves", host, port, seconds, 1, 1, extra_pids, master)
     h_cpu, m_cpu = health["server_cpu_us_per_request"], moves["server_cpu_us_per_request"]
     return {
+        **extra,
         "workers": int(env["WEB_CONCURRENCY"]),
         "healthz": health,
         "moves": moves,
@@ -305,7 +319,7 @@ def measure(
     }
 
 
-STORES = ("memory", "redis", "cluster")
+STORES = ("memory", "redis", "cluster", "replicas")
 
 
 def run(quick: bool, stores: tuple[str, ...] = STORES) -> dict[str, Any]:
@@ -346,6 +360,11 @@ def run(quick: bool, stores: tuple[str, ...] = STORES) -> dict[str, Any]:
             out["cluster"] = {"skipped": "redis-server is not installed"}
         else:
             out["cluster"] = cluster_measure(seconds, procs, threads)
+    if "replicas" in stores:
+        if shutil.which("redis-server") is None:
+            out["replica0"] = out["replica1"] = {"skipped": "redis-server is not installed"}
+        else:
+            out.update(replicas_measure(seconds, procs, threads))
     print_table(out)
     return out
 
@@ -363,6 +382,30 @@ def cluster_measure(seconds: float, procs: int, threads: int) -> dict[str, Any]:
         cluster.stop()
 
 
+def replicas_measure(seconds: float, procs: int, threads: int) -> dict[str, Any]:
+    """The same on one Redis with a replica (``tests/redis_procs.RedisServer``), with
+    ``REDIS_MIN_REPLICAS`` 0 and 1: ``{"replica0": ..., "replica1": ...}``."""
+    from tests.redis_procs import RedisServer
+
+    primary = RedisServer(free_port())
+    replica = RedisServer(free_port(), replica_of=primary)
+    out: dict[str, Any] = {}
+    try:
+        primary.start()
+        replica.start()
+        for n in (0, 1):
+            env = {
+                "WEB_CONCURRENCY": "2", "GUNICORN_MAX_REQUESTS": "0", "REDIS_URL": primary.url,
+                "REDIS_MIN_REPLICAS": str(n),
+            }  # fmt: skip
+            pids = [primary.pid, replica.pid]
+            out[f"replica{n}"] = measure(env, seconds, procs, threads, pids, alone=True)
+    finally:
+        replica.stop()
+        primary.stop()
+    return out
+
+
 def print_table(res: dict[str, Any]) -> None:
     print(
         f"\nSessions: POST /v1/sessions/{{id}}/moves on gunicorn (gevent), {res['generator']},"
@@ -372,7 +415,7 @@ def print_table(res: dict[str, Any]) -> None:
         "  store    workers  endpoint                 req/s    p50 ms   p99 ms  errors  ratio"
         "   server CPU us/req  server/client CPU share  cpu_ratio"
     )
-    for store in ("memory", "redis", "cluster"):
+    for store in ("memory", "redis", "cluster", "replica0", "replica1"):
         r = res.get(store)
         if r is None:
             continue
@@ -408,6 +451,24 @@ def print_table(res: dict[str, Any]) -> None:
         " of all cores;"
         " cpu_ratio: healthz's server CPU per request / the moves'"
     )
+    if "requests_per_s" in res.get("replica0", {}).get("moves", {}) and "moves" in res.get(
+        "replica1", {}
+    ):
+        zero, one = res["replica0"]["moves"], res["replica1"]["moves"]
+        print(
+            "  replica0/replica1: one Redis and its replica, REDIS_MIN_REPLICAS 0 / 1: moves"
+            f" {one['requests_per_s'] / zero['requests_per_s']:.2f}x the requests/s, p50"
+            f" {one['p50_ms'] - zero['p50_ms']:+.2f} ms, server CPU"
+            f" {one['server_cpu_us_per_request'] - zero['server_cpu_us_per_request']:+,.0f} us"
+            " a move"
+        )
+        zero, one = res["replica0"]["moves_alone"], res["replica1"]["moves_alone"]
+        print(
+            "  one connection alone, REDIS_MIN_REPLICAS 0 / 1: p50"
+            f" {zero['p50_ms']:.2f} / {one['p50_ms']:.2f} ms, p99"
+            f" {zero['p99_ms']:.2f} / {one['p99_ms']:.2f} ms,"
+            f" {zero['requests_per_s']:,.0f} / {one['requests_per_s']:,.0f} moves/s"
+        )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ INSTANCE_FACTS = (
 #: At most this many attributes on a variant instance: CPython 3.11 keeps an instance's
 #: attributes in a compact, specialized form (its class's shared keys) for up to 29
 #: names (measured: the 30th turns them into a plain dict), and every attribute read and
-#: method call costs more after that. tests/test_registry.py checks every variant, with
+#: method call costs more after that. tests/engine/paths/test_registry.py checks every variant, with
 #: every lazily made attribute made, stays within it and keeps the compact form.
 MAX_INSTANCE_ATTRIBUTES = 29
 
@@ -135,6 +135,7 @@ class VariantFacts:
                 "points that end the game (the rule book's target by default)",
                 minimum=1,
                 maximum=100_000,
+                label="Points to win",
             ),
             *self.extra_options(),
         ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SetupError
@@ -17,9 +17,10 @@ def _shown(value: Any) -> str:
 @dataclass(frozen=True)
 class OptionSpec:
     """A game option: allowed ``choices`` (values of the default's type) or an integer
-    range, and the default. ``stored_at_default``: whether a state lists the option when
-    it has its default value; an option added to a game later (a house rule) is left out
-    at its default, so the states of games that do not use it stay as they were."""
+    range, the default, and its ``label`` (what a form calls it: "Points to win", not
+    ``target``). ``stored_at_default``: whether a state lists the option when it has its
+    default value; an option added to a game later (a house rule) is left out at its
+    default, so the states of games that do not use it stay as they were."""
 
     name: str
     default: Any
@@ -28,6 +29,7 @@ class OptionSpec:
     minimum: int | None = None
     maximum: int | None = None
     stored_at_default: bool = True
+    label: str = field(kw_only=True)
 
     def check(self, value: Any) -> Any:
         if self.choices:
@@ -50,7 +52,11 @@ class OptionSpec:
         return value
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"default": self.default, "description": self.description}
+        out: dict[str, Any] = {
+            "label": self.label,
+            "default": self.default,
+            "description": self.description,
+        }
         if self.choices:
             out["choices"] = list(self.choices)
         else:
@@ -58,6 +64,8 @@ class OptionSpec:
         return out
 
 
-def flag(name: str, description: str) -> OptionSpec:
+def flag(name: str, description: str, *, label: str) -> OptionSpec:
     """An on/off option, off by default and left out of a state while off."""
-    return OptionSpec(name, False, description, choices=(False, True), stored_at_default=False)
+    return OptionSpec(
+        name, False, description, choices=(False, True), stored_at_default=False, label=label
+    )

@@ -53,6 +53,8 @@ FIELDS = (
 ROUND_FIELDS = ("round", "winner", "points", "scores")
 _TIME = re.compile(r"^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+#: A game id (a session id, or a sealed game's random id): URL-safe ASCII, hashed as such.
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _json(value: Any) -> str:
@@ -369,9 +371,10 @@ def check(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Parsed:
     sc = raw.get("seed_commitment")
     if sc is not None:
         _closed(sc, ("game_id", "sha256"), ("game_id", "sha256"), "seed_commitment")
-        if not isinstance(sc["game_id"], str) or not 1 <= len(sc["game_id"]) <= 64:
+        if not isinstance(sc["game_id"], str) or not _GAME_ID.fullmatch(sc["game_id"]):
             raise InvalidRecord(
-                "seed_commitment.game_id must be a game id", field="seed_commitment.game_id"
+                "seed_commitment.game_id must be a game id (1 to 64 of A-Z a-z 0-9 _ -)",
+                field="seed_commitment.game_id",
             )
         if not isinstance(sc["sha256"], str) or not _HEX64.match(sc["sha256"]):
             raise InvalidRecord(

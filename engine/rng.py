@@ -154,7 +154,7 @@ def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
     """Shuffle ``items`` in place (Fisher-Yates from the end); return the generator.
 
     ``below(rng, i + 1)`` for each ``i``: the same outputs, the same swaps
-    (tests/test_rng.py checks it against ``below``). The ``len - 1`` states a shuffle
+    (tests/engine/records/test_rng.py checks it against ``below``). The ``len - 1`` states a shuffle
     draws from (one per card, if no draw is rejected) are worked out at once, lane by
     lane in big integers, with the ``next_u32`` output up to its rotation; the loop
     rotates, takes the bound and swaps. A rejected draw (``below`` draws again: rare,

@@ -79,7 +79,7 @@ def _top(self: Any) -> int:
 def _next_seat(self: Any, seat: int, steps: int = 1) -> int:
     """The seat ``steps`` places after ``seat`` in the current direction of play:
     ``seat_after(seat, num_players, steps, direction)``, written out (it runs for most
-    moves; tests/test_state.py checks that the two agree)."""
+    moves; tests/engine/rules/test_state.py checks that the two agree)."""
     return (seat + self.direction * steps) % self.num_players  # type: ignore[no-any-return]
 
 
@@ -184,7 +184,7 @@ if TYPE_CHECKING:  # pragma: no cover - the same fields, as the type checker see
         """A mutable copy of a ``State`` for the duration of one ``apply``.
 
         For the type checker only: at run time ``Work`` is made from ``State``'s
-        fields (below). tests/test_state.py checks that these agree with ``State``."""
+        fields (below). tests/engine/rules/test_state.py checks that these agree with ``State``."""
 
         variant: str
         num_players: int

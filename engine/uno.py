@@ -132,6 +132,7 @@ class UnoRules(Variant):
                 "what makes a challenged wild draw card guilty: a card of the active colour "
                 "(official) or any playable non-wild card",
                 choices=("active_color", "any_playable"),
+                label="Challenge rule",
             )
         ]
 
@@ -267,16 +268,29 @@ class UnoRules(Variant):
     def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
         seat it may target, each also with ``uno: true`` where that fits."""
-        out: list[Move] = []
         fits = self.uno_flag_allowed
         targets = self.play_targets(s, player, card)
+        made = self._made_plays[player][card]
+        out: list[Move] = []
         for color in self.play_colors(s, card):
             for target in targets:
-                out.append(_new(Move, (T_PLAY, player, card, color, target, None, False, None)))
-                said = _new(Move, (T_PLAY, player, card, color, target, None, True, None))
-                if fits(s, said):
-                    out.append(said)
+                pair = made.get((color, target))
+                if pair is None:
+                    pair = made[color, target] = (
+                        _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
+                        _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
+                    )
+                out.append(pair[0])
+                if fits(s, pair[1]):
+                    out.append(pair[1])
         return tuple(out)
+
+    @cached
+    def _made_plays(self) -> list[list[dict[tuple[Any, Any], tuple[Move, Move]]]]:
+        """[seat][card] -> (colour, target) -> the play without and with ``uno: true``
+        (moves are immutable: each is made once)."""
+        size = self.catalog.size
+        return [[{} for _ in range(size)] for _ in range(self.max_players)]
 
     @cached
     def _draw_moves(self) -> tuple[Move, ...]:

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Request
+from flask import Flask
 from flask.sessions import SessionInterface, SessionMixin
-from werkzeug.routing import MapAdapter
-from werkzeug.wsgi import get_host
 
 import engine
 
@@ -53,8 +50,8 @@ def _env_settings() -> dict[str, Any]:
 
 class NoCookieSessions(SessionInterface):
     """No cookie sessions: the API never reads or sets Flask's ``session`` (its seats
-    hold bearer tokens). Each request gets Flask's null session at once, without looking
-    for a secret key first (Flask's default interface does that on every request)."""
+    hold bearer tokens). Each request gets Flask's null session (Flask's documented
+    ``session_interface`` hook), whatever the configuration holds."""
 
     def open_session(self, app: Flask, request: Any) -> SessionMixin:
         return self.make_null_session(app)
@@ -63,90 +60,9 @@ class NoCookieSessions(SessionInterface):
         return None
 
 
-#: The most host names ``ServiceApp`` keeps IDNA-encoded (the Host header is the
-#: client's: the table is emptied when full).
-MAX_HOSTS = 256
-
-
-def _wsgi_str(value: str | None) -> str | None:
-    """A WSGI environ string as werkzeug reads it (latin-1 bytes decoded as UTF-8)."""
-    if value is None or value.isascii():
-        return value
-    return value.encode("latin1").decode(errors="replace")
-
-
-class ServiceApp(Flask):
-    """Flask, with three per-request costs of features the service does not use taken
-    out: cookie sessions (``NoCookieSessions``); the ``async def`` check that
-    ``ensure_sync`` makes for every hook and view on every request: here it is made
-    once per function (an ``async def`` view would still be wrapped, as in Flask); and
-    in ``create_url_adapter``, the second reading of the Host header and its IDNA
-    encoding on every request (``bind_to_environ``): here the host is read once and
-    its encoding kept per host name. With ``SERVER_NAME``, ``TRUSTED_HOSTS``, host or
-    subdomain matching set, Flask's own method runs. tests/service/test_app_class.py
-    holds the adapters to Flask's."""
-
-    session_interface = NoCookieSessions()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
-        #: Host (as ``get_host`` gives it) -> the server name ``Map.bind`` makes of it.
-        self._server_names: dict[str, str] = {}
-
-    def create_url_adapter(self, request: Request | None) -> MapAdapter | None:
-        config = self.config
-        if (
-            request is None
-            or config["SERVER_NAME"] is not None
-            or config["TRUSTED_HOSTS"] is not None
-            or request.trusted_hosts is not None
-            or self.url_map.host_matching
-            or self.subdomain_matching
-        ):
-            return super().create_url_adapter(request)
-        env = request.environ
-        host = request.host = get_host(env)  # type: ignore[misc]
-        server_name = self._server_names.get(host)
-        if server_name is None:
-            # Map.bind lowercases and IDNA-encodes (BadHost, a 400, if it cannot).
-            server_name = self.url_map.bind(host).server_name
-            if len(self._server_names) >= MAX_HOSTS:
-                self._server_names.clear()
-            self._server_names[host] = server_name
-        scheme = env["wsgi.url_scheme"]
-        connection = env.get("HTTP_CONNECTION")
-        if (
-            connection
-            and env.get("HTTP_UPGRADE", "").lower() == "websocket"
-            and any(v.strip(" \t") == "upgrade" for v in connection.lower().split(","))
-        ):
-            scheme = "wss" if scheme == "https" else "ws"
-        script_name = _wsgi_str(env.get("SCRIPT_NAME"))
-        path_info = _wsgi_str(env.get("PATH_INFO"))
-        return MapAdapter(
-            self.url_map,
-            server_name,
-            "/" if script_name is None else script_name,
-            self.url_map.default_subdomain or "",
-            scheme,
-            "/" if path_info is None else path_info,
-            env["REQUEST_METHOD"],
-            _wsgi_str(env.get("QUERY_STRING")),
-        )
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        try:
-            return self._sync[func]
-        except KeyError:
-            sync = self._sync[func] = super().ensure_sync(func)
-            return sync
-        except TypeError:  # an unhashable callable: Flask's own check, every time
-            return super().ensure_sync(func)
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    app = ServiceApp(__name__)
+    app = Flask(__name__)
+    app.session_interface = NoCookieSessions()
     app.config.update(DEFAULTS)
     app.config.update(_env_settings())
     app.config.update(config or {})
@@ -180,7 +96,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "(tokens die with this process and do not cross replicas)"
         )
     app.extensions["state_keys"] = ring
-    # Load the variant registry now: its lazy first load is not safe under threads.
+    # Load the variant registry at start-up, so no request pays for the first load.
     engine.all_variants()
     app.register_blueprint(variants_bp)
     app.register_blueprint(games_bp)

@@ -14,6 +14,7 @@ from engine import Move, Phase, State
 from service import schemas
 from service.fairness import new_game_id, seed_commitment
 from service.http import json_body, json_response, read_json
+from service.observability import count_moves
 from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
 
@@ -163,7 +164,9 @@ def apply() -> Response:
         "events": engine.redact_all(events, viewer),
         "view": engine.view(state, viewer),
     }
-    return json_response(body)
+    answer = json_response(body)
+    count_moves(state.variant, 1, "stateless")
+    return answer
 
 
 @bp.post("/view")
@@ -194,15 +197,32 @@ def score() -> Response:
     return json_response(body)
 
 
+#: The JSON values a record may hold per move (as ``JsonScan`` counts them: containers
+#: and commas), and besides its moves. Records of 20,000-move random games hold 7 to 9
+#: a move; the heaviest entry (a DOS double match with its target and cards, a hidden
+#: field) and a round result every 7 moves make 23. At 32, the widest body allowed
+#: parses in less memory than the heaviest record (benchmarks/deep_json.py).
+REPLAY_VALUES_PER_MOVE = 32
+REPLAY_SPARE_VALUES = 4096
+
+
+def replay_max_values(max_moves: int) -> int:
+    """The most JSON values a replay body may hold: what a record of ``max_moves`` moves
+    needs, so a body of any other shape costs no more to read than such a record."""
+    return REPLAY_VALUES_PER_MOVE * max_moves + REPLAY_SPARE_VALUES
+
+
 @bp.post("/replay")
 def replay() -> Response:
     """Verify a game record (``engine.replay``, at most ``SESSION_MAX_MOVES`` moves): the
-    final state, its score and every event; 400 for a malformed record, 422 for one that
-    does not verify."""
+    final state, its score and every event; 400 for a malformed record (``invalid_json``
+    for one nested too deep or holding more values than ``replay_max_values``), 422 for
+    one that does not verify."""
     request.max_content_length = current_app.config["REPLAY_MAX_CONTENT_LENGTH"]
-    data = read_json()
+    max_moves = current_app.extensions["sessions"].config.max_moves
+    data = read_json(max_values=replay_max_values(max_moves))
     try:
-        done = engine.replay(data, current_app.extensions["sessions"].config.max_moves)
+        done = engine.replay(data, max_moves)
     except engine.InvalidRecord as e:
         field = str(e.context.get("field", "record"))
         raise ApiProblem(

@@ -10,8 +10,8 @@
   path), ``path``, ``status``, ``duration_ms``, ``request_id`` (INFO; ERROR for a 5xx).
 - **Metrics.** ``GET /metrics`` in the Prometheus text format (prometheus_client):
   requests by method (``other`` for a method HTTP does not define), route and status,
-  a latency histogram by route, moves applied by variant (``count_moves``, called by
-  the session manager; stateless ``/v1/games/apply`` is counted here), unexpected
+  a latency histogram by route, moves applied by variant (``count_moves``, called where
+  a move is applied: the session manager and stateless ``/v1/games/apply``), unexpected
   errors, active and cached sessions, and the standard ``process_*`` metrics.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set (gunicorn_conf.py prepares it) prometheus_client
@@ -53,8 +53,6 @@ _VALID_ID = re.compile(r"[\x20-\x7e]{1,128}")
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 #: The ``route`` label of a request that matched no URL rule (404s of any path).
 UNMATCHED = "<unmatched>"
-#: The stateless move route, whose moves are counted here (by the answer's variant).
-_APPLY = "/v1/games/apply"
 #: Requests under this prefix may change the session gauges.
 _SESSIONS = "/v1/sessions"
 #: Where a request's id and start time are kept: its WSGI environ (no proxy lookups).
@@ -180,7 +178,8 @@ def observe(method: str, route: str, status: int, seconds: float) -> None:
 
 
 def count_moves(variant: str, n: int = 1, source: str = "session") -> None:
-    """Count ``n`` moves applied in a game of ``variant`` (for the session manager)."""
+    """Count ``n`` moves applied in a game of ``variant`` (``source``: ``session`` or
+    ``stateless``)."""
     key = (variant, source)
     child = _moves.get(key)
     if child is None:
@@ -192,16 +191,6 @@ def count_internal_error(exc: BaseException) -> None:
     """Count an unexpected exception of the request being served (problems.py)."""
     rule = request.url_rule if has_request_context() else None
     INTERNAL_ERRORS.labels(rule.rule if rule is not None else UNMATCHED, type(exc).__name__).inc()
-
-
-def _variant_of(body: bytes) -> str | None:
-    """The first ``"variant":"..."`` of a JSON answer (the state's or the view's)."""
-    i = body.find(b'"variant":"')
-    if i < 0:
-        return None
-    i += 11
-    j = body.find(b'"', i, i + 65)
-    return body[i:j].decode() if j > i else None
 
 
 def refresh_session_gauges(app: Flask) -> None:
@@ -387,11 +376,7 @@ def _after(response: Response) -> Response:
     status = response.status_code
     method = req.method
     observe(method, route, status, seconds)
-    if status == 200 and route == _APPLY and not response.is_streamed:
-        variant = _variant_of(response.get_data())
-        if variant is not None:
-            count_moves(variant, 1, "stateless")
-    elif route.startswith(_SESSIONS):
+    if route.startswith(_SESSIONS):
         refresh_session_gauges(current_app)
     level = logging.ERROR if status >= 500 else logging.INFO
     if access_log.isEnabledFor(level):

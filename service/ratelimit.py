@@ -13,7 +13,12 @@ address is the one the Nth proxy from the service saw (werkzeug's ``ProxyFix``,
 client can send it. A bearer token never changes the key: an invented token buys
 nothing.
 
-Over the limit: 429 ``rate_limited`` problem with ``Retry-After`` (the seconds until
+``REPLAY_RATE_LIMIT`` (same notation; default ``10/minute`` while ``RATE_LIMIT`` is
+on, else off): ``POST /v1/games/replay``'s own, tighter limit per client, counted on
+top of ``RATE_LIMIT`` (a valid record of ``SESSION_MAX_MOVES`` moves costs seconds of
+CPU to replay). Set alone, it is the only limit; ``off`` turns it off.
+
+Over a limit: 429 ``rate_limited`` problem with ``Retry-After`` (the seconds until
 the window ends). Health, readiness, metrics, the OpenAPI document and the docs are not
 limited.
 
@@ -51,6 +56,9 @@ _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 #: Endpoints never limited: probes, scrapes, the docs page with its assets, the rules pages.
 EXEMPT = frozenset({"health.healthz", "health.readyz", "openapi.openapi", "observability.metrics"})
 EXEMPT_BLUEPRINTS = frozenset({"docs", "rules_docs"})
+#: The replay route and its own limit while ``RATE_LIMIT`` is on and it is not set.
+REPLAY_ENDPOINT = "games.replay"
+DEFAULT_REPLAY_RATE_LIMIT = "10/minute"
 
 
 @dataclass(frozen=True)
@@ -59,16 +67,17 @@ class Limit:
     seconds: int
 
     @classmethod
-    def parse(cls, spec: str | None) -> Limit | None:
-        """``"600/minute"`` -> ``Limit(600, 60)``; None for unset, empty, ``off`` or ``0``."""
+    def parse(cls, spec: str | None, setting: str = "RATE_LIMIT") -> Limit | None:
+        """``"600/minute"`` -> ``Limit(600, 60)``; None for unset, empty, ``off`` or ``0``
+        (``setting``: the name a wrong ``spec`` is reported under)."""
         if spec is None or spec.strip().lower() in ("", "off", "none", "0", "false"):
             return None
         m = _SPEC.match(spec)
         if m is None:
-            raise ValueError(f"RATE_LIMIT must look like 600/minute or 100/10s, got {spec!r}")
+            raise ValueError(f"{setting} must look like 600/minute or 100/10s, got {spec!r}")
         n, count, unit = int(m[1]), int(m[2] or 1), _UNIT[m[3][0].lower()]
         if n < 1 or count < 1:
-            raise ValueError(f"RATE_LIMIT must allow at least 1 request, got {spec!r}")
+            raise ValueError(f"{setting} must allow at least 1 request, got {spec!r}")
         return cls(n, count * unit)
 
     @property
@@ -105,7 +114,7 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
     return uri, {"key_prefix": f"{prefix}rl", **client_options(config.redis_timeout)}
 
 
-def _too_many(limit: RequestLimit) -> Response:
+def _too_many(limit: RequestLimit, what: str = "requests") -> Response:
     item = limit.limit
     seconds = item.get_expiry()
     try:
@@ -116,13 +125,50 @@ def _too_many(limit: RequestLimit) -> Response:
     return problem_response(
         429,
         "rate_limited",
-        f"more than {item.amount} requests in {seconds} s from this client; retry in {retry} s",
+        f"more than {item.amount} {what} in {seconds} s from this client; retry in {retry} s",
         {"Retry-After": str(retry)},
     )
 
 
+def _too_many_replays(limit: RequestLimit) -> Response:
+    return _too_many(limit, "requests to POST /v1/games/replay")
+
+
 def _exempt() -> bool:
     return request.endpoint in EXEMPT or request.blueprint in EXEMPT_BLUEPRINTS
+
+
+def _not_replay() -> bool:
+    return request.endpoint != REPLAY_ENDPOINT
+
+
+def replay_limit(app: Flask, limit: Limit | None) -> Limit | None:
+    """``REPLAY_RATE_LIMIT``, or its default while ``limit`` (``RATE_LIMIT``) is on."""
+    spec = _setting(app, "REPLAY_RATE_LIMIT")
+    if spec is None and limit is not None:
+        spec = DEFAULT_REPLAY_RATE_LIMIT
+    return Limit.parse(spec, "REPLAY_RATE_LIMIT")
+
+
+def _limits(limit: Limit | None, replay: Limit | None) -> list[ApplicationLimit]:
+    """The client's budget over every route and the replay route's own (a scope of its
+    own, not counted on other routes)."""
+    out = []
+    if limit is not None:
+        out.append(
+            ApplicationLimit(limit.spec, key_function=get_remote_address, on_breach=_too_many)
+        )
+    if replay is not None:
+        out.append(
+            ApplicationLimit(
+                replay.spec,
+                key_function=get_remote_address,
+                scope="replay",
+                exempt_when=_not_replay,
+                on_breach=_too_many_replays,
+            )
+        )
+    return out
 
 
 def init_app(app: Flask) -> Limiter | None:
@@ -131,7 +177,8 @@ def init_app(app: Flask) -> Limiter | None:
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=0, x_host=0)  # type: ignore[method-assign]
     limit = Limit.parse(_setting(app, "RATE_LIMIT"))
-    if limit is None:
+    replay = replay_limit(app, limit)
+    if limit is None and replay is None:
         return None
     uri, options = _storage(app)
     # Flask-Limiter logs its switches to and from the in-memory fallback on its own
@@ -142,17 +189,16 @@ def init_app(app: Flask) -> Limiter | None:
             lib_log.addHandler(handler)
     lib_log.setLevel(ours.getEffectiveLevel())
     lib_log.propagate = False
-    # One budget per client over every route (an application limit, "global" scope).
-    fallback = ApplicationLimit(limit.spec, key_function=get_remote_address)
+    # One budget per client over every route (an application limit, "global" scope),
+    # and the replay route's own; the same two in memory while the store is down.
     limiter = Limiter(
         get_remote_address,
-        application_limits=[limit.spec],
+        application_limits=_limits(limit, replay),  # type: ignore[arg-type]
         storage_uri=uri,
         storage_options=options,
         strategy="fixed-window",
-        on_breach=_too_many,
         in_memory_fallback_enabled=uri != "memory://",
-        in_memory_fallback=[fallback] if uri != "memory://" else None,  # type: ignore[list-item]
+        in_memory_fallback=_limits(limit, replay) if uri != "memory://" else None,  # type: ignore[arg-type]
         swallow_errors=True,
         headers_enabled=False,
     )
@@ -169,10 +215,9 @@ def init_app(app: Flask) -> Limiter | None:
         uri = "memory://"
         limiter = Limiter(
             get_remote_address,
-            application_limits=[limit.spec],
+            application_limits=_limits(limit, replay),  # type: ignore[arg-type]
             storage_uri=uri,
             strategy="fixed-window",
-            on_breach=_too_many,
             headers_enabled=False,
         )
         limiter.request_filter(_exempt)
@@ -187,9 +232,9 @@ def init_app(app: Flask) -> Limiter | None:
     app.extensions["rate_limiter"] = limiter
     shared = "per worker, in memory" if uri.startswith("memory://") else "shared through Redis"
     log.info(
-        "rate limit: %d requests per %d s per client (%s, %d trusted proxies)",
-        limit.requests,
-        limit.seconds,
+        "rate limit: %s per client, POST /v1/games/replay %s (%s, %d trusted proxies)",
+        f"{limit.requests} requests per {limit.seconds} s" if limit else "none",
+        f"{replay.requests} per {replay.seconds} s" if replay else "not limited apart",
         shared,
         hops,
     )

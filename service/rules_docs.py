@@ -4,16 +4,21 @@ The documents live in the repository's ``docs/rules/`` (beside ``service/``, as
 ``openapi.yaml`` does; the image copies both to ``/app``). They are read once when the
 app is made. ``GET /docs/rules`` is an index of every registered variant,
 ``GET /docs/rules/<variant>`` (or ``<variant>.md``, so the documents' relative links work
-when served) is the Markdown as it is. ``rules_url`` gives a variant's address
-(``GET /v1/variants`` lists it).
+when served) is the Markdown as it is, or, to a client that prefers ``text/html`` (a
+browser following a link: the playground's "rules" link), the same document rendered as
+an HTML page (markdown-it-py, raw HTML in the source escaped; no script, no style). The
+choice follows ``Accept`` (``Vary: Accept``): ``*/*`` or none gets the Markdown.
+``rules_url`` gives a variant's address (``GET /v1/variants`` lists it).
 """
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, current_app
+from flask import Blueprint, Flask, Response, current_app, request
+from markdown_it import MarkdownIt
 
 import engine
 from service.problems import ApiProblem
@@ -22,6 +27,11 @@ from service.problems import ApiProblem
 RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 URL_PREFIX = "/docs/rules"
 MARKDOWN = "text/markdown"  # Flask adds "; charset=utf-8"
+HTML = "text/html"
+#: The rendered page runs nothing and loads nothing.
+HTML_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+#: CommonMark with tables; raw HTML in a document is shown as text.
+_MARKDOWN_IT = MarkdownIt("js-default")
 
 log = logging.getLogger("service.rules_docs")
 
@@ -56,9 +66,32 @@ def index_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def html_page(markdown: str) -> str:
+    """``markdown`` rendered as a page, titled by its first heading."""
+    heads = (ln.lstrip("# ").replace("`", "") for ln in markdown.splitlines() if ln[:1] == "#")
+    title = next(heads, "").strip()
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n</head>\n<body>\n<main>\n"
+        f"{_MARKDOWN_IT.render(markdown)}</main>\n</body>\n</html>\n"
+    )
+
+
+def negotiated(markdown: bytes) -> Response:
+    """The document as Markdown, or as an HTML page to a client that prefers HTML."""
+    if request.accept_mimetypes.best_match([MARKDOWN, HTML], default=MARKDOWN) == HTML:
+        resp = Response(html_page(markdown.decode()), mimetype=HTML)
+        resp.headers["Content-Security-Policy"] = HTML_CSP
+    else:
+        resp = Response(markdown, mimetype=MARKDOWN)
+    resp.vary.add("Accept")
+    return resp
+
+
 @bp.get("", strict_slashes=False)
 def index() -> Response:
-    return Response(current_app.extensions["rules_index"], mimetype=MARKDOWN)
+    return negotiated(current_app.extensions["rules_index"])
 
 
 @bp.get("/<name>")
@@ -71,7 +104,7 @@ def document(name: str) -> Response:
     text = current_app.extensions["rules_docs"].get(variant_id)
     if text is None:  # a registered variant without its document: logged at start
         raise ApiProblem(404, "not_found", f"no rules document for {variant_id!r} here")
-    return Response(text, mimetype=MARKDOWN)
+    return negotiated(text)
 
 
 def init_app(app: Flask, directory: Path = RULES_DIR) -> None:

@@ -27,3 +27,41 @@ def redis_cluster() -> Iterator[LocalCluster]:
     cluster.start()
     yield cluster
     cluster.stop()
+
+
+#: Directories whose tests are slow as a whole: servers in subprocesses (ops), generated
+#: clients (contract), bot strength and golden games (engine/bots), benchmark smoke runs.
+SLOW_DIRS = (("tests", "ops"), ("tests", "contract"), ("tests", "engine", "bots"), ("tests", "benchmarks"))
+
+
+def _kind_markers(item: pytest.Item) -> set[str]:
+    """The real components ``item`` needs: ``redis``/``cluster`` from the fixtures it uses
+    (``redis_server``, ``redis_cluster``, a ``store_kind`` of ``redis``/``cluster``) or the
+    server classes its module starts itself; ``browser`` when its module drives Chromium."""
+    names = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    kind = callspec.params.get("store_kind") if callspec is not None else None
+    module = getattr(item, "module", None)
+    found: set[str] = set()
+    if "redis_cluster" in names or kind == "cluster":
+        found |= {"cluster", "redis"}
+    if "redis_server" in names or kind == "redis":
+        found.add("redis")
+    if module is not None and any(hasattr(module, n) for n in ("RedisServer", "LocalCluster")):
+        found.add("redis")
+    if module is not None and hasattr(module, "chromium"):
+        found.add("browser")
+    return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers by what a test needs, so ``-m 'not redis and not slow'`` (``make test-fast``)
+    keeps the in-process tests: ``redis``, ``cluster``, ``browser`` (``_kind_markers``) and
+    ``slow`` (``SLOW_DIRS``)."""
+    root = config.rootpath
+    for item in items:
+        for name in _kind_markers(item):
+            item.add_marker(name)
+        parts = item.path.relative_to(root).parts
+        if any(parts[: len(d)] == d for d in SLOW_DIRS):
+            item.add_marker("slow")

@@ -1,12 +1,16 @@
 """Throwaway Redis processes on loopback ports, for the tests and the benchmarks: one
-``redis-server`` (``RedisServer``) or a three-master Redis Cluster (``LocalCluster``:
-``redis-server --cluster-enabled yes`` per node, then ``redis-cli --cluster create``).
-Each keeps its files in a temporary folder and removes it on ``stop``."""
+``redis-server`` (``RedisServer``, a replica of another with ``replica_of``) or a
+three-master Redis Cluster (``LocalCluster``: ``redis-server --cluster-enabled yes`` per
+node, then ``redis-cli --cluster create``, with ``replicas`` per master). Each keeps its
+files in a temporary folder and removes it on ``stop``. ``cut_off`` stops a replica so
+that nothing its primary writes from then on reaches it (a failover then loses it)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -14,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.crc import key_slot
 
 from benchmarks.servers import free_port
 
-__all__ = ["LocalCluster", "RedisServer", "free_port", "need_redis_server"]
+__all__ = ["LocalCluster", "RedisServer", "cut_off", "free_port", "need_redis_server"]
 
 
 def need_redis_server() -> None:
@@ -50,8 +55,47 @@ def _wait_ping(port: int, proc: subprocess.Popen[bytes], deadline: float) -> Non
         client.close()
 
 
+def _wait_synced(client: redis.Redis, deadline: float) -> None:
+    """Until the replica behind ``client`` has its link to the master up."""
+    try:
+        while True:
+            info: Any = client.info("replication")
+            if info.get("master_link_status") == "up":
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica is not in sync: {info}")
+            time.sleep(0.02)
+    finally:
+        client.close()
+
+
+def _wait_acked(primary: redis.Redis, key: str, replicas: int, deadline: float) -> None:
+    """Until ``replicas`` replicas of ``primary`` acknowledge a write (of ``key``, gone a
+    second later) within 100 ms. After a diskless sync Redis 7.0 calls a replica online
+    but streams to it only from its first acknowledgement, up to a second later."""
+    try:
+        while True:
+            pipe = primary.pipeline(transaction=False)
+            pipe.set(key, b"1", px=1000)
+            pipe.execute_command("WAIT", replicas, 100)
+            if int(pipe.execute()[1]) >= replicas:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{replicas} replica(s) did not acknowledge a write")
+    finally:
+        primary.close()
+
+
+def _crash(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGCONT)  # a stopped process does not die of SIGKILL at once
+        proc.kill()
+        proc.wait(5)
+
+
 def _stop(proc: subprocess.Popen[bytes] | None) -> None:
     if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGCONT)  # a stopped one (SIGSTOP) cannot take SIGTERM
         proc.terminate()
         try:
             proc.wait(10)
@@ -60,16 +104,47 @@ def _stop(proc: subprocess.Popen[bytes] | None) -> None:
             proc.wait(5)
 
 
+def cut_off(replica: redis.Redis, pid: int, primary: redis.Redis, timeout: float = 10) -> None:
+    """Stop the replica (process ``pid``, SIGSTOP) with its link to ``primary`` closed
+    first (``CLIENT KILL TYPE master``), and return once ``primary`` counts no replica:
+    nothing it writes from now on reaches the replica. (SIGSTOP alone would not do: the
+    stopped replica's socket still takes the stream in, read on SIGCONT.) A replica that
+    reconnected before it stopped (it retries once a second) is let go and cut again."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        replica.execute_command("CLIENT KILL TYPE master")
+        os.kill(pid, signal.SIGSTOP)
+        until = time.monotonic() + 1
+        while time.monotonic() < until:
+            info: Any = primary.info("replication")
+            if info["connected_slaves"] == 0:
+                return
+            time.sleep(0.02)
+        os.kill(pid, signal.SIGCONT)
+    raise RuntimeError("the replica could not be cut off from its primary")
+
+
 class RedisServer:
     """A ``redis-server`` subprocess on one loopback port; ``stop``/``start`` keep the
     port (and, with ``persist``, the data: append-only file in ``dir``). ``args``: more
-    settings (``["--maxmemory", "2mb"]``)."""
+    settings (``["--maxmemory", "2mb"]``). ``replica_of``: a replica of that server
+    (``start`` returns once it is in sync)."""
 
-    def __init__(self, port: int, persist: Path | None = None, args: list[str] | None = None):
+    def __init__(
+        self,
+        port: int,
+        persist: Path | None = None,
+        args: list[str] | None = None,
+        replica_of: RedisServer | None = None,
+    ):
         self.port = port
         self.persist = persist
         self.args = list(args or [])
+        if replica_of is not None:
+            self.args += ["--replicaof", "127.0.0.1", str(replica_of.port)]
+        self.replica_of = replica_of
         self.proc: subprocess.Popen[bytes] | None = None
+        self.tmp: Path | None = None
 
     @property
     def url(self) -> str:
@@ -84,30 +159,58 @@ class RedisServer:
         exe = shutil.which("redis-server")
         assert exe is not None
         cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        cmd += ["--repl-diskless-sync-delay", "0"]  # a replica in sync at once
         if self.persist is not None:
             cmd += ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.persist)]
-        else:
-            cmd += ["--appendonly", "no"]
+        else:  # a folder of its own all the same: a replica's sync writes a dump.rdb
+            self.tmp = Path(tempfile.mkdtemp(prefix="uno-redis-"))
+            cmd += ["--appendonly", "no", "--dir", str(self.tmp)]
         self.proc = subprocess.Popen(
             cmd + self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        _wait_ping(self.port, self.proc, time.monotonic() + 10)
+        deadline = time.monotonic() + 10
+        _wait_ping(self.port, self.proc, deadline)
+        if self.replica_of is not None:
+            _wait_synced(self.client(), deadline)
+            _wait_acked(self.replica_of.client(), "ready", 1, deadline)
+
+    def client(self) -> redis.Redis:
+        """A plain client of this server (INFO, REPLICAOF, DEBUG ...)."""
+        return redis.Redis(port=self.port, socket_timeout=2)
+
+    def crash(self) -> None:
+        """SIGKILL: gone at once, as a crashed host (SIGTERM would let it wait for its
+        replicas to catch up, Redis 7's ``shutdown-timeout``)."""
+        _crash(self.proc)
+
+    def pause(self) -> None:
+        """SIGSTOP: it answers nothing, not even its primary, until ``resume``."""
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
 
     def stop(self) -> None:
         _stop(self.proc)
         self.proc = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
 
 
 class LocalCluster:
-    """A Redis Cluster of ``masters`` nodes (no replicas) on free loopback ports.
+    """A Redis Cluster of ``masters`` nodes and ``replicas`` replicas of each (the first
+    ``masters`` ports are the masters) on free loopback ports.
 
     ``url`` is ``redis+cluster://`` with every node as a seed; ``seed_url`` names one
     node only (the client discovers the rest). ``migrate_slot`` moves a slot to another
     master (or opens the move only), ``add_replica`` and ``failover`` give a master a
-    replica and hand it the master's slots."""
+    replica and hand it the master's slots (``crash``, ``cut_off`` and ``failover``'s
+    ``TAKEOVER`` make a failover that loses what the replica did not get)."""
 
-    def __init__(self, masters: int = 3, args: list[str] | None = None) -> None:
-        self.ports = [free_port() for _ in range(masters)]
+    def __init__(self, masters: int = 3, args: list[str] | None = None, replicas: int = 0) -> None:
+        self.ports = [free_port() for _ in range(masters * (1 + replicas))]
+        self.replicas = replicas
         self.args = list(args or [])
         self.procs: list[subprocess.Popen[bytes]] = []
         self.cmds: list[list[str]] = []
@@ -132,22 +235,27 @@ class LocalCluster:
         self.dir = Path(tempfile.mkdtemp(prefix="uno-redis-cluster-"))
         deadline = time.monotonic() + timeout
         try:
-            for port in self.ports:
-                self._start_node(port, deadline)
+            for port in self.ports:  # all started, then each waited for
+                self._start_node(port, deadline, wait=False)
+            for port, proc in zip(self.ports, self.procs, strict=True):
+                _wait_ping(port, proc, deadline)
             nodes = [f"127.0.0.1:{p}" for p in self.ports]
+            replicas = ["--cluster-replicas", str(self.replicas)]
             subprocess.run(
-                [cli, "--cluster", "create", *nodes, "--cluster-replicas", "0", "--cluster-yes"],
+                [cli, "--cluster", "create", *nodes, *replicas, "--cluster-yes"],
                 check=True,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 timeout=max(1.0, deadline - time.monotonic()),
             )
             self.wait_ok(deadline)
+            if self.replicas:
+                self._wait_replicas(deadline)
         except BaseException:
             self.stop()
             raise
 
-    def _start_node(self, port: int, deadline: float) -> None:
+    def _start_node(self, port: int, deadline: float, wait: bool = True) -> None:
         exe = shutil.which("redis-server")
         assert exe is not None and self.dir is not None
         node_dir = self.dir / str(port)
@@ -158,13 +266,15 @@ class LocalCluster:
             exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir),
             "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
             "--cluster-port", str(bus), "--save", "", "--appendonly", "no",
+            "--repl-diskless-sync-delay", "0",
         ]  # fmt: skip
         cmd += self.args
         self.cmds.append(cmd)
         self.bus_ports.append(bus)
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs.append(proc)
-        _wait_ping(port, proc, deadline)
+        if wait:
+            _wait_ping(port, proc, deadline)
 
     def _ask(self, i: int, *args: Any) -> Any:
         client = self.node(i)
@@ -207,6 +317,31 @@ class LocalCluster:
             self._ask(i, "CLUSTER SETSLOT", slot, "NODE", self.node_id(to))
         self._wait(lambda: all(self.owner(slot, via=i) == to for i in range(len(self.ports))))
 
+    def _wait_replicas(self, deadline: float) -> None:
+        """Until every master has its ``replicas`` online (in sync)."""
+
+        def online(i: int) -> int:
+            info: Any = self._ask(i, "INFO", "replication")
+            found = [info.get(f"slave{n}", {}) for n in range(info["connected_slaves"])]
+            return sum(row.get("state") == "online" for row in found)
+
+        def synced() -> bool:
+            roles = [self._role(i) for i in range(len(self.ports))]
+            masters = [i for i, role in enumerate(roles) if role == "master"]
+            return len(masters) * (1 + self.replicas) == len(roles) and all(
+                online(i) == self.replicas for i in masters
+            )
+
+        self._wait(synced, deadline)
+        masters = [i for i in range(len(self.ports)) if self._role(i) == "master"]
+        keys: dict[int, str] = {}  # a key on each master
+        for n in itertools.count():
+            keys.setdefault(self.owner(key_slot(f"ready{n}".encode()), masters[0]), f"ready{n}")
+            if len(keys) == len(masters):
+                break
+        for i, key in keys.items():
+            _wait_acked(self.node(i), key, self.replicas, deadline)
+
     def _role(self, i: int) -> str:
         info: Any = self._ask(i, "INFO", "replication")
         return str(info["role"])
@@ -224,6 +359,16 @@ class LocalCluster:
         self._ask(i, "CLUSTER REPLICATE", master_id)
         self._wait(lambda: self._ask(i, "INFO", "replication").get("master_link_status") == "up")
         self.wait_ok(deadline)
+        # Every node knows it as a replica: a master votes for a failover only then
+        # (in sync at once, without the default 5 s sync delay, it can be before).
+        new_id = self.node_id(i)
+        self._wait(
+            lambda: all(
+                "slave" in self._nodes(j).get(new_id, {}).get("flags", "")
+                for j in range(len(self.ports))
+            ),
+            deadline,
+        )
         return i
 
     def _nodes(self, i: int) -> dict[str, dict[str, Any]]:
@@ -231,11 +376,17 @@ class LocalCluster:
         found: Any = self._ask(i, "CLUSTER NODES")
         return {row["node_id"]: row for row in found.values()}
 
-    def failover(self, replica: int, timeout: float = 30) -> None:
+    def replica_of(self, master: int) -> int:
+        """The (first) replica of ``master``."""
+        info: Any = self._ask(master, "INFO", "replication")
+        return self.ports.index(int(info["slave0"]["port"]))
+
+    def failover(self, replica: int, timeout: float = 30, how: str = "") -> None:
         """``CLUSTER FAILOVER`` on ``replica`` (its master agrees and stops writes first:
-        nothing is lost), and wait until every node sees it as a master."""
+        nothing is lost; ``how`` ``FORCE`` or ``TAKEOVER``: without its master, what the
+        replica did not get is lost), and wait until every node sees it as a master."""
         deadline = time.monotonic() + timeout
-        self._ask(replica, "CLUSTER FAILOVER")
+        self._ask(replica, "CLUSTER FAILOVER", *([how] if how else []))
         self._wait(lambda: self._role(replica) == "master", deadline)
         wanted = self.node_id(replica)
 
@@ -278,6 +429,24 @@ class LocalCluster:
         """Stop node ``i`` (its slots have no replica: the cluster goes down)."""
         _stop(self.procs[i])
 
+    def crash(self, i: int) -> None:
+        """SIGKILL node ``i``: gone at once, nothing handed over."""
+        _crash(self.procs[i])
+
+    def cut_off(self, replica: int) -> None:
+        """``cut_off`` the node ``replica`` from its master (SIGSTOP; ``resume``)."""
+        master = self.ports.index(int(self._ask(replica, "INFO", "replication")["master_port"]))
+        node, primary = self.node(replica), self.node(master)
+        try:
+            cut_off(node, self.procs[replica].pid, primary)
+        finally:
+            node.close()
+            primary.close()
+
+    def resume(self, i: int) -> None:
+        """SIGCONT node ``i`` (after ``cut_off``)."""
+        self.procs[i].send_signal(signal.SIGCONT)
+
     def restart(self, i: int, timeout: float = 30) -> None:
         """Start node ``i`` again (same port, same nodes.conf) and wait for the cluster."""
         deadline = time.monotonic() + timeout
@@ -286,6 +455,8 @@ class LocalCluster:
         )
         _wait_ping(self.ports[i], self.procs[i], deadline)
         self.wait_ok(deadline)
+        if self.replicas:
+            self._wait_replicas(deadline)
 
     def node(self, i: int) -> redis.Redis:
         """A plain client of node ``i`` (for CONFIG SET, INFO, DEBUG ...)."""

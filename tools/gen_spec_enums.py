@@ -4,7 +4,8 @@ compares. tests/contract/test_spec_agrees.py fails while the file is stale.
 
 The engine's own enums (``MoveType``, ``Kind``, ``Color``, ``Phase``), its registry
 (``VariantId``, ``PendingType``, ``MoveField``), its bot levels (``BotLevel``) and the
-session events (``service.sessions.events``) are read by import; the engine's event types
+session events (``service.sessions.events``) and why a seat token stops working
+(``LostReason``) are read by import; the engine's event types
 and every problem code, which the code states where it emits or raises them, are read
 from the source (``ast``; ``tools.code_scan`` for the codes)."""
 
@@ -24,6 +25,7 @@ import engine.bots
 from engine.moves import Move
 from engine.variant import MOVE_FIELDS
 from service.sessions.events import SESSION_EVENTS
+from service.sessions.models import LostReason
 from tools.code_scan import ROOT, raised_codes
 
 TARGET = ROOT / "spec" / "schemas" / "enums.yaml"
@@ -99,7 +101,12 @@ def enums() -> dict[str, dict[str, Any]]:
             sorted({p.value for v in variants for p in v.pending_moves}),
         ),
         "EventType": _enum("Every event's `type`", event_types()),
-        "BotLevel": _enum('A bot\'s level (README "Bots")', list(engine.bots.LEVELS)),
+        "BotLevel": _enum('A bot\'s level (docs: bots)', list(engine.bots.LEVELS)),
+        "LostReason": _enum(
+            "Why a seat token stopped working: `left` (the seat left), `timeouts` (it ran "
+            "out of time `max_timeouts` times in a row and a bot took it)",
+            [r.value for r in LostReason],
+        ),
         "ProblemCode": _enum(
             "Every `code` a problem can carry (snake_case, stable): every code the code base "
             "raises (engine and service), read from its source.",

@@ -6,7 +6,7 @@ the engine applies each one dearly; the hard level plans the whole turn here ins
 
 - ``match_options(hand, row card)``: every single and double match on one center-row
   card, as the hand cards it takes and whether it can earn the colour bonus (the best
-  declaration; the engine lists every declaration: tests/test_hard_policy.py checks the
+  declaration; the engine lists every declaration: tests/engine/bots/test_hard_policy.py checks the
   two agree);
 - ``DosTurn.ends()``: every set of matches on different row cards with different hand
   cards (the end of a turn), its bonus placements chosen by ``place_order``;

@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from ..cards import COLORLESS_WILDS, Color, Kind
 from ..errors import EngineError
@@ -56,6 +56,9 @@ WIN = 1000.0
 
 class HardPolicy:
     """The base hard policy (classic UNO's); variants override what differs."""
+
+    #: The variant this policy plays (``POLICIES``: one policy per variant).
+    variant_id = "uno_classic"
 
     #: Value of keeping the next seat on a colour its draws say it lacks.
     VOID_COLOUR = 2.0
@@ -180,6 +183,34 @@ class HardPolicy:
         # the turn, or we draw ``innocent``.
         gain = p * (draw + guilty + 1) - (1 - p) * (innocent - draw)
         return gain - know.score(ctx, move)
+
+
+#: Variant id -> its hard policy (one instance each, registered with ``@policy``).
+POLICIES: dict[str, HardPolicy] = {}
+
+P = TypeVar("P", bound=type[HardPolicy])
+
+
+def policy(cls: P) -> P:
+    """Class decorator: register an instance of ``cls`` as the hard policy of its
+    ``variant_id``."""
+    if cls.variant_id in POLICIES:
+        raise ValueError(f"a hard policy for {cls.variant_id!r} is registered twice")
+    POLICIES[cls.variant_id] = cls()
+    return cls
+
+
+def policy_for(variant_id: str) -> HardPolicy:
+    """The hard policy of ``variant_id``; ``LookupError`` for a variant without one."""
+    try:
+        return POLICIES[variant_id]
+    except KeyError:
+        raise LookupError(
+            f"no hard policy for variant {variant_id!r} (engine/bots/hard_policy.py)"
+        ) from None
+
+
+policy(HardPolicy)
 
 
 class TurnPlan:
@@ -450,9 +481,12 @@ class DosTurnPlan(TurnPlan):
         return dos_turn.DosTurn(self.ctx).values(self.ctx.legal)
 
 
+@policy
 class DosPolicy(HardPolicy):
     """DOS: the whole turn (matches, the end of the turn, the bonus placements) is
     planned at each of its decisions (``DosTurnPlan``), and the plan picks the move."""
+
+    variant_id = "dos"
 
     PLANNED = frozenset({None, "matching", "drawn", "bonus_place"})
     ROOTS = frozenset({T.MATCH, T.END_TURN, T.PLACE})
@@ -535,9 +569,12 @@ class AllWildPlan(TurnPlan):
         return value
 
 
+@policy
 class AllWildPolicy(HardPolicy):
     """UNO All Wild: normal's values, unless the turn can go out for sure or another
     seat holds ``DANGER`` cards or fewer (then the searched turn)."""
+
+    variant_id = "uno_all_wild"
 
     WINS_ONLY = True
     DANGER = 1
@@ -579,8 +616,11 @@ class HybridPolicy(HardPolicy):
     WINS_ONLY = True
 
 
+@policy
 class SearchHybrid(HybridPolicy):
     """The hybrid, with the Monte Carlo search over its best moves (UNO Flip)."""
+
+    variant_id = "uno_flip"
 
     SEARCH = True
 
@@ -623,6 +663,7 @@ class PizzaPlan(TurnPlan):
         return value - self.POINT * sum(points[c] for c in state.hands[self.seat] if not wild[c])
 
 
+@policy
 class PizzaPolicy(HardPolicy):
     """UNO Pocket Pizza Pizza: the searched turn picks the move (as in classic UNO;
     with two players a Skip, Reverse or Draw One gives another move, and a 5-card hand
@@ -632,6 +673,8 @@ class PizzaPolicy(HardPolicy):
     in points (the winner of the round scores the cards left in the other hands). Its
     turn is ``PizzaPlan``'s (points kept count; Wild Dip and Wild Draw Two held early),
     and it challenges by the guilt rates measured of normal's Wild Draw Two."""
+
+    variant_id = "uno_pocket_pizza"
 
     #: Giving a card of the colour in play (the receiver plays it at once).
     GIVE_ACTIVE = -12.0
@@ -758,10 +801,13 @@ class DuoPlan(TurnPlan):
         return value - self.POINT * danger * sum(points[c] for c in state.hands[self.seat])
 
 
+@policy
 class DuoPolicy(HardPolicy):
     """UNO Duo: the searched turn picks the move (a Skip, a Reverse run, a Wild Draw
     Four or a Draw Two the other seat cannot return keep the turn), scored in points
     (``DuoPlan``)."""
+
+    variant_id = "uno_duo"
 
     #: A challenge of a Wild Draw Four played on this seat while it holds two cards or
     #: fewer: the offender's hand size from which the play looks guilty (a large hand
@@ -780,24 +826,6 @@ class DuoPolicy(HardPolicy):
         pend = ctx.view.get("pending") or {}
         offender = ctx.next_seat(pend.get("player", ctx.seat), -1)
         return self.GUILTY_BIG if ctx.sizes[offender] >= self.BIG_HAND else self.GUILTY_SMALL
-
-
-HYBRID = HybridPolicy()
-DUO = DuoPolicy()
-PIZZA = PizzaPolicy()
-POLICIES: dict[str, HardPolicy] = {
-    "dos": DosPolicy(),
-    "uno_all_wild": AllWildPolicy(),
-    "uno_duo": DUO,
-    "uno_flip": SearchHybrid(),
-    "uno_pocket_pizza": PIZZA,
-}
-
-DEFAULT = HardPolicy()
-
-
-def policy_for(variant_id: str) -> HardPolicy:
-    return POLICIES.get(variant_id, DEFAULT)
 
 
 def choose(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET) -> Move:
@@ -837,4 +865,4 @@ def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET)
     return [ctx.legal[i] for _, _, i in keyed]
 
 
-__all__ = ["DEFAULT", "POLICIES", "HardPolicy", "policy_for", "rank"]
+__all__ = ["POLICIES", "HardPolicy", "policy", "policy_for", "rank"]

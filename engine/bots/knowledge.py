@@ -12,7 +12,7 @@ turns those into:
   random from the cards the seat cannot see, the generator seeded from ``rnd``.
 
 Classic UNO's knowledge is the base; each variant's entry below overrides only what
-differs. ``KNOWLEDGE`` maps every variant id to its entry (tests/test_bots.py fails
+differs. ``KNOWLEDGE`` maps every variant id to its entry (tests/engine/bots/test_bots.py fails
 when a registered variant has none).
 """
 
@@ -71,7 +71,7 @@ SIDES = {"light": 0, "dark": 1}
 def shuffle(rnd: random.Random, x: list[Any]) -> None:
     """``rnd.shuffle(x)``: for a plain ``random.Random`` its very steps (the same
     numbers drawn in the same order, so the same order and the same generator state
-    after it) without a method call per card; tests/test_hard_search_choices.py checks
+    after it) without a method call per card; tests/engine/bots/test_hard_search_choices.py checks
     it against ``random.Random.shuffle``."""
     if type(rnd) is not random.Random:
         rnd.shuffle(x)

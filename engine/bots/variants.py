@@ -1,6 +1,6 @@
 """The per-variant bot knowledge: what each game adds to classic UNO's
 (``engine.bots.knowledge.BotKnowledge``). A new variant gets its entry here
-(docs/ADDING-A-VARIANT.md); tests/test_bots.py fails when one is missing."""
+(docs/ADDING-A-VARIANT.md); tests/engine/bots/test_bots.py fails when one is missing."""
 
 from __future__ import annotations
 

@@ -23,25 +23,30 @@ HOUSE_OPTIONS: tuple[OptionSpec, ...] = (
         "Four), up (as same, and a Wild Draw Four on a Draw Two)",
         choices=("none", "same", "up"),
         stored_at_default=False,
+        label="Stacking draw cards",
     ),
     flag(
         "seven_zero",
         "a 7 swaps hands with the seat its play names (target); a 0 passes every hand to "
         "the next player in the direction of play",
+        label="Seven swaps, zero passes",
     ),
     flag(
         "jump_in",
         "a player holding a card identical to the card in play may play it out of turn; "
         "play goes on from them",
+        label="Jump-in",
     ),
     flag(
         "draw_to_match",
         "a player who draws by choice keeps drawing until a card that can be played",
+        label="Draw to match",
     ),
     flag(
         "forced_play",
         "a player who can play must play: no drawing by choice while holding a playable "
         "card, and a playable drawn card is played at once",
+        label="Forced play",
     ),
     OptionSpec(
         "uno_penalty",
@@ -50,6 +55,7 @@ HOUSE_OPTIONS: tuple[OptionSpec, ...] = (
         minimum=1,
         maximum=10,
         stored_at_default=False,
+        label="Cards drawn for a missed UNO",
     ),
 )
 

@@ -113,6 +113,7 @@ class Flip(UnoRules):
                 "target wins; alternative: every other player scores their own hand, the "
                 "lowest total wins when one reaches the target",
                 choices=("standard", "alternative"),
+                label="Scoring",
             ),
         ]
 

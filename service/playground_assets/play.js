@@ -3,7 +3,8 @@
 // A game is a session (POST /v1/sessions). The page follows it over Server-Sent Events
 // (GET /v1/sessions/{id}/stream). EventSource cannot send a seat token, so the page
 // follows the stream as a spectator (its events are redacted for spectators) and, on
-// each event, re-reads the seat's own view and event log with its token.
+// each event, re-reads the seat's own view and the events since (GET ?after=) with its
+// token.
 
 import { ApiError, call } from './api.js';
 import {
@@ -11,6 +12,8 @@ import {
 } from './words.js';
 
 const $ = (id) => document.getElementById(id);
+/** The game the form opens on. */
+const FIRST_VARIANT = 'uno_classic';
 const el = (tag, { dataset, ...props } = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
   Object.assign(node.dataset, dataset);
@@ -184,18 +187,33 @@ function renderCards(v, ctx) {
   }
 }
 
+/** The legal moves with their words, one per distinct wording: two copies of a card
+ * (two red 7s) are one choice, so one button (the first copy's move). */
+function distinctMoves(ctx) {
+  const seen = new Set();
+  const out = [];
+  for (const move of game.legal) {
+    const label = describeMove(move, ctx);
+    if (!seen.has(label)) {
+      seen.add(label);
+      out.push({ move, label });
+    }
+  }
+  return out;
+}
+
 function renderMoves(ctx) {
   const box = $('moves');
   // A keyboard user who pressed a move keeps the focus on the moves (a disabled button
   // loses it while the move is sent).
   const hadFocus = box.contains(document.activeElement) || game.keepFocus;
-  const buttons = game.legal.map((move, i) => el('button', {
+  const buttons = distinctMoves(ctx).map(({ move, label }, i) => el('button', {
     type: 'button',
     className: `move m-${move.type}`,
     disabled: game.busy,
     onclick: () => sendMove(move),
     dataset: { index: String(i), type: move.type },
-  }, describeMove(move, ctx)));
+  }, label));
   box.replaceChildren(...buttons);
   const v = game.view;
   $('moves-note').textContent = buttons.length ? `${buttons.length} legal move${buttons.length > 1 ? 's' : ''}.`
@@ -219,7 +237,7 @@ function appendLog(events, ctx) {
   log.scrollTop = log.scrollHeight;
 }
 
-/** Show an answer of the session API (SessionState, SessionCreated or SessionMoveAnswer). */
+/** Show an answer of the session API (a SessionState: every call about a seat answers one). */
 function show(answer, events = answer.events || []) {
   // An answer about a version already shown changes nothing (the stream's re-reads).
   if (game.version !== null && answer.version <= game.version && !events.some((e) => e.seq > game.lastSeq)) return;
@@ -256,13 +274,11 @@ async function refresh() {
       game.stale = false;
       const sid = game.sid;
       try {
-        const [state, log] = await Promise.all([
-          call('GET', `/v1/sessions/${sid}`, { token: game.token }),
-          call('GET', `/v1/sessions/${sid}/events?after=${game.lastSeq}`, { token: game.token }),
-        ]);
+        // One call: the seat's view and the events since the last one shown.
+        const state = await call('GET', `/v1/sessions/${sid}?after=${game.lastSeq}`, { token: game.token });
         if (sid !== game.sid) return;
         if ($('error').dataset.code === 'network_error') showError(null);
-        show(state.data, log.data.events);
+        show(state.data);
       } catch (err) {
         showError(err);
       }
@@ -377,7 +393,9 @@ function renderOptions() {
     if (typeof spec.default === 'boolean') { // an on/off option (a house rule): a checkbox
       input = el('input', { id, name, type: 'checkbox', checked: spec.default });
     } else if (spec.choices) {
-      input = el('select', { id, name }, ...spec.choices.map((c) => el('option', { value: c, selected: c === spec.default }, c)));
+      input = el('select', { id, name }, ...spec.choices.map((c) => el('option', {
+        value: c, selected: c === spec.default,
+      }, c.replaceAll('_', ' '))));
     } else {
       input = el('input', { id, name, type: 'text', inputMode: 'numeric', value: String(spec.default) });
     }
@@ -386,11 +404,13 @@ function renderOptions() {
     const hint = spec.choices ? spec.description
       : `${spec.description}; ${spec.minimum} to ${spec.maximum}`;
     box.append(el('div', { className: 'field' },
-      el('label', { htmlFor: id }, name.replaceAll('_', ' ')),
+      el('label', { htmlFor: id }, spec.label),
       input,
       el('small', {}, hint)));
   }
-  $('rules-link').replaceChildren(el('a', { href: variant.rules_url }, `The rules of ${variant.title}`));
+  $('rules-link').replaceChildren(el('a', {
+    href: variant.rules_url, target: '_blank', rel: 'noopener',
+  }, `The rules of ${variant.title}`));
 }
 
 function setupBody() {
@@ -428,7 +448,7 @@ async function start(event) {
       sid: data.session_id,
       seat: data.seat,
       seats: data.seats,
-      token: data.seats[data.seat].token,
+      token: data.token,
       version: null,
       lastSeq: 0,
       busy: false,
@@ -466,7 +486,9 @@ async function init() {
   try {
     const { data } = await call('GET', '/v1/variants');
     for (const v of data.variants) game.variants.set(v.id, v);
-    $('variant').replaceChildren(...data.variants.map((v) => el('option', { value: v.id }, v.title)));
+    $('variant').replaceChildren(...data.variants.map((v) => el('option', {
+      value: v.id, selected: v.id === FIRST_VARIANT,
+    }, v.title)));
     renderOptions();
     document.body.dataset.ready = 'true';
   } catch (err) {

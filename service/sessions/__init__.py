@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 def make_store(config: SessionConfig) -> SessionStore:
     if config.redis_url:
+        from .durability import Durability
         from .redis_store import RedisStore
 
         return RedisStore(
@@ -40,6 +41,7 @@ def make_store(config: SessionConfig) -> SessionStore:
             max_idem=config.max_idem,
             timeout=config.redis_timeout,
             lobby_size=config.lobby_size,
+            durability=Durability(config.redis_min_replicas, config.redis_wait_timeout_ms),
         )
     return MemoryStore(
         config.ttl, config.max_events, max_idem=config.max_idem, lobby_size=config.lobby_size
@@ -62,7 +64,7 @@ def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
         )
     else:
         log.info("sessions: %s store, key prefix %r", store.kind, config.key_prefix)
-    # Load the variant registry now: its lazy first load is not safe under threads.
+    # Load the variant registry at start-up, so no request pays for the first load.
     engine.all_variants()
     mgr = SessionManager(store, config)
     app.extensions["sessions"] = mgr

@@ -3,6 +3,8 @@ session admits (``SpectatorAccess``), and the invitation code a join needs.
 
 Seat tokens, invitation and spectator codes are random secrets the service hands out
 once; the meta keeps only their SHA-256 (``tokens.digest``), compared in constant time.
+A seat's former tokens are kept the same way (``Seat.lost``): a token that stopped
+working is told what became of its seat (``problems.seat_lost``), never another's.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hmac
 
 from . import problems, tokens
+from .events import rfc3339
 from .models import Meta, SpectatorAccess
 
 
@@ -20,7 +23,7 @@ def holder_seat(meta: Meta, token: str | None) -> int:
         raise problems.missing_token("this needs a seat token: Authorization: Bearer <token>")
     seat = tokens.seat_of(token, meta.hashes) if token else None
     if seat is None:
-        raise problems.invalid_token()
+        raise not_a_seat_token(meta, token)
     return seat
 
 
@@ -39,8 +42,27 @@ def reader_seat(meta: Meta, token: str | None) -> int | None:
     if seat is None:
         if token and is_spectator_code(meta, token):
             return None
-        raise problems.invalid_token()
+        raise not_a_seat_token(meta, token)
     return seat
+
+
+def token_seat(meta: Meta, token: str | None) -> int | None:
+    """The seat ``token`` holds now, or None (no problem raised)."""
+    return tokens.seat_of(token, meta.hashes) if token else None
+
+
+def not_a_seat_token(meta: Meta, token: str) -> problems.SessionProblem:
+    """The problem of a token that is no seat's now: ``seat_lost`` when it is a former
+    token of a seat (its hash kept in ``Seat.lost``), else ``invalid_token``."""
+    if token:
+        want = tokens.digest(token)
+        for seat in meta.seats:
+            for lost in seat.lost:
+                if hmac.compare_digest(want, lost.token_sha256):
+                    return problems.seat_lost(
+                        seat.seat, rfc3339(lost.at), lost.reason.value, lost.replaced_by
+                    )
+    return problems.invalid_token()
 
 
 def is_spectator_code(meta: Meta, code: str) -> bool:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import Schema
@@ -35,6 +36,7 @@ from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
 from .streams import sse
 
+T = TypeVar("T")
 log = logging.getLogger("service.sessions")
 bp = Blueprint("sessions", __name__, url_prefix="/v1/sessions")
 
@@ -119,7 +121,7 @@ def idempotency_key(header: str | None) -> str | None:
     return header
 
 
-def _or_problem(read: Any, header: str | None) -> Any:
+def _or_problem(read: Callable[[str | None], T], header: str | None) -> T | SessionProblem:
     """``read(header)``, or the problem it raised (answered later, in the contract's
     order)."""
     try:
@@ -216,7 +218,10 @@ def rematch_session(sid: str) -> Response:
 
 @bp.get("/<sid>")
 def get_session(sid: str) -> Response:
-    return _answer(manager().get(sid, _token()))
+    """The session as the token's seat sees it; with ``?after=N`` the events after N too."""
+    raw = request.args.get("after")
+    after = None if raw is None or raw == "" else _number("after", raw, 0)
+    return _answer(manager().get(sid, _token(), after))
 
 
 @bp.get("/<sid>/legal-moves")

@@ -11,6 +11,13 @@ forced default moves (``engine.forced_move``) at the deadline, the bank is empty
 then on and the seat's timeouts in a row grow by one; M in a row (optional) hand the
 seat to a bot. Any move the seat makes itself resets its timeouts in a row.
 
+The clock starts when every person has been told the game began (``dealt``): it holds
+(``held_for``: the persons not told yet) until each of them has made a request with its
+token after the deal (``told``), or until ``held_until`` (the deal plus the start grace,
+``SESSION_START_GRACE_SECONDS``), whichever comes first. The answer that deals (a join, a
+create, a rematch) tells its own seat. While it holds, every deadline counts from
+``held_until`` at the earliest.
+
 The clock's state lives in the session's meta (``Clock.to_json``), written with the
 commit of each move, so every replica reads the same deadlines.
 """
@@ -34,6 +41,10 @@ class Clock:
     bank: tuple[float, ...]
     #: Timeouts in a row per seat.
     timeouts: tuple[int, ...]
+    #: The persons not told of the deal yet: the clock holds for them (see the module).
+    held_for: tuple[int, ...] = ()
+    #: When the hold ends at the latest (epoch seconds; None: no hold).
+    held_until: float | None = None
 
     @classmethod
     def new(cls, spec: dict[str, Any], seats: int, at: float) -> Clock:
@@ -47,13 +58,42 @@ class Clock:
             (0,) * seats,
         )
 
+    @property
+    def start(self) -> float:
+        """When the current wait counts from: ``started``, or the hold's end while the
+        clock holds."""
+        if self.held_until is None:
+            return self.started
+        return max(self.started, self.held_until)
+
     def deadline(self, seat: int) -> float:
-        return self.started + self.turn_seconds + self.bank[seat]
+        return self.start + self.turn_seconds + self.bank[seat]
 
     def bank_left(self, seat: int, at: float) -> float:
         """``seat``'s bank at ``at``, were it the seat the game waits for."""
-        over = max(0.0, at - self.started - self.turn_seconds)
+        over = max(0.0, at - self.start - self.turn_seconds)
         return max(0.0, self.bank[seat] - over)
+
+    def dealt(self, at: float, untold: tuple[int, ...], grace: float) -> Clock:
+        """The game was dealt at ``at``: the clock holds for the persons ``untold`` (not
+        told by the answer that dealt) for ``grace`` seconds at most (0: no hold)."""
+        if not untold or grace <= 0:
+            return replace(self, started=at, held_for=(), held_until=None)
+        return replace(self, started=at, held_for=tuple(sorted(untold)), held_until=at + grace)
+
+    def told(self, seat: int, at: float) -> Clock:
+        """``seat`` was told of the deal at ``at`` (its first request, or it no longer
+        needs telling: it left, a bot took it). The last one told starts the clock: at
+        ``at``, or at ``held_until`` when that came first."""
+        if seat not in self.held_for:
+            return self
+        rest = tuple(s for s in self.held_for if s != seat)
+        if rest:
+            return replace(self, held_for=rest)
+        until = self.held_until if self.held_until is not None else at
+        return replace(
+            self, started=max(self.started, min(at, until)), held_for=(), held_until=None
+        )
 
     def moved(self, seat: int, waited_for: int | None, at: float) -> Clock:
         """``seat`` moved at ``at`` (the game waited for ``waited_for``): the waited-for
@@ -80,8 +120,9 @@ class Clock:
     def fresh(self, seats: int, at: float) -> Clock:
         """The same settings for a new game (a rematch) starting at ``at``."""
         return replace(
-            self, started=at, bank=(self.bank_seconds,) * seats, timeouts=(0,) * seats
-        )
+            self, started=at, bank=(self.bank_seconds,) * seats, timeouts=(0,) * seats,
+            held_for=(), held_until=None,
+        )  # fmt: skip
 
     def restart(self, at: float) -> Clock:
         """The game waits for a new move from ``at``."""
@@ -92,6 +133,7 @@ class Clock:
         waits for, or None: a bot's move or the game's end)."""
         deadline = self.deadline(waiting) if waiting is not None else None
         bank = [self.bank_left(s, at) if s == waiting else b for s, b in enumerate(self.bank)]
+        holds = self.held_until is not None and at < self.held_until
         return {
             "turn_seconds": self.turn_seconds,
             "bank_seconds": self.bank_seconds,
@@ -101,6 +143,8 @@ class Clock:
             "seconds_left": round(max(0.0, deadline - at), 3) if deadline is not None else None,
             "bank_left": [round(b, 3) for b in bank],
             "timeouts": list(self.timeouts),
+            "held_for": list(self.held_for) if holds else [],
+            "held_until": rfc3339(self.held_until) if holds and self.held_until else None,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +155,8 @@ class Clock:
             "started": self.started,
             "bank": list(self.bank),
             "timeouts": list(self.timeouts),
+            "held_for": list(self.held_for),
+            "held_until": self.held_until,
         }
 
     @classmethod
@@ -122,4 +168,6 @@ class Clock:
             raw["started"],
             tuple(raw["bank"]),
             tuple(raw["timeouts"]),
+            tuple(raw.get("held_for", ())),
+            raw.get("held_until"),
         )

@@ -13,10 +13,13 @@
 | ``SESSION_PRESENCE_SECONDS`` | 30 | a seat is connected when it made a request (or held a stream) this recently |
 | ``SESSION_CACHE_SIZE`` | 10000 | sessions whose last (version, state) a process keeps |
 | ``SESSION_CACHE_HISTORY_BYTES`` | 33554432 (32 MiB) | the bots' round events a process keeps with those states, in all; past it the least recently used sessions' events are dropped and read again with the state on their next load |
+| ``SESSION_START_GRACE_SECONDS`` | 15 | a turn clock starts when every person has read the session after the deal, or this long after the deal, whichever comes first (0: at the deal) |
 | ``SESSION_STREAM_SECONDS`` | 300 | an SSE stream ends after this (clients reconnect) |
 | ``SESSION_HEARTBEAT_SECONDS`` | 15 | SSE comment lines while idle |
 | ``SESSION_RETRY_AFTER`` | 1 | ``Retry-After`` of a 503 when the store is down |
-| ``REDIS_TIMEOUT_SECONDS`` | 0.5 | redis-py connect and socket timeouts |
+| ``REDIS_TIMEOUT_SECONDS`` | 0.5 | redis-py connect and socket timeouts (socket: plus ``REDIS_WAIT_TIMEOUT_MS`` when waiting for replicas) |
+| ``REDIS_MIN_REPLICAS`` | 0 | a session change is answered 2xx only once this many replicas of its node have it (``WAIT``), else 503 ``store_unavailable``; 0: no wait (``durability.py``, docs/redis-durability.md) |
+| ``REDIS_WAIT_TIMEOUT_MS`` | 500 | how long a change waits for those replicas |
 | ``ALLOW_CLIENT_SEED`` | on | off (``0``, ``false``, ``no``, ``off``): a ``seed`` on create is 422 ``client_seed_not_allowed`` |
 """
 
@@ -49,17 +52,20 @@ class SessionConfig:
     cache_history_bytes: int = 32 * 2**20
     lobby_size: int = LOBBY_SIZE
     presence_seconds: float = 30.0
+    start_grace_seconds: float = 15.0
     stream_seconds: float = 300.0
     heartbeat_seconds: float = 15.0
     retry_after: int = 1
     redis_timeout: float = 0.5
+    redis_min_replicas: int = 0
+    redis_wait_timeout_ms: int = 500
     allow_client_seed: bool = True
 
     @classmethod
     def load(cls, config: Mapping[str, Any] | None = None) -> SessionConfig:
         config = config or {}
 
-        def get(name: str, default: Any, kind: type) -> Any:
+        def get(name: str, default: Any, kind: type, zero: bool = False) -> Any:
             raw = config.get(name)
             if raw is None and name in secretfiles.SECRETS:
                 raw = secretfiles.read(name)
@@ -71,8 +77,9 @@ class SessionConfig:
                 value = kind(raw)
             except (TypeError, ValueError):
                 raise ValueError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
-            if kind is not str and value <= 0:
-                raise ValueError(f"{name} must be positive, got {raw!r}")
+            if kind is not str and (value < 0 if zero else value <= 0):
+                wanted = "0 or more" if zero else "positive"
+                raise ValueError(f"{name} must be {wanted}, got {raw!r}")
             return value
 
         def flag(name: str, default: bool) -> bool:
@@ -102,10 +109,15 @@ class SessionConfig:
             cache_history_bytes=get("SESSION_CACHE_HISTORY_BYTES", cls.cache_history_bytes, int),
             lobby_size=get("SESSION_LOBBY_SIZE", cls.lobby_size, int),
             presence_seconds=get("SESSION_PRESENCE_SECONDS", cls.presence_seconds, float),
+            start_grace_seconds=get(
+                "SESSION_START_GRACE_SECONDS", cls.start_grace_seconds, float, zero=True
+            ),
             stream_seconds=get("SESSION_STREAM_SECONDS", cls.stream_seconds, float),
             heartbeat_seconds=get("SESSION_HEARTBEAT_SECONDS", cls.heartbeat_seconds, float),
             retry_after=get("SESSION_RETRY_AFTER", cls.retry_after, int),
             redis_timeout=get("REDIS_TIMEOUT_SECONDS", cls.redis_timeout, float),
+            redis_min_replicas=get("REDIS_MIN_REPLICAS", cls.redis_min_replicas, int, zero=True),
+            redis_wait_timeout_ms=get("REDIS_WAIT_TIMEOUT_MS", cls.redis_wait_timeout_ms, int),
             allow_client_seed=flag("ALLOW_CLIENT_SEED", cls.allow_client_seed),
         )
 

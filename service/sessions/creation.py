@@ -20,9 +20,10 @@ from .clock import Clock
 from .config import Env
 from .lobby import Lobby
 from .models import BotLevel, Meta, OnLeave, Reply, Seat, Snapshot, SpectatorAccess
+from .presence import Presence
 from .records import logged
 from .repo import Repository
-from .views import Views
+from .views import Views, redacted
 
 
 def server_seed() -> int:
@@ -36,16 +37,24 @@ def new_sid() -> str:
 
 class Creation:
     def __init__(
-        self, env: Env, repo: Repository, bots: BotPlayer, lobby: Lobby, views: Views
+        self,
+        env: Env,
+        repo: Repository,
+        bots: BotPlayer,
+        lobby: Lobby,
+        views: Views,
+        presence: Presence,
     ) -> None:
         self.env = env
         self.repo = repo
         self.bots = bots
         self.lobby = lobby
         self.views = views
+        self.presence = presence
 
     def create(self, req: dict[str, Any]) -> Reply:
-        """The session ``req`` asks for (``CreateSession``): the creator's answer, with
+        """The session ``req`` asks for (``CreateSession``): the session as the first
+        named person's seat sees it (that seat is there and told of the deal), with
         each named person's token and the invitation and spectator codes, once."""
         players: list[dict[str, Any]] = req["players"]
         if all(s.get("bot") for s in players):
@@ -63,31 +72,56 @@ class Creation:
             "spectator_code": tokens.new_token() if spectators is SpectatorAccess.CODE else None,
         }
         now = self.env.now()
+        seats = new_seats(players, toks)
+        first = next((s.seat for s in seats if s.person), None)
         meta = Meta(
-            state.variant, new_seats(players, toks), now, client_seeded,
+            state.variant, seats, now, client_seeded,
             seed=seed, dealer=dealer, options=options, public=bool(req.get("public")),
             invite_sha256=access.hashed(codes["invitation_code"]),
             spectators=spectators,
             spectator_sha256=access.hashed(codes["spectator_code"]),
             on_leave=OnLeave(req.get("on_leave", "bot")),
-            clock=(
-                Clock.new(req["clock"], len(players), now)
-                if req.get("clock") is not None else None
-            ),
+            clock=self._clock(req.get("clock"), seats, first, now, dealt=not waiting),
         )  # fmt: skip
-        c, events = self.open(new_sid(), meta, None if waiting else (state, setup))
+        sid = new_sid()
+        seen = self.presence.due(sid, first)
+        c, events = self.open(sid, meta, None if waiting else (state, setup), seen)
         if waiting and meta.public:
             self.lobby.add(c.sid, meta)
-        body = self.views.created(c, toks, events)
-        body.update(codes)
+        body = self.views.answer(c, first, first, redacted(events, 1, first), toks, **codes)
+        if first is not None:
+            body["token"] = toks[first]
         return Reply(orjson.dumps(body), 1)
 
+    def _clock(
+        self,
+        spec: dict[str, Any] | None,
+        seats: tuple[Seat, ...],
+        first: int | None,
+        now: float,
+        dealt: bool,
+    ) -> Clock | None:
+        """The clock ``spec`` asks for; dealt now, it holds for the persons but ``first``
+        (the creator's answer tells that seat)."""
+        if spec is None:
+            return None
+        clock = Clock.new(spec, len(seats), now)
+        if not dealt:
+            return clock
+        untold = tuple(s.seat for s in seats if s.person and s.seat != first)
+        return clock.dealt(now, untold, self.env.config.start_grace_seconds)
+
     def open(
-        self, sid: str, meta: Meta, dealt: tuple[State, list[Event]] | None
+        self,
+        sid: str,
+        meta: Meta,
+        dealt: tuple[State, list[Event]] | None,
+        seen: tuple[int, int] | None = None,
     ) -> tuple[Snapshot, list[Event]]:
         """Store the session ``sid`` at version 1: ``dealt`` (the state and the deal's
         events) with the bots' first moves, or nothing dealt (None: it waits for its
-        open seats). The snapshot stored and its events."""
+        open seats); ``seen``: a seat there (presence). The snapshot stored and its
+        events."""
         state: State | None = None
         events: list[Event] = []
         moves: list[bytes] = []
@@ -97,6 +131,8 @@ class Creation:
             events = setup + bot_events
             moves = logged(made, "bot", meta.created)
         c = self.repo.create(Snapshot(sid, 1, len(events), state, meta), events, moves)
+        if seen is not None:
+            self.repo.store.touch(sid, *seen)
         return c, events
 
     def _seed(self, seed: int | None) -> tuple[int, bool]:

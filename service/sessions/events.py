@@ -6,7 +6,7 @@ event log and the stream) and carry no hidden information: ``engine.redact`` pas
 event without a ``secret`` through unchanged. A seat is named ``player``, as in the
 engine's events. ``SESSION_EVENTS`` names each type once,
 with its fields; the spec's ``Event`` union has one member per entry
-(tests/sessions/test_lobby.py and test_clocks.py check they agree). To add one: an entry
+(tests/sessions/api/test_lobby.py and test_clocks.py check they agree). To add one: an entry
 here and its member in the spec's ``Event`` union.
 """
 

@@ -18,17 +18,18 @@ the work to the part whose job it is.
 | ``lobby.Lobby`` | the public lobby |
 | ``moves.Moves`` | a seat's move, idempotent, with the bots' replies |
 | ``timekeeper.Timekeeper`` | what the clock owes, the bots' held-back chains, the next deadline |
-| ``presence.Presence`` | which seats are connected |
+| ``presence.Presence`` | which seats are connected (``connected`` in every answer's seats) |
 | ``records.Records`` | the move log and the game's record |
 | ``streams.Streams`` | the event stream |
-| ``views`` | every answer's body, redacted for the caller |
+| ``views`` | every answer's body, redacted for the caller: one seat answer for create, join, get, move, leave and rematch |
 | ``access`` | seat tokens, invitation and spectator codes |
 
-Every request that touches a session first settles it (``Timekeeper.settle``): what its
-clock owes, and the bots' next chain when a game whose seats all went to bots waits
-for them. Time is read from ``SessionManager.now`` (``time.time`` unless a test sets
-another); the settings from ``SessionManager.config``. Both live in one ``Env`` that
-every part shares.
+Every request that touches a session first settles it (``Timekeeper.settle``): the
+caller's seat told of the deal when the clock holds for it, what its clock owes, and
+the bots' next chain when a game whose seats all went to bots waits for them. Time is
+read from ``SessionManager.now`` (``time.time`` unless a test sets another); the
+settings from ``SessionManager.config``. Both live in one ``Env`` that every part
+shares.
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ from .cache import SnapshotCache
 from .config import Env, SessionConfig
 from .creation import Creation
 from .lobby import Lobby
-from .models import MoveRequest, Reply
+from .models import MoveRequest, Reply, Snapshot
 from .moves import Moves
 from .presence import Presence
 from .records import Records
 from .rematch import Rematches
 from .repo import Repository
 from .seats import Seats
-from .store import SessionStore, StoreUnavailable
+from .store import Loaded, SessionStore, StoreUnavailable
 from .streams import MAX_EVENTS_PAGE, Item, Streams
 from .timekeeper import Timekeeper
 from .views import Views, event_row, legal_moves
@@ -68,15 +69,15 @@ class SessionManager:
         self.env = Env(config)
         self.store = store
         self.cache = SnapshotCache(self.env)
-        self.repo = Repository(store, self.cache)
-        bots = BotPlayer(self.env)
-        self.views = Views(self.env)
         self.presence = Presence(self.env, self.cache)
+        self.repo = Repository(store, self.cache, self.presence.learn)
+        bots = BotPlayer(self.env)
+        self.views = Views(self.env, self.presence)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
         self.listing = Lobby(store)
-        self.creation = Creation(self.env, self.repo, bots, self.listing, self.views)
-        self.seats = Seats(self.env, self.repo, bots, self.listing)
-        self.rematches = Rematches(self.env, self.repo, self.creation)
+        self.creation = Creation(self.env, self.repo, bots, self.listing, self.views, self.presence)
+        self.seats = Seats(self.env, self.repo, bots, self.listing, self.views, self.presence)
+        self.rematches = Rematches(self.env, self.repo, self.creation, self.views, self.presence)
         self.moves = Moves(self.env, self.repo, bots, self.timekeeper, self.presence, self.views)
         self.records = Records(store)
         self.streams = Streams(self.env, self.repo, self.timekeeper, self.presence)
@@ -127,29 +128,29 @@ class SessionManager:
     def lobby(self, variant: str | None, cursor: str | None, limit: int) -> Reply:
         return self.listing.page(variant, cursor, limit)
 
-    def get(self, sid: str, token: str | None) -> Reply:
-        """The session as the caller's seat (or a spectator) sees it, with presence."""
-        seen = self.presence.due(sid, self.presence.known_seat(sid, token))
-        c, loaded = self.repo.load(sid, seen=seen)
-        c = self.timekeeper.settle(c)
-        seat = access.reader_seat(c.meta, token)
-        body = self.views.seat_answer(c, seat)
-        body["seats"] = self.presence.seats(c.meta, loaded.seen)
+    def get(self, sid: str, token: str | None, after: int | None = None) -> Reply:
+        """The session as the caller's seat (or a spectator) sees it, with presence, and
+        the events after ``after`` (none when None; a page at most)."""
+        c, seat, loaded = self._read(sid, token)
+        events: list[dict[str, Any]] = []
+        if after is not None:
+            rows = self.store.events(sid, after, MAX_EVENTS_PAGE)
+            events = [event_row(seq, ev, seat) for seq, ev in rows]
+        body = self.views.answer(c, seat, seat, events)
         return Reply(orjson.dumps(body), c.version)
 
     def legal_moves(self, sid: str, token: str | None) -> Reply:
-        c = self.timekeeper.settle(self.repo.load(sid)[0])
+        c, _ = self.repo.load(sid)
+        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
         seat = access.holder_seat(c.meta, token)
+        self.presence.keep(self.store, sid, seat)
         body = {"session_id": sid, "version": c.version, "seat": seat}
         body["moves"] = legal_moves(c.state, seat)
         return Reply(orjson.dumps(body), c.version)
 
     def events(self, sid: str, token: str | None, after: int, limit: int) -> Reply:
         """A page of the event log after ``after``, redacted for the caller."""
-        seen = self.presence.due(sid, self.presence.known_seat(sid, token))
-        c, _ = self.repo.load(sid, seen=seen)
-        c = self.timekeeper.settle(c)
-        seat = access.reader_seat(c.meta, token)
+        c, seat, _ = self._read(sid, token)
         rows = self.store.events(sid, after, min(limit, MAX_EVENTS_PAGE))
         body = {
             "session_id": sid,
@@ -161,8 +162,22 @@ class SessionManager:
         }
         return Reply(orjson.dumps(body), c.version)
 
+    def _read(self, sid: str, token: str | None) -> tuple[Snapshot, int | None, Loaded]:
+        """A read by ``token``'s seat (or a spectator): the session loaded and settled
+        (the seat told of the deal), the seat, what the store read. The seat is there
+        (presence): recorded with the load when this process knew the seat, else after."""
+        hint = self.presence.known_seat(sid, token)
+        c, loaded = self.repo.load(sid, seen=self.presence.due(sid, hint))
+        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
+        seat = access.reader_seat(c.meta, token)
+        if seat is not None and seat != hint:
+            self.presence.keep(self.store, sid, seat)
+        return c, seat, loaded
+
     def record(self, sid: str, token: str | None) -> Reply:
-        return self.records.record(self.timekeeper.settle(self.repo.load(sid)[0]), token)
+        c, _ = self.repo.load(sid)
+        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
+        return self.records.record(c, token)
 
     def open_stream(
         self, sid: str, token: str | None, after: int, until: float

@@ -77,6 +77,41 @@ class OnLeave(StrEnum):
     BOT = "bot"
 
 
+class LostReason(StrEnum):
+    """Why a seat token stopped working (its own problem code: ``problems.seat_lost``)."""
+
+    #: The seat left (``leave``): open again before the start, a bot's after it.
+    LEFT = "left"
+    #: A bot took the seat after ``max_timeouts`` timeouts in a row.
+    TIMEOUTS = "timeouts"
+
+
+#: The most former tokens a seat keeps (the newest): the person who held one is told
+#: what became of the seat, for the session's life.
+LOST_TOKENS = 4
+
+
+@dataclass(frozen=True)
+class LostToken:
+    """A seat token that stopped working: its SHA-256, when (epoch seconds), why, and
+    what holds the seat since (``"open"`` or ``"bot"``)."""
+
+    token_sha256: str
+    at: float
+    reason: LostReason
+    replaced_by: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "token_sha256": self.token_sha256, "at": self.at, "reason": self.reason.value,
+            "replaced_by": self.replaced_by,
+        }  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LostToken:
+        return cls(d["token_sha256"], d["at"], LostReason(d["reason"]), d["replaced_by"])
+
+
 class Status(StrEnum):
     """Where a session stands."""
 
@@ -95,18 +130,37 @@ class Seat:
     token_sha256: str | None
     #: Nobody has the seat yet (a person takes it with ``join``).
     open: bool = False
+    #: The seat's former tokens (the newest ``LOST_TOKENS``), oldest first.
+    lost: tuple[LostToken, ...] = ()
+
+    @property
+    def person(self) -> bool:
+        """A person holds the seat (not a bot, not open)."""
+        return self.bot is None and not self.open
+
+    def losing_token(
+        self, at: float, reason: LostReason, replaced_by: str
+    ) -> tuple[LostToken, ...]:
+        """``lost`` with the seat's token added (as lost at ``at`` for ``reason``)."""
+        if self.token_sha256 is None:
+            return self.lost
+        gone = LostToken(self.token_sha256, at, reason, replaced_by)
+        return (*self.lost, gone)[-LOST_TOKENS:]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "seat": self.seat, "name": self.name, "bot": wire_bot(self.bot),
             "token_sha256": self.token_sha256, "open": self.open,
         }  # fmt: skip
+        if self.lost:
+            d["lost"] = [t.to_dict() for t in self.lost]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Seat:
         return cls(
             d["seat"], d["name"], BotLevel.from_wire(d["bot"]), d["token_sha256"],
-            d.get("open", False),
+            d.get("open", False), tuple(LostToken.from_dict(t) for t in d.get("lost", ())),
         )  # fmt: skip
 
 
@@ -133,6 +187,11 @@ class Meta:
     rematch: str | None = None
     #: The turn clock and its state (None: no clock).
     clock: Clock | None = None
+    #: The first version that shows the same game as this one: since it, only quiet
+    #: changes were committed (a seat told of the deal, a rematch seat claimed), so a
+    #: move that answers any version from it on is judged on this one (None: this
+    #: version changed the game).
+    quiet_from: int | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -156,11 +215,26 @@ class Meta:
     def open_seats(self) -> list[int]:
         return [s.seat for s in self.seats if s.open]
 
+    @cached_property
+    def persons(self) -> tuple[int, ...]:
+        """The seats people hold."""
+        return tuple(s.seat for s in self.seats if s.person)
+
     def with_seat(self, seat: Seat) -> Meta:
         """This meta with ``seat`` in its place."""
         seats = list(self.seats)
         seats[seat.seat] = seat
         return replace(self, seats=tuple(seats))
+
+    def handed_to_bot(self, seat: int, at: float, reason: LostReason) -> Meta:
+        """This meta with ``seat`` played by the simple bot from ``at`` on (a seat that
+        left the game or ran out of time too often): its token no longer works, and is
+        kept as lost for ``reason``."""
+        old = self.seats[seat]
+        lost = old.losing_token(at, reason, "bot")
+        return self.with_seat(
+            replace(old, bot=BotLevel.SIMPLE, token_sha256=None, open=False, lost=lost)
+        )
 
     def to_json(self) -> bytes:
         return orjson.dumps({
@@ -178,6 +252,7 @@ class Meta:
             "on_leave": self.on_leave.value,
             "rematch": self.rematch,
             "clock": self.clock.to_json() if self.clock is not None else None,
+            "quiet_from": self.quiet_from,
         })  # fmt: skip
 
     @classmethod
@@ -199,6 +274,7 @@ class Meta:
             OnLeave(d.get("on_leave", "bot")),
             d.get("rematch"),
             Clock.from_json(clock) if clock else None,
+            d.get("quiet_from"),
         )
 
 
@@ -234,10 +310,22 @@ class Snapshot:
         """The bytes of the bots' history this copy holds."""
         return sum(map(len, self.history)) if self.history else 0
 
-    def then(self, state: State | None, meta: Meta, events: int) -> Snapshot:
+    def then(self, state: State | None, meta: Meta, events: int, quiet: bool = False) -> Snapshot:
         """The next version: ``state`` and ``meta`` after ``events`` more events (its
-        history is the repository's to fill in when it commits)."""
+        history is the repository's to fill in when it commits). ``quiet``: the game is
+        the same (``Meta.quiet_from``)."""
+        if quiet:
+            first = self.meta.quiet_from if self.meta.quiet_from is not None else self.version
+            meta = replace(meta, quiet_from=first)
+        elif meta.quiet_from is not None:
+            meta = replace(meta, quiet_from=None)
         return Snapshot(self.sid, self.version + 1, self.seq + events, state, meta)
+
+    def answers(self, version: int) -> bool:
+        """A move that answers ``version`` is judged on this copy: it is this version,
+        or one since which only quiet changes were made (``Meta.quiet_from``)."""
+        quiet = self.meta.quiet_from
+        return version == self.version or (quiet is not None and quiet <= version < self.version)
 
     def dealt(self) -> State:
         """The game's state (409 ``session_waiting`` while seats are open)."""

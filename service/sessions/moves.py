@@ -72,7 +72,7 @@ class Moves:
         c, loaded = self.repo.current(sid)
         seat = access.holder_seat(c.meta, req.token)
         c.dealt()
-        settled = self.timekeeper.settle(c, now)
+        settled = self.timekeeper.settle(c, now, caller=seat)
         if settled is not c:  # the clock moved first: the move is judged on the new state
             c, loaded = settled, None
             seat = access.holder_seat(c.meta, req.token)
@@ -85,15 +85,15 @@ class Moves:
             raise problems.move_limit_reached(current.move_count)
         state, events = problems.judged(engine.apply, current, ask.move)
         state, bot_events, made = self.bots.play(
-            sid, ask.expected, state, at.meta, events, before=at.history
+            sid, at.version, state, at.meta, events, before=at.history
         )
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
         meta = clock_moved(at.meta, ask.seat, current, state, now, ask.move)
         new = at.then(state, meta, len(events))
+        seen = self.presence.due(sid, ask.seat)
         out = self.views.moved(new, ask.seat, events, at.seq + 1)
         idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
-        seen = self.presence.due(sid, ask.seat)
         done = self.repo.commit(at, new, events, moves, idem, seen)
         if isinstance(done, Snapshot):
             return Reply(out, done.version)
@@ -102,20 +102,21 @@ class Moves:
         raise problems.version_mismatch(done.version)
 
     def _at_version(self, c: Snapshot, loaded: Loaded | None, ask: Ask) -> Snapshot | Reply:
-        """The session at the version the move answers, or the stored answer of an
-        earlier try with the same Idempotency-Key (its replay), or 412.
+        """The session at the version the move answers (or a later one that shows the
+        same game: ``Snapshot.answers``), or the stored answer of an earlier try with
+        the same Idempotency-Key (its replay), or 412.
 
         When the cached copy is at that version nothing is read (the commit's
         compare-and-set judges it, and finds a stored answer itself). Otherwise the cache
         is behind (or the client is): the session, and the answer stored under the key,
         are read before the version is judged."""
-        if c.version == ask.expected:
+        if c.answers(ask.expected):
             return c
         if loaded is None or ask.idem_key is not None:
             c, loaded = self.repo.load(c.sid, ask.idem_key)
         if loaded.idem is not None:
             return replay(loaded.idem, ask.fingerprint)
-        if c.version != ask.expected:
+        if not c.answers(ask.expected):
             raise problems.version_mismatch(c.version)
         return c
 

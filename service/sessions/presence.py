@@ -1,24 +1,26 @@
-"""Presence: which seats are connected (``connected`` in a read's seats).
+"""Presence: which seats are connected (``connected`` in every answer's seats).
 
-A seat is connected when it made a request, or held a stream open, in the last
-``presence_seconds``. The time rides on the store call the request makes anyway (the
-read's or the move's commit: ``seen``), written at most once per half
-``presence_seconds`` per process and seat; an open stream writes it on its own
-(``keep``) at the same pace.
+A seat is connected when it made a request with its token (a read, a move, its join),
+or held a stream open, in the last ``presence_seconds``. The time rides on the store
+call the request makes anyway (the read's, the move's or the join's commit: ``seen``),
+written at most once per half ``presence_seconds`` per process and seat; an open stream
+writes it on its own (``keep``) at the same pace, and so does a read that could not
+name its seat before the store call.
+
+Each process remembers the times it read or wrote (``learn``, ``due``): an answer that
+reads nothing (a move, a join) shows the seats as this process last knew them.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
 
 from . import tokens
 from .cache import SnapshotCache
 from .config import Env
 from .models import Meta
 from .store import SessionStore
-from .views import public_seats
 
 
 class Presence:
@@ -27,6 +29,8 @@ class Presence:
         self._cache = cache
         #: When this process last recorded each (session, seat) as seen.
         self._recorded: OrderedDict[tuple[str, int], float] = OrderedDict()
+        #: What this process knows of each session's presence: seat -> epoch ms.
+        self._known: OrderedDict[str, dict[int, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def due(self, sid: str, seat: int | None) -> tuple[int, int] | None:
@@ -45,7 +49,19 @@ class Presence:
             self._recorded.move_to_end(key)
             while len(self._recorded) > config.cache_size:
                 self._recorded.popitem(last=False)
-        return seat, int(now * 1000)
+        seen = seat, int(now * 1000)
+        self.learn(sid, dict([seen]))
+        return seen
+
+    def learn(self, sid: str, seen: dict[int, int]) -> None:
+        """Remember ``seen`` (seat -> epoch ms, as a store call read or wrote it)."""
+        with self._lock:
+            known = self._known.setdefault(sid, {})
+            for seat, ms in seen.items():
+                known[seat] = max(ms, known.get(seat, ms))
+            self._known.move_to_end(sid)
+            while len(self._known) > self.env.config.cache_size:
+                self._known.popitem(last=False)
 
     def known_seat(self, sid: str, token: str | None) -> int | None:
         """The token's seat by this process's cached copy (no read; None if unknown)."""
@@ -55,16 +71,16 @@ class Presence:
         return tokens.seat_of(token, hit.meta.hashes)
 
     def keep(self, store: SessionStore, sid: str, seat: int | None) -> None:
-        """An open stream keeps its seat connected (recorded at most every half period)."""
+        """Record ``seat`` as there on its own (an open stream, a read that named its
+        seat only after the store call): at most every half period."""
         seen = self.due(sid, seat)
         if seen is not None:
             store.touch(sid, *seen)
 
-    def seats(self, meta: Meta, seen: dict[int, int]) -> list[dict[str, Any]]:
-        """The seats, each with ``connected``: seen in the last ``presence_seconds``
-        (``seen``: seat -> epoch ms, as the store read it)."""
+    def connected(self, sid: str, meta: Meta) -> frozenset[int]:
+        """The persons' seats seen in the last ``presence_seconds`` (as this process
+        knows: see ``learn``)."""
         since = (self.env.now() - self.env.config.presence_seconds) * 1000
-        return [
-            {**s, "connected": not s["bot"] and seen.get(s["seat"], -1) >= since}
-            for s in public_seats(meta)
-        ]
+        with self._lock:
+            known = dict(self._known.get(sid, {}))
+        return frozenset(s for s in meta.persons if known.get(s, -1) >= since)

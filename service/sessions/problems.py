@@ -87,6 +87,23 @@ def invalid_token() -> ApiProblem:
     )
 
 
+def seat_lost(seat: int, at: str, reason: str, replaced_by: str) -> ApiProblem:
+    """A former token of ``seat``: 401 ``seat_taken_by_bot`` (after its timeouts) or
+    ``seat_left`` (it left), with when (``at``, RFC 3339), why and what holds it now."""
+    headers = {"WWW-Authenticate": f'{REALM}, error="invalid_token"'}
+    extra = {"seat": seat, "at": at, "reason": reason, "replaced_by": replaced_by}
+    if reason == "timeouts":
+        return ApiProblem(
+            401, "seat_taken_by_bot",
+            f"a bot took seat {seat} at {at}: it ran out of time too often in a row",
+            headers, **extra,
+        )  # fmt: skip
+    now = "a bot plays it now" if replaced_by == "bot" else "it is open again"
+    return ApiProblem(
+        401, "seat_left", f"seat {seat} left the session at {at}; {now}", headers, **extra
+    )
+
+
 def invalid_invitation() -> ApiProblem:
     return ApiProblem(403, "invalid_invitation", "this is not the invitation code of this session")
 

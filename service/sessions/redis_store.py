@@ -34,10 +34,11 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.cluster import RedisCluster
 
+from .durability import NO_WAIT, Durability
 from .redis_client import REDIS_ERRORS, SlotRouter, guarded
 from .store import (
     HISTORY_EVENTS,
@@ -48,6 +49,8 @@ from .store import (
     SessionStore,
     Subscription,
 )
+
+T = TypeVar("T")
 
 # KEYS: state, meta, events, idem, idemq, channel, moves.
 # ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, number of events,
@@ -150,9 +153,11 @@ class RedisStore(SessionStore):
         timeout: float = 0.5,
         lobby_size: int = LOBBY_SIZE,
         slot_clients: bool = True,
+        durability: Durability = NO_WAIT,
     ) -> None:
         super().__init__(ttl, max_events, max_idem, lobby_size)
-        self.router = SlotRouter(url, client, timeout, slot_clients)
+        self.router = SlotRouter(url, client, durability.socket_timeout(timeout), slot_clients)
+        self.durability = durability
         self.cluster = self.router.cluster
         self.slot_clients = self.router.slot_clients
         if self.cluster:
@@ -165,6 +170,16 @@ class RedisStore(SessionStore):
     def redis(self) -> Any:
         """The client (``SlotRouter.client``)."""
         return self.router.client
+
+    def _run(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        """The script ``name`` over ``keys`` (one slot) with ``args``, confirmed."""
+        return self._confirmed(keys[0], self.router.run(name, source, keys, args))
+
+    def _confirmed(self, key: str, result: T) -> T:
+        """``result``, once the replicas have all ``key``'s node wrote (``Durability``)."""
+        if self.durability.waits:
+            self.durability.confirm(self.redis, key)
+        return result
 
     def _keys(self, sid: str) -> list[str]:
         base = f"{self.prefix}{{{sid}}}"
@@ -248,7 +263,7 @@ class RedisStore(SessionStore):
             len(events), *events, *moves,
         ]  # fmt: skip
 
-        v, n = self.router.run("create", CREATE, self._keys(sid), args)
+        v, n = self._run("create", CREATE, self._keys(sid), args)
         return Commit("ok", int(v), int(n))
 
     def load(
@@ -286,6 +301,8 @@ class RedisStore(SessionStore):
         v, seq, state, since = row[:4]
         if v is None or meta is None:
             return None
+        if idem_key and res[3] is not None:  # a replay: its move must be on the replicas
+            self._confirmed(state_key, None)
         presence = {int(k): int(t) for k, t in last.items()}
         history = tuple(fields[1] for _, fields in reversed(row[4])) if len(row) > 4 else None
         return Loaded(
@@ -314,7 +331,7 @@ class RedisStore(SessionStore):
             *request.events, *request.moves,
         ]  # fmt: skip
 
-        res = self.router.run("commit", COMMIT, self._keys(request.sid), args)
+        res = self._run("commit", COMMIT, self._keys(request.sid), args)
         status = res[0].decode()
         if status == "ok":
             return Commit("ok", int(res[1]), int(res[2]))
@@ -336,7 +353,7 @@ class RedisStore(SessionStore):
         return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
 
     def delete(self, sid: str) -> bool:
-        return bool(self.router.run("delete", DELETE, self._keys(sid), [self._publish]))
+        return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))
 
     def subscribe(self, sid: str) -> Subscription:
         return _RedisSubscription(self, sid)

@@ -4,12 +4,15 @@ The first call makes the next game (a new server seed, the next dealer, the same
 variant, options and clock settings; no seat has a token yet) and links it from the
 finished session with a compare-and-set; a call that loses that race deletes the game it
 made and answers the linked one. Each call then claims its seat in the next game: a new
-token for the caller, once.
+token for the caller, once, with the next game as that seat sees it (the seat is there
+and told of the deal: the clock holds for the seats that have not asked yet).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+
+import orjson
 
 import engine
 
@@ -18,15 +21,21 @@ from .config import Env
 from .creation import Creation, new_sid, server_seed
 from .events import session_event
 from .models import Meta, Reply, Snapshot, Status
+from .presence import Presence
 from .repo import Change, Repository
-from .views import seat_changed
+from .streams import MAX_EVENTS_PAGE
+from .views import Views, event_row
 
 
 class Rematches:
-    def __init__(self, env: Env, repo: Repository, creation: Creation) -> None:
+    def __init__(
+        self, env: Env, repo: Repository, creation: Creation, views: Views, presence: Presence
+    ) -> None:
         self.env = env
         self.repo = repo
         self.creation = creation
+        self.views = views
+        self.presence = presence
 
     def rematch(self, sid: str, token: str | None) -> Reply:
         """The next game of ``sid`` (made by the first call, found by the others), and a
@@ -41,10 +50,16 @@ class Rematches:
         def claim(n: Snapshot) -> Change[None]:
             seats = n.meta.seats
             meta = n.meta.with_seat(replace(seats[seat], token_sha256=tokens.digest(new_token)))
-            return Change(None, n.then(n.state, meta, 0), [], [])
+            if meta.clock is not None:
+                meta = replace(meta, clock=meta.clock.told(seat, self.env.now()))
+            seen = self.presence.due(next_sid, seat)
+            return Change(None, n.then(n.state, meta, 0, quiet=True), [], [], seen)
 
         n, _ = self.repo.change(next_sid, claim)
-        return seat_changed(n, seat, previous_session_id=sid, token=new_token)
+        rows = self.repo.store.events(next_sid, 0, MAX_EVENTS_PAGE)
+        events = [event_row(seq, raw, seat) for seq, raw in rows]
+        body = self.views.answer(n, seat, seat, events, token=new_token, previous_session_id=sid)
+        return Reply(orjson.dumps(body), n.version)
 
     def _make(self, c: Snapshot) -> str:
         """Make the next game and link it from ``c``'s session: its id, or the id of the
@@ -79,10 +94,14 @@ class Rematches:
         """The meta of the game after one of ``meta``: ``seed`` (the server's), ``dealer``,
         the same seats (none with a token yet), variant, options and clock settings."""
         now = self.env.now()
+        clock = None
+        if meta.clock is not None:  # it holds until each person has claimed its seat
+            clock = meta.clock.fresh(len(meta.seats), now).dealt(
+                now, meta.persons, self.env.config.start_grace_seconds
+            )
         return replace(
             meta,
-            seats=tuple(replace(s, token_sha256=None) for s in meta.seats),
+            seats=tuple(replace(s, token_sha256=None, lost=()) for s in meta.seats),
             created=now, client_seeded=False, seed=seed, dealer=dealer,
-            public=False, invite_sha256=None, rematch=None,
-            clock=meta.clock and meta.clock.fresh(len(meta.seats), now),
+            public=False, invite_sha256=None, rematch=None, clock=clock,
         )  # fmt: skip

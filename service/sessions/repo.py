@@ -54,12 +54,21 @@ class Change(Generic[R]):
     new: Snapshot | None = None
     events: list[Event] = field(default_factory=list)
     moves: list[bytes] = field(default_factory=list)
+    #: Presence to record with the commit: ``(seat, epoch ms)``.
+    seen: tuple[int, int] | None = None
 
 
 class Repository:
-    def __init__(self, store: SessionStore, cache: SnapshotCache) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        cache: SnapshotCache,
+        on_seen: Callable[[str, dict[int, int]], None] | None = None,
+    ) -> None:
         self.store = store
         self.cache = cache
+        #: Told the presence each load reads (``Presence.learn``).
+        self.on_seen = on_seen
 
     # ------------------------------------------------------------------ reading
     def load(
@@ -76,6 +85,8 @@ class Repository:
         if loaded is None:
             self.cache.forget(sid)
             raise problems.not_found(sid)
+        if self.on_seen is not None and loaded.seen:
+            self.on_seen(sid, loaded.seen)
         hit = self.cache.get(sid)
         history = loaded.history if loaded.history_from else ()
         if hit is not None and hit.version == loaded.version:
@@ -171,7 +182,7 @@ class Repository:
             change = step(c)
             if change.new is None:
                 return c, change.result
-            done = self.commit(c, change.new, change.events, change.moves)
+            done = self.commit(c, change.new, change.events, change.moves, seen=change.seen)
             if isinstance(done, Snapshot):
                 return done, change.result
             c = None

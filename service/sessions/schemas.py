@@ -7,6 +7,9 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 import engine.bots
+from service.fields import Bool, Int
+
+from .models import OnLeave, SpectatorAccess
 
 MAX_SEED = (1 << 64) - 1
 MAX_SEATS = 10
@@ -25,20 +28,10 @@ class BotField(fields.Field):
         )
 
 
-#: Spectator access: ``anyone`` with the session id, holders of the ``code`` (the
-#: spectator code, sent as ``Authorization: Bearer <code>``), or the ``seats`` only.
-SPECTATORS = ("anyone", "code", "seats")
-#: A seat that leaves after the start is played by a bot (the only mode: see docs/sessions.md).
-ON_LEAVE = ("bot",)
-
-
-class StrictBoolean(fields.Boolean):
-    """JSON true or false only (marshmallow's Boolean also takes 0, 1, "yes" ...)."""
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise ValidationError("Not a valid boolean.")
-        return value
+#: Spectator access (``models.SpectatorAccess``).
+SPECTATORS = tuple(a.value for a in SpectatorAccess)
+#: What becomes of a seat that leaves after the start (``models.OnLeave``).
+ON_LEAVE = tuple(o.value for o in OnLeave)
 
 
 class SeatSpec(Schema):
@@ -48,7 +41,7 @@ class SeatSpec(Schema):
     name = fields.String(validate=validate.Length(min=1, max=40))
     bot = BotField(load_default=False)
     #: An open seat: nobody has it yet; a person takes it with ``POST .../join``.
-    open = StrictBoolean(load_default=False)
+    open = Bool(load_default=False)
 
     @validates_schema
     def _open_is_alone(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -56,14 +49,19 @@ class SeatSpec(Schema):
             raise ValidationError("an open seat has no name and is not a bot", "open")
 
 
+#: A seat count as ``Players`` reads it: ``6`` or ``6.0``, as every integer field.
+_SEAT_COUNT = Int()
+
+
 class Players(fields.Field):
     """A seat count, or a list of seats ``{name?, bot?}``."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not 1 <= value <= MAX_SEATS:
+        if type(value) is int or type(value) is float:
+            count = _SEAT_COUNT.deserialize(value)
+            if not 1 <= count <= MAX_SEATS:
                 raise ValidationError(f"must be from 1 to {MAX_SEATS}")
-            return [{"bot": False, "open": False} for _ in range(value)]
+            return [{"bot": False, "open": False} for _ in range(count)]
         if isinstance(value, list):
             if not 1 <= len(value) <= MAX_SEATS:
                 raise ValidationError(f"must list 1 to {MAX_SEATS} seats")
@@ -83,15 +81,9 @@ class ClockSpec(Schema):
     class Meta:
         unknown = RAISE
 
-    turn_seconds = fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=1, max=MAX_CLOCK_SECONDS)
-    )
-    bank_seconds = fields.Integer(
-        strict=True, load_default=0, validate=validate.Range(min=0, max=MAX_CLOCK_SECONDS)
-    )
-    max_timeouts = fields.Integer(
-        strict=True, load_default=None, validate=validate.Range(min=1, max=1000)
-    )
+    turn_seconds = Int(required=True, validate=validate.Range(min=1, max=MAX_CLOCK_SECONDS))
+    bank_seconds = Int(load_default=0, validate=validate.Range(min=0, max=MAX_CLOCK_SECONDS))
+    max_timeouts = Int(load_default=None, validate=validate.Range(min=1, max=1000))
 
 
 class CreateSession(Schema):
@@ -100,12 +92,12 @@ class CreateSession(Schema):
 
     variant = fields.String(required=True)
     players = Players(required=True)
-    seed = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEED))
-    dealer = fields.Integer(strict=True, validate=validate.Range(min=0))
+    seed = Int(validate=validate.Range(min=0, max=MAX_SEED))
+    dealer = Int(validate=validate.Range(min=0))
     options = fields.Dict(keys=fields.String())
     clock = fields.Nested(ClockSpec)
     #: Listed by ``GET /v1/sessions`` while it waits, and joined without a code.
-    public = StrictBoolean(load_default=False)
+    public = Bool(load_default=False)
     #: Who may read the session without a seat token (see ``SPECTATORS``).
     spectators = fields.String(load_default="anyone", validate=validate.OneOf(SPECTATORS))
     #: What becomes of a seat that leaves after the start (see ``ON_LEAVE``).
@@ -120,27 +112,16 @@ class JoinRequest(Schema):
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=40))
     code = fields.String(validate=validate.Length(min=1, max=256))
-    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=MAX_SEATS - 1))
+    seat = Int(validate=validate.Range(min=0, max=MAX_SEATS - 1))
 
 
 class MoveRequest(Schema):
-    """``{"move": {...}}``; the move itself is checked by the engine (``Move.from_dict``).
-    Checked by hand: this is the hot path, and a marshmallow Dict field is slow."""
+    """``{"move": {...}}``; the move itself is checked by the engine (``Move.from_dict``)."""
 
     class Meta:
         unknown = RAISE
 
     move = fields.Dict(required=True)
-
-    def load(self, data: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        if not isinstance(data, dict) or "move" not in data:
-            raise ValidationError({"move": ["Missing data for required field."]})
-        extra = sorted(set(data) - {"move"})
-        if extra:
-            raise ValidationError({k: ["Unknown field."] for k in extra})
-        if not isinstance(data["move"], dict):
-            raise ValidationError({"move": ["Not a valid mapping type."]})
-        return data
 
 
 create_schema = CreateSession()

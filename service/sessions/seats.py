@@ -1,5 +1,8 @@
 """Seat changes: a person joins an open seat (the last one deals the cards), a seat
-leaves (before the start it is open again, after it a bot plays it), a bot takes a seat.
+leaves (before the start it is open again, after it a bot plays it:
+``Meta.handed_to_bot``, as after too many timeouts). A seat's token that stops working
+is kept as its former token (``Seat.lost``), so its holder is told what became of the
+seat (``access.not_a_seat_token``).
 
 Each change is a compare-and-set that replaces the meta (``Repository.change``), retried
 after a lost race, so a race for the last seat has one winner.
@@ -10,6 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import orjson
+
 import engine
 from engine import Event, State
 
@@ -18,46 +23,70 @@ from .bots import BotPlayer
 from .config import Env
 from .events import session_event
 from .lobby import Lobby
-from .models import BotLevel, Meta, Reply, Seat, Snapshot
+from .models import LostReason, Meta, Reply, Seat, Snapshot
+from .presence import Presence
 from .records import logged
 from .repo import Change, Repository
-from .views import seat_changed
+from .timekeeper import restarted
+from .views import Views, redacted
 
 
 class Seats:
-    def __init__(self, env: Env, repo: Repository, bots: BotPlayer, lobby: Lobby) -> None:
+    def __init__(
+        self,
+        env: Env,
+        repo: Repository,
+        bots: BotPlayer,
+        lobby: Lobby,
+        views: Views,
+        presence: Presence,
+    ) -> None:
         self.env = env
         self.repo = repo
         self.bots = bots
         self.lobby = lobby
+        self.views = views
+        self.presence = presence
 
     def join(self, sid: str, req: dict[str, Any]) -> Reply:
         """Take an open seat (with the invitation code, or none for a public session):
-        the seat's token, once. The last open seat deals the cards."""
+        the session as that seat sees it (the first turn's view when this join deals)
+        and the seat's token, once. The joiner is there (presence) and told of the deal;
+        the clock holds for the others (``Clock.dealt``)."""
         token = tokens.new_token()
         name: str = req["name"]
 
-        def step(c: Snapshot) -> Change[int]:
+        def step(c: Snapshot) -> Change[tuple[int, list[Event]]]:
             meta = c.meta
             access.check_invitation(meta, req.get("code"))
             if c.state is not None:
                 raise problems.session_started()
             seat = open_seat(meta, req.get("seat"))
-            meta = meta.with_seat(Seat(seat, name, None, tokens.digest(token)))
+            old = meta.seats[seat]
+            meta = meta.with_seat(Seat(seat, name, None, tokens.digest(token), lost=old.lost))
             events = [session_event("joined", player=seat, name=name)]
             state: State | None = None
             moves: list[bytes] = []
             if not meta.open_seats:
                 state, dealt, moves = self.deal(sid, c.version, meta)
-                if meta.clock is not None:  # the clock starts with the game
-                    meta = replace(meta, clock=meta.clock.restart(self.env.now()))
+                if meta.clock is not None:  # the clock starts once everyone is told
+                    untold = tuple(s for s in meta.persons if s != seat)
+                    clock = meta.clock.dealt(self.env.now(), untold, self.grace)
+                    meta = replace(meta, clock=clock)
                 events += dealt
-            return Change(seat, c.then(state, meta, len(events)), events, moves)
+            seen = self.presence.due(sid, seat)
+            return Change((seat, events), c.then(state, meta, len(events)), events, moves, seen)
 
-        c, seat = self.repo.change(sid, step)
+        c, (seat, events) = self.repo.change(sid, step)
         if c.state is not None and c.meta.public:
             self.lobby.unlist([(sid, c.meta.variant)])
-        return seat_changed(c, seat, token=token)
+        body = self.views.answer(c, seat, seat, redacted(events, c.seq - len(events) + 1, seat),
+                                 token=token)  # fmt: skip
+        return Reply(orjson.dumps(body), c.version)
+
+    @property
+    def grace(self) -> float:
+        return self.env.config.start_grace_seconds
 
     def deal(self, sid: str, version: int, meta: Meta) -> tuple[State, list[Event], list[bytes]]:
         """The game dealt from the setup kept in ``meta`` (a ``started`` event, the deal's
@@ -73,38 +102,38 @@ class Seats:
 
     def leave(self, sid: str, token: str | None) -> Reply:
         """The token's seat leaves: before the start the seat is open again, after it a
-        bot plays it (``OnLeave.BOT``). Its token no longer works."""
+        bot plays it (``OnLeave.BOT``). Its token no longer works (it answers
+        ``seat_left`` from now on). The answer shows what a spectator sees: the seat is
+        no longer the caller's."""
 
-        def step(c: Snapshot) -> Change[int]:
+        def step(c: Snapshot) -> Change[tuple[int, list[Event]]]:
             seat = access.holder_seat(c.meta, token)
-            name = c.meta.seats[seat].name
+            now = self.env.now()
+            old = c.meta.seats[seat]
             state, moves = c.state, []
             if state is None:
-                meta = c.meta.with_seat(Seat(seat, f"Player {seat + 1}", None, None, open=True))
-                events = [session_event("left", player=seat, name=name, replaced_by="open")]
+                lost = old.losing_token(now, LostReason.LEFT, "open")
+                meta = c.meta.with_seat(
+                    Seat(seat, f"Player {seat + 1}", None, None, open=True, lost=lost)
+                )
+                events = [session_event("left", player=seat, name=old.name, replaced_by="open")]
             else:
-                meta = hand_to_bot(c.meta, seat)
-                events = [session_event("left", player=seat, name=name, replaced_by="bot")]
+                meta = c.meta.handed_to_bot(seat, now, LostReason.LEFT)
+                if meta.clock is not None:  # the clock holds for people only
+                    meta = replace(meta, clock=meta.clock.told(seat, now))
+                events = [session_event("left", player=seat, name=old.name, replaced_by="bot")]
                 state, bot_events, made = self.bots.play(
                     sid, c.version, state, meta, events, before=c.history
                 )
                 events += bot_events
-                now = self.env.now()
                 moves = logged(made, "bot", now)
-                if made and meta.clock is not None:  # the game waits for a move from now
-                    meta = replace(meta, clock=meta.clock.restart(now))
-            return Change(seat, c.then(state, meta, len(events)), events, moves)
+                if made:  # the game waits for a move from now
+                    meta = restarted(meta, now)
+            return Change((seat, events), c.then(state, meta, len(events)), events, moves)
 
-        c, seat = self.repo.change(sid, step)
-        return seat_changed(c, seat)
-
-
-def hand_to_bot(meta: Meta, seat: int) -> Meta:
-    """``meta`` with ``seat`` played by the simple bot from now on (its token no longer
-    works)."""
-    return meta.with_seat(
-        replace(meta.seats[seat], bot=BotLevel.SIMPLE, token_sha256=None, open=False)
-    )
+        c, (seat, events) = self.repo.change(sid, step)
+        body = self.views.answer(c, seat, None, redacted(events, c.seq - len(events) + 1, None))
+        return Reply(orjson.dumps(body), c.version)
 
 
 def open_seat(meta: Meta, wanted: int | None) -> int:

@@ -76,7 +76,7 @@ class Commit:
     (deleted or expired); ``version``/``seq`` are 0.
 
     Every store gives equal values for the same calls
-    (``tests/sessions/test_store_agreement.py``)."""
+    (``tests/sessions/stores/test_store_agreement.py``)."""
 
     status: Literal["ok", "conflict", "replayed", "missing"]
     version: int = 0

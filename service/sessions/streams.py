@@ -56,7 +56,8 @@ class Streams:
         """The caller's seat and an iterator of ``(seq, redacted event)`` from ``after``
         on, yielding ``None`` after each idle heartbeat interval. It ends at ``until``
         (``time.monotonic()``), when the session is gone or when the store fails."""
-        c = self.timekeeper.settle(self.repo.load(sid)[0])
+        c = self.repo.load(sid)[0]
+        c = self.timekeeper.settle(c, caller=access.token_seat(c.meta, token))
         seat = access.reader_seat(c.meta, token)
         sub = self.store.subscribe(sid)
         clocked = c.meta.clock is not None

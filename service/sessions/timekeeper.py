@@ -1,9 +1,12 @@
 """Time in a session: what its turn clock owes and the bots' held-back chains, played
 before anything else (``settle``); when the clock will next owe a move
-(``next_deadline``); the clock after a move (``clock_moved``).
+(``next_deadline``); the clock after a move (``clock_moved``) or a seat change
+(``restarted``). A new game's clock is ``Clock.new`` (creation) or ``Clock.fresh`` (a
+rematch).
 
-Every request that touches a session first settles it: each passed deadline's forced
-default moves (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a
+Every request that touches a session first settles it: a seat the clock holds for is
+told (its first request after the deal: ``Clock.told``), then each passed deadline's
+forced default moves (``engine.forced_move``, logged ``"by": "clock"`` at the deadline), a
 ``timeout`` event, the bots' replies, in a chain while deadlines have passed, committed
 with one compare-and-set over the version read (a racing replica loses, re-reads and
 finds the timeout played: one timeout, never two). A game whose seats all went to bots
@@ -21,10 +24,9 @@ from engine import Event, Move, Phase, State
 from . import events as session_events
 from .bots import BotPlayer
 from .config import Env
-from .models import Meta, Snapshot, bot_to_move, waiting_person
+from .models import LostReason, Meta, Snapshot, bot_to_move, waiting_person
 from .records import logged
 from .repo import Change, Repository
-from .seats import hand_to_bot
 
 #: Compare-and-set tries of a settlement; past them the session is answered as read
 #: (the next request settles it).
@@ -37,21 +39,27 @@ class Timekeeper:
         self.repo = repo
         self.bots = bots
 
-    def settle(self, c: Snapshot, now: float | None = None) -> Snapshot:
+    def settle(self, c: Snapshot, now: float | None = None, caller: int | None = None) -> Snapshot:
         """The session after what its clock owes at ``now`` (default: the time now) and
         the bots' next chain when a bot is to move (``owed``), committed over
-        ``c.version``; ``c`` itself when nothing is owed. A replica that loses the
-        compare-and-set reads the session again (the winner played the timeout) and
-        settles that."""
+        ``c.version``; ``c`` itself when nothing is owed. ``caller``: the seat making the
+        request (by its token), told of the deal if the clock holds for it. A replica
+        that loses the compare-and-set reads the session again (the winner played the
+        timeout) and settles that."""
         if c.state is None or (c.meta.clock is None and not c.bot_to_move()):
             return c
         at = self.env.now() if now is None else now
 
         def step(c: Snapshot) -> Change[None]:
-            new, events, moves = self.owed(c, at)
+            told = c
+            clock = c.meta.clock
+            if caller is not None and clock is not None and caller in clock.held_for:
+                told = replace(c, meta=replace(c.meta, clock=clock.told(caller, at)))
+            new, events, moves = self.owed(told, at)
             if not moves and new.meta == c.meta:
                 return Change(None)
-            return Change(None, c.then(new.state, new.meta, len(events)), events, moves)
+            quiet = not events and not moves  # only a seat told: the game is the same
+            return Change(None, c.then(new.state, new.meta, len(events), quiet), events, moves)
 
         settled, _ = self.repo.change(
             c.sid, step, start=c, tries=SETTLE_TRIES, give_up=lambda _: None
@@ -106,10 +114,11 @@ class Timekeeper:
             events += played
             moves += logged(forced, "clock", deadline)
             clock = clock.timed_out(seat)
-            meta = replace(meta, clock=clock)
             if clock.hand_over(seat):
-                meta = hand_to_bot(meta, seat)
+                clock = clock.told(seat, deadline)  # a bot needs no telling
+                meta = meta.handed_to_bot(seat, deadline, LostReason.TIMEOUTS)
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
+            meta = replace(meta, clock=clock)
             chain += 1
             budget -= len(forced)
             state, bot_events, made = self.bots.play(
@@ -146,6 +155,12 @@ class Timekeeper:
             return None
         seat = c.waiting_person()
         return clock.deadline(seat) if seat is not None else None
+
+
+def restarted(meta: Meta, at: float) -> Meta:
+    """The meta with its clock (if any) counting the move the game waits for from ``at``
+    (the deal, a seat handed to a bot that then moved)."""
+    return meta if meta.clock is None else replace(meta, clock=meta.clock.restart(at))
 
 
 def clock_moved(

@@ -1,16 +1,22 @@
 """What a session's answers show, each built in one place and always redacted for the
 caller: a seat (or a spectator: ``seat`` None) sees only what that seat may see.
 
-- ``Views.seat_answer``: the session as a seat sees it (every read and move answer is
-  built on it: its view, its legal moves, the clock, the seed commitment).
-- ``public_seats``: the seats as everyone may see them (no token, no hash).
-- ``seat_changed``: the answer to a join, a leave or a rematch.
+- ``Views.answer``: the session as a seat sees it, the one answer of every call about
+  a seat (create, join, get, move, leave, rematch: the spec's ``SessionState``): its
+  view, its legal moves, the clock, the seed commitment, the seats with presence, the
+  events the call caused (or a read asked for), and what the call adds (a token, the
+  codes, the previous session).
+- ``seat_rows``: the seats as everyone may see them (no token, no hash).
 - ``lobby_entry``: a session in the public lobby (no token, no code, no seed).
 - ``redacted`` and ``event_row``: events as a seat may see them, numbered.
+
+Every time is RFC 3339 UTC with milliseconds (``events.rfc3339``); every seat has a
+name (an open seat its default, ``Player N``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -20,19 +26,34 @@ from engine import Event, State
 from service.fairness import commitment, seed_commitment
 
 from .config import Env
-from .models import Meta, Reply, Snapshot, wire_bot
+from .events import rfc3339
+from .models import Meta, Snapshot, wire_bot
+from .presence import Presence
 
 
 class Views:
-    """The answers that read the time (the clock's view): ``env.now``."""
+    """The answers that read the time (the clock's view: ``env.now``) and presence."""
 
-    def __init__(self, env: Env) -> None:
+    def __init__(self, env: Env, presence: Presence) -> None:
         self.env = env
+        self.presence = presence
 
-    def seat_answer(self, c: Snapshot, seat: int | None) -> dict[str, Any]:
-        """The session as ``seat`` sees it (None: a spectator)."""
+    def answer(
+        self,
+        c: Snapshot,
+        seat: int | None,
+        viewer: int | None,
+        events: list[Event],
+        tokens: Sequence[str | None] | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The session as ``viewer`` sees it (None: a spectator), answered to ``seat``
+        (the caller's seat; the leaver's after a leave, which sees what a spectator
+        sees), with ``events`` (numbered and redacted already), each seat's token when
+        ``tokens`` are given (the creator's answer) and ``extra`` (a token, codes)."""
         state, sid = c.state, c.sid
-        return {
+        connected = self.presence.connected(sid, c.meta)
+        body = {
             "session_id": sid,
             "variant": c.meta.variant,
             "status": c.status.value,
@@ -43,48 +64,24 @@ class Views:
             "seed_commitment": (
                 seed_commitment(sid, state) if state else waiting_commitment(sid, c.meta)
             ),
-            "view": engine.view(state, seat) if state else None,
-            "legal_moves": legal_moves(state, seat),
+            "view": engine.view(state, viewer) if state else None,
+            "legal_moves": legal_moves(state, viewer),
             "clock": self.clock(c),
+            "seats": seat_rows(c.meta, connected, tokens),
+            "events": events,
+            **extra,
         }
-
-    def created(self, c: Snapshot, toks: list[str | None], events: list[Event]) -> dict[str, Any]:
-        """The creator's answer: the first named person's seat, with every named
-        person's token (an open seat has none yet) and the session's first events."""
-        first = next((s.seat for s in c.meta.seats if s.bot is None and not s.open), None)
-        body = self.seat_answer(c, first)
-        body["seats"] = [
-            {**seat, "token": t} for seat, t in zip(public_seats(c.meta), toks, strict=True)
-        ]
-        body["events"] = redacted(events, 1, first)
         return body
 
     def moved(self, c: Snapshot, seat: int, events: list[Event], first_seq: int) -> bytes:
         """The mover's answer: the new state seen by its seat, and the move's events."""
-        body = self.seat_answer(c, seat)
-        body["events"] = redacted(events, first_seq, seat)
-        return orjson.dumps(body)
+        return orjson.dumps(self.answer(c, seat, seat, redacted(events, first_seq, seat)))
 
     def clock(self, c: Snapshot) -> dict[str, Any] | None:
         clock = c.meta.clock
         if clock is None:
             return None
         return clock.view(c.waiting_person(), self.env.now())
-
-
-def seat_changed(c: Snapshot, seat: int, **extra: Any) -> Reply:
-    """A seat change's answer (join, leave, rematch): the seat, ``extra`` (a token, the
-    previous session) and the session's seats as everyone may see them."""
-    body = {
-        "session_id": c.sid,
-        "seat": seat,
-        **extra,
-        "status": c.status.value,
-        "version": c.version,
-        "last_event": c.seq,
-        "seats": public_seats(c.meta),
-    }
-    return Reply(orjson.dumps(body), c.version)
 
 
 def legal_moves(state: State | None, seat: int | None) -> list[dict[str, Any]]:
@@ -94,11 +91,20 @@ def legal_moves(state: State | None, seat: int | None) -> list[dict[str, Any]]:
     return [m.to_dict() for m in engine.legal_moves(state, seat)]
 
 
-def public_seats(meta: Meta) -> list[dict[str, Any]]:
-    """The seats as everyone may see them (no token, no hash)."""
-    return [
-        {"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "open": s.open} for s in meta.seats
-    ]
+def seat_rows(
+    meta: Meta, connected: frozenset[int], tokens: Sequence[str | None] | None = None
+) -> list[dict[str, Any]]:
+    """The seats as everyone may see them (no token, no hash), each with ``connected``;
+    with each seat's token when ``tokens`` are given (the creator's answer, once)."""
+    rows: list[dict[str, Any]] = [
+        {"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "open": s.open,
+         "connected": s.seat in connected}
+        for s in meta.seats
+    ]  # fmt: skip
+    if tokens is not None:
+        for row, token in zip(rows, tokens, strict=True):
+            row["token"] = token
+    return rows
 
 
 def lobby_entry(sid: str, meta: Meta) -> dict[str, Any]:
@@ -106,9 +112,9 @@ def lobby_entry(sid: str, meta: Meta) -> dict[str, Any]:
     return {
         "session_id": sid,
         "variant": meta.variant,
-        "created": int(meta.created * 1000),
-        "seats": [{"seat": s.seat, "name": None if s.open else s.name, "bot": wire_bot(s.bot),
-                   "open": s.open} for s in meta.seats],
+        "created_at": rfc3339(meta.created),
+        "seats": [{"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "open": s.open}
+                  for s in meta.seats],
         "open_seats": len(meta.open_seats),
     }  # fmt: skip
 

@@ -5,8 +5,13 @@ models in strict mode (``raise_on_unexpected_status``), errors included."""
 
 from __future__ import annotations
 
+import datetime
+import importlib.util
+import os
 import random
 import re
+import subprocess
+import sys
 import typing
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,10 +24,13 @@ import engine
 from service import create_app
 from tests.contract.clients import Generated, generate_python_client
 from tests.service.harness import close
+from tools.code_scan import ROOT
 
 #: The number of moves after which a game is not going to end (a one-round game takes
 #: far fewer; the target is 1 point).
 MAX_MOVES = 2000
+#: An integrator's script that plays a session game through the generated client.
+SCRIPT = ROOT / "clients" / "python" / "session_game.py"
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +134,15 @@ def test_answers_type_what_they_always_carry(generated: Generated) -> None:
         (m.MoveCatch, "target", int), (m.MoveChooseTarget, "target", int),
         (m.MoveChooseColor, "color", m.Color), (m.MoveMatch, "target", m.MatchPart),
         (m.CardRef, "id", int), (m.MovePlay, "player", int),
+        (m.SessionState, "version", int), (m.SessionState, "status", m.SessionStatus),
+        (m.SessionState, "session_id", str), (m.SessionSeat, "name", str),
+        (m.SessionSeat, "open_", bool), (m.SessionSeat, "connected", bool),
+        (m.LobbySeat, "name", str), (m.LobbyEntry, "created_at", datetime.datetime),
     ]:  # fmt: skip
         assert hints(model)[field] is want, (model, field)
     state = hints(m.SessionState)
     assert typing.get_args(state["seats"]) == (m.SessionSeat,)  # list[SessionSeat]
+    assert typing.get_origin(state["events"]) is list  # every seat answer has its events
     assert set(typing.get_args(state["clock"])) == {type(None), m.SessionClock}
     for op in ("get_session", "get_session_events", "get_session_record", "stream_session_events"):
         client = hints(generated.module(f"api.sessions.{op}").sync_detailed)["client"]
@@ -317,7 +330,7 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
     ]
     body = m.SessionCreate(variant=variant, players=seats, seed=5, options=api.options(variant))
     created = api.op("sessions", "create_session").sync(client=api.client, body=body)
-    assert isinstance(created, m.SessionCreated), created
+    assert isinstance(created, m.SessionState), created
     sid, version = created.session_id, created.version
     me = api.seat_client(created.seats[0].token)
     view = created.view
@@ -331,7 +344,7 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
         answer = api.op("sessions", "apply_session_move").sync(
             sid, client=me, body=move, if_match=f'"{version}"'
         )
-        assert isinstance(answer, m.SessionMoveAnswer), answer
+        assert isinstance(answer, m.SessionState), answer
         assert answer.version > version and all(isinstance(e.seq, int) for e in answer.events)
         version, view = answer.version, answer.view
     assert view.phase is m.Phase.GAME_OVER
@@ -386,9 +399,11 @@ def test_a_clocked_session_through_the_generated_client(api: Api) -> None:
          "clock": {"turn_seconds": 30, "bank_seconds": 10, "max_timeouts": 3}}
     )  # fmt: skip
     created = api.op("sessions", "create_session").sync(client=api.client, body=body)
-    assert isinstance(created, m.SessionCreated), created
-    assert isinstance(created.clock, m.SessionClock) and created.clock.seconds_left == 40
-    now[0] += 40
+    assert isinstance(created, m.SessionState), created
+    # The clock holds for seat 1 (not told yet) for 15 s at most, then seat 1 has 40.
+    assert isinstance(created.clock, m.SessionClock) and created.clock.seconds_left == 15 + 40
+    assert created.clock.held_for == [1] and created.clock.held_until is not None
+    now[0] += 15 + 40
     state = api.op("sessions", "get_session").sync(created.session_id, client=api.client)
     assert isinstance(state, m.SessionState) and state.clock.timeouts[created.clock.seat] == 1
     log = api.op("sessions", "get_session_events").sync(
@@ -408,7 +423,7 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
         options=api.options("uno_classic"),
     )  # fmt: skip
     created = api.op("sessions", "create_session").sync(client=api.client, body=body)
-    assert isinstance(created, m.SessionCreated), created
+    assert isinstance(created, m.SessionState), created
     assert created.status is m.SessionStatus.WAITING and created.view is None
     assert created.invitation_code and created.spectator_code
     sid = created.session_id
@@ -422,7 +437,7 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
     joined = api.op("sessions", "join_session").sync(
         sid, client=api.client, body=m.SessionJoinRequest(name="Bob")
     )
-    assert isinstance(joined, m.SessionJoined) and joined.status is m.SessionStatus.PLAYING
+    assert isinstance(joined, m.SessionState) and joined.status is m.SessionStatus.PLAYING
     again = api.op("sessions", "join_session").sync(
         sid, client=api.client, body=m.SessionJoinRequest(name="Eve")
     )
@@ -431,7 +446,7 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
     early = api.op("sessions", "rematch_session").sync(sid, client=ann)
     assert isinstance(early, m.Problem) and early.code is m.ProblemCode.GAME_NOT_OVER
     left = api.op("sessions", "leave_session").sync(sid, client=api.seat_client(joined.token))
-    assert isinstance(left, m.SessionLeft) and left.seats[1].bot is True
+    assert isinstance(left, m.SessionState) and left.seats[1].bot is True
     for _ in range(MAX_MOVES):
         state = api.op("sessions", "get_session").sync(sid, client=ann)
         assert isinstance(state, m.SessionState)
@@ -443,8 +458,31 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
         )
     assert state.status is m.SessionStatus.OVER
     nxt = api.op("sessions", "rematch_session").sync(sid, client=ann)
-    assert isinstance(nxt, m.SessionRematch) and nxt.previous_session_id == sid
+    assert isinstance(nxt, m.SessionState) and nxt.previous_session_id == sid
     log = api.op("sessions", "get_session_events").sync(sid, client=watcher, after=0, limit=1000)
     assert isinstance(log, m.SessionEvents)
     kinds = [type(e).__name__ for e in log.events]
     assert {"EventJoined", "EventStarted", "EventLeft", "EventRematch"} <= set(kinds)
+
+
+# ---------------------------------------------------------------- an integrator's script
+def test_a_typed_script_plays_a_session_game_with_no_glue(api: Api, tmp_path: Path) -> None:
+    """clients/python/session_game.py, written against the generated client as an
+    integrator would (no converter, no null checks on always-present fields), passes
+    ``mypy --strict`` and plays a session game to its end, then the rematch."""
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+         "--config-file=", "--cache-dir", str(tmp_path / "mypy"), str(SCRIPT)],
+        capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(api.g.site)},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    spec = importlib.util.spec_from_file_location("session_game", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    nxt = script.play(api.client, api.seat_client)
+    m = api.models
+    assert isinstance(nxt, m.SessionState) and isinstance(nxt.previous_session_id, str)
+    assert nxt.status is m.SessionStatus.PLAYING and nxt.view is not None
+    assert nxt.seat == 0 and nxt.view.player == 0 and nxt.legal_moves

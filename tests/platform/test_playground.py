@@ -1,6 +1,8 @@
-"""The playground (``/play``) in headless Chromium: a game of each variant against
-bots, created through the page's form and played to the end through its legal-move
-controls (the first control each time, by mouse and by keyboard in turn); the scores
+"""The playground (``/play``) in headless Chromium: it opens on classic UNO, its options
+labelled in words and its rules link showing the rules as a page; a game of each
+variant against bots, created through the page's form and played to the end through its
+legal-move controls (one per distinct move; the first control each time, by mouse and
+by keyboard in turn); the scores
 the page shows are the API's; the record the page downloads replays
 (``POST /v1/games/replay``) to the same final view; the page's error box shows the service's problem
 ``detail``; a dropped stream reconnects with ``Last-Event-ID``. Screenshots of games in
@@ -149,6 +151,8 @@ def play_to_the_end(driver: Any, shot: Path) -> int:
         )
         if button is True:
             break
+        labels = [b.text for b in button]
+        assert len(set(labels)) == len(labels), f"the same move twice: {labels}"
         first = button[0]
         try:
             if made % 2:
@@ -221,6 +225,32 @@ def test_a_game_of_each_variant_against_bots_to_the_end(
     ARTIFACTS.mkdir(exist_ok=True)
     if shot.exists():
         (ARTIFACTS / shot.name).write_bytes(shot.read_bytes())
+
+
+def test_the_page_opens_on_classic_uno_with_labelled_options_and_readable_rules(
+    base_url: str, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, base_url)
+    chosen = Select(browser.find_element(By.ID, "variant")).first_selected_option
+    classic = api_get(base_url, "/v1/variants/uno_classic")
+    assert chosen.get_attribute("value") == "uno_classic" and chosen.text == classic["title"]
+    options = classic["options"]
+    labels = {
+        lab.get_attribute("for"): lab.text
+        for lab in browser.find_elements(By.CSS_SELECTOR, "#options label")
+    }
+    assert labels == {f"option-{k}": v["label"] for k, v in options.items()}
+    assert "target" not in labels.values() and labels["option-target"] == "Points to win"
+    link = browser.find_element(By.CSS_SELECTOR, "#rules-link a")
+    assert link.get_attribute("href") == base_url + classic["rules_url"]
+    browser.get(link.get_attribute("href"))
+    heading = wait_for(browser, lambda d: d.find_elements(By.TAG_NAME, "h1"))
+    assert heading[0].text.startswith("Classic UNO")
+    assert "# Classic" not in browser.find_element(By.TAG_NAME, "body").text
+    assert browser.find_elements(By.TAG_NAME, "table")  # the scoring tables, as tables
 
 
 def test_a_refused_game_shows_the_services_problem_detail(base_url: str, browser: Any) -> None:

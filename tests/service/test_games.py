@@ -47,6 +47,20 @@ def test_the_same_seed_deals_the_same_game(api: ApiClient) -> None:
     assert first["state"]["hands"] != other["state"]["hands"]
 
 
+def test_an_integer_may_have_a_zero_fraction_as_the_contract_allows(api: ApiClient) -> None:
+    """JSON Schema counts 3.0 as an integer: the service deals the same game for it;
+    3.5 is not one (the harness holds both answers to the contract)."""
+    same = api.post("/v1/games", json={"variant": V, "players": 3.0, "seed": 7.0, "dealer": 1.0})
+    want = api.post("/v1/games", json={"variant": V, "players": 3, "seed": 7, "dealer": 1})
+    assert same.status_code == want.status_code == 201
+    assert same.get_json()["state"] == want.get_json()["state"]
+    body = problem(api.post("/v1/games", json={"variant": V, "players": 3.5}), 400,
+                   "invalid_request")  # fmt: skip
+    assert body["errors"] == {"players": ["Not a valid integer: 3.5 has a fractional part."]}
+    session = api.post("/v1/sessions", json={"variant": V, "players": 2.0, "seed": 7.0})
+    assert session.status_code == 201 and len(session.get_json()["seats"]) == 2
+
+
 def test_without_a_seed_the_server_chooses_one_and_returns_it(api: ApiClient) -> None:
     seeds = set()
     for _ in range(3):
@@ -221,6 +235,25 @@ def test_apply_is_stateless_the_same_request_gives_the_same_answer(api: ApiClien
     second = api.post("/v1/games/apply", json=request).get_json()
     assert first == second
     assert first["state"] != body["state"]
+
+
+def test_a_move_and_a_state_with_integral_floats_apply_as_their_integers(api: ApiClient) -> None:
+    """6.0 is the integer 6 everywhere a body holds an integer (JSON Schema's reading),
+    inside the move and the state too, not only in the fields marshmallow loads."""
+    body = stacked(api, [HAND0, ["YD2", *HAND1[1:]], HAND2], "Y9", draw=["B1", "B2"])
+    card = body["state"]["hands"][1][0]
+    exact = {"state": body["state"], "move": {"type": "play", "player": 1, "card": card}}
+    floats = {
+        "state": {**body["state"], "hands": [[float(c) for c in h] for h in body["state"]["hands"]]},
+        "move": {"type": "play", "player": 1.0, "card": float(card)},
+    }
+    want = api.post("/v1/games/apply", json=exact)
+    got = api.post("/v1/games/apply", json=floats)
+    assert got.status_code == want.status_code == 200
+    assert got.get_json() == want.get_json()
+    half = {**exact, "move": {"type": "play", "player": 1.5, "card": card}}
+    refused = api.post("/v1/games/apply", json=half)
+    assert refused.status_code in (400, 422) and refused.get_json()["code"] != "internal_error"
 
 
 def test_a_wild_needs_and_sets_its_colour(api: ApiClient) -> None:

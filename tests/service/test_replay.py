@@ -11,8 +11,10 @@ import pytest
 from flask import Flask
 
 import engine
-from service import DEFAULTS
-from tests.service.harness import ApiClient, problem, turn_seat
+from service import DEFAULTS, create_app
+from service.games import REPLAY_VALUES_PER_MOVE, replay_max_values
+from service.jsonscan import JsonScan
+from tests.service.harness import ApiClient, close, problem, turn_seat
 
 RECORD_MOVES = 20_000  # SESSION_MAX_MOVES
 
@@ -118,16 +120,53 @@ def test_refusals_name_the_move_and_the_field(api: ApiClient) -> None:
     problem(api.post("/v1/games/replay", json=[rec]), 400, "invalid_request")
 
 
+#: The heaviest move entry a record holds: a DOS double match, its target and its cards
+#: with their colors and numbers (and, in a seat's copy, a hidden field).
+HEAVIEST_ENTRY = {"by": "player", "at": "2026-12-03T10:46:24.123Z",
+                  "move": {"type": "match", "player": 5, "target": {"card": 107, "color": "yellow",
+                           "number": 10}, "cards": [{"card": 105, "color": "yellow", "number": 5},
+                           {"card": 106, "color": "yellow", "number": 5}]}, "hidden": ["x"]}  # fmt: skip
+
+
 def test_a_record_of_the_session_move_limit_fits_the_replay_body_limit() -> None:
     """A 20,000-move record weighs about 94 bytes a move (DOS: 112), 1.8 to 2.2 MiB: more
     than the 1 MiB other bodies may weigh, well within the replay route's 8 MiB."""
     rec = small_record()
-    entry = {"by": "player", "at": "2026-12-03T10:46:24.123Z",
-             "move": {"type": "match", "player": 5, "target": {"card": 107, "color": "yellow",
-                      "number": 10}, "cards": [{"card": 105, "color": "yellow", "number": 5},
-                      {"card": 106, "color": "yellow", "number": 5}]}}  # fmt: skip
-    heaviest = len(engine.records.dumps({**rec, "moves": [entry] * RECORD_MOVES}).encode())
+    heaviest = len(engine.records.dumps({**rec, "moves": [HEAVIEST_ENTRY] * RECORD_MOVES}).encode())
     assert DEFAULTS["MAX_CONTENT_LENGTH"] < heaviest < DEFAULTS["REPLAY_MAX_CONTENT_LENGTH"]
+
+
+def test_a_record_of_the_session_move_limit_fits_the_replay_value_cap() -> None:
+    """The heaviest 20,000-move record, rounds and result included, holds fewer JSON
+    values than the replay route takes (``replay_max_values``)."""
+    rec = {**small_record(), "moves": [HEAVIEST_ENTRY] * RECORD_MOVES,
+           "rounds": [{"round": 1, "winner": 9, "scores": list(range(10))}] * (RECORD_MOVES // 7),
+           "players": [{"name": f"p{i}", "bot": False} for i in range(10)]}  # fmt: skip
+    scan = JsonScan(32)
+    raw = orjson.dumps(rec)
+    for i in range(0, len(raw), 65536):
+        scan.feed(raw[i : i + 65536])
+    assert scan.values < replay_max_values(RECORD_MOVES)
+    per_move = scan.values / RECORD_MOVES
+    assert per_move < REPLAY_VALUES_PER_MOVE, per_move
+
+
+def test_a_replay_body_holding_more_values_than_a_record_is_refused_while_read() -> None:
+    app = create_app({"TESTING": True, "SESSION_MAX_MOVES": 10})
+    try:
+        client = app.test_client()
+        cap = replay_max_values(10)
+        rec = small_record()
+        assert client.post("/v1/games/replay", json=rec).status_code == 200
+        wide = orjson.dumps({**rec, "moves": [[]] * cap})  # far under the byte limit
+        body = problem(client.post("/v1/games/replay", data=wide,
+                                   content_type="application/json"), 400, "invalid_json")  # fmt: skip
+        assert body["detail"] == f"the request body holds more than {cap} JSON values"
+        # Other routes have no such cap: the same body is the schema's 400.
+        other = client.post("/v1/games/score", data=wide, content_type="application/json")
+        problem(other, 400, "invalid_request")
+    finally:
+        close(app)
 
 
 @pytest.mark.parametrize("limit", [DEFAULTS["REPLAY_MAX_CONTENT_LENGTH"], 3 * 1024 * 1024])

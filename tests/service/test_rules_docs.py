@@ -1,5 +1,6 @@
 """``rules_url`` and ``/docs/rules``: every variant's rules page resolves to its
-document, as Markdown; unknown variants are a 404 problem."""
+document, as Markdown, or as an HTML page to a browser; unknown variants are a 404
+problem."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from flask import Flask
 import engine
 from service import problems, rules_docs
 from service.rules_docs import rules_path
+from tests.engine.rules.test_rules_docs import PARAMS
 from tests.service.harness import ApiClient, problem
-from tests.test_rules_docs import PARAMS
 
 MARKDOWN = "text/markdown"
 
@@ -29,6 +30,33 @@ def test_rules_url_of_every_listed_variant_serves_its_document(
     assert resp.status_code == 200, resp.get_data(as_text=True)
     assert resp.mimetype == MARKDOWN and resp.mimetype_params.get("charset") == "utf-8"
     assert resp.get_data() == rules_path(variant.id).read_bytes()
+
+
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+@pytest.mark.parametrize("variant", PARAMS)
+def test_a_browser_gets_the_document_as_an_html_page(
+    api: ApiClient, variant: engine.Variant
+) -> None:
+    """A client that prefers HTML (a browser following ``rules_url``) gets the same
+    document rendered: headings, tables and links as HTML, nothing raw, nothing run."""
+    url = f"/docs/rules/{variant.id}"
+    page = api.get(url, headers={"Accept": BROWSER})
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    assert (
+        page.headers["Vary"] == "Accept"
+        and "default-src 'none'" in page.headers["Content-Security-Policy"]
+    )
+    text = page.get_data(as_text=True)
+    source = rules_path(variant.id).read_text()
+    first = source.splitlines()[0].lstrip("# ").replace("`", "")
+    assert f"<title>{first}</title>" in text and "<h1>" in text and "<script" not in text
+    assert "\n# " not in text and ("<table>" in text) == ("\n|" in source)
+    for accept in ("*/*", "text/markdown", None):
+        plain = api.get(url, headers={"Accept": accept} if accept else {})
+        assert plain.mimetype == MARKDOWN and plain.get_data() == source.encode()
+        assert plain.headers["Vary"] == "Accept"
 
 
 @pytest.mark.parametrize("variant", PARAMS)

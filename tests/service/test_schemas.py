@@ -1,17 +1,18 @@
-"""The ``WithState`` schemas: the usual bodies load as they are (objects copied), the
-unusual ones are refused, and ``load`` (its ``fast_load`` first) answers every body as
-marshmallow alone does: the same dict in the same key order, or the same errors."""
+"""The request schemas: the usual bodies load as they are (objects copied), the unusual
+ones are refused; every integer and boolean of every request body is read by the one
+strict field of its kind (``service.fields``): ``6`` and ``6.0`` are the integer 6,
+``6.5``, ``true`` and ``"6"`` are not integers, only ``true`` and ``false`` are booleans."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from marshmallow import Schema, ValidationError, fields, validate, validates
+from marshmallow import Schema, ValidationError, fields
 
+from service import fields as strict
 from service import schemas
+from service.sessions import schemas as session_schemas
 
 STATE, MOVE, TOKEN = {"variant": "uno_classic"}, {"type": "draw", "player": 0}, "t0k3n"
 
@@ -60,145 +61,109 @@ def test_the_unusual_bodies_are_refused(schema: Schema, body: dict[str, Any]) ->
         schema.load(body)
 
 
-STATE_SCHEMAS = [
-    schemas.apply_body,
-    schemas.validate_body,
-    schemas.view_body,
-    schemas.legal_moves_body,
-    schemas.score_body,
-]
-field_values = (
-    st.dictionaries(st.text(max_size=3), st.integers() | st.text(max_size=3), max_size=3)
-    | st.none()
-    | st.booleans()
-    | st.integers(min_value=-2, max_value=101)
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=4)
-    | st.sampled_from(["x" * schemas.MAX_TOKEN, "x" * (schemas.MAX_TOKEN + 1)])
-    | st.lists(st.integers(), max_size=2)
+@pytest.mark.parametrize(
+    ("value", "loaded"),
+    [(6, 6), (6.0, 6), (-0.0, 0), (-3.0, -3), (2.0**53 - 1, 2**53 - 1), (2**64 - 1, 2**64 - 1)],
 )
-objects = st.dictionaries(st.text(max_size=3), st.integers() | st.text(max_size=3), max_size=3)
-#: The usual kind of value of each field class, for the bodies below.
-usual_values = {
-    fields.Dict: objects,
-    fields.String: st.text(min_size=1, max_size=4),
-    schemas.Int: st.integers(min_value=-1, max_value=100),
-}
-#: Every field of every schema (read from the schemas: a new field is tried too),
-#: plus two names no schema has.
-body_fields = {
-    name: usual_values[type(field)] | field_values
-    for schema in STATE_SCHEMAS
-    for name, field in schema.fields.items()
-} | {"seat": field_values, "State": objects}
-#: Each key present or not; a key's value mostly of its usual kind, else anything.
-bodies = st.fixed_dictionaries({}, optional=body_fields)
-
-
-def outcome(load: Any, body: dict[str, Any]) -> Any:
-    """What ``load(body)`` gives: the loaded items in order, or the error messages."""
-    try:
-        return ("loaded", list(load(body).items()))
-    except ValidationError as exc:
-        return ("refused", exc.normalized_messages())
-
-
-@settings(max_examples=1500, deadline=None)
-@given(body=bodies)
-def test_load_answers_as_marshmallow_alone(body: dict[str, Any]) -> None:
-    for schema in STATE_SCHEMAS:
-        ours = outcome(schema.load, body)
-        assert ours == outcome(lambda b, s=schema: Schema.load(s, b), body), (schema, body)
-        fast = schema.fast_load(body)
-        if fast is not None:
-            assert ours == ("loaded", list(fast.items()))
-            for key in ("state", "move"):  # fields.Dict copies: so does the fast path
-                if isinstance(body.get(key), dict):
-                    assert fast[key] is not body[key]
+def test_an_integer_may_be_written_with_a_zero_fraction(value: Any, loaded: int) -> None:
+    out = strict.Int().deserialize(value)
+    assert out == loaded and type(out) is int
 
 
 @pytest.mark.parametrize(
-    ("schema", "body"),
+    ("value", "message"),
     [
-        (schemas.apply_body, {"state": STATE, "move": MOVE}),
-        (schemas.apply_body, {"move": MOVE, "state_token": TOKEN}),
-        (schemas.validate_body, {"state": STATE, "move": MOVE}),
-        (schemas.view_body, {"state": STATE, "player": 1}),
-        (schemas.view_body, {"state_token": TOKEN, "player": None}),
-        (schemas.legal_moves_body, {"state": STATE}),
-        (schemas.legal_moves_body, {"state": STATE, "player": 99}),
-        (schemas.score_body, {"state_token": TOKEN}),
+        (6.5, "Not a valid integer: 6.5 has a fractional part."),
+        (-0.25, "Not a valid integer: -0.25 has a fractional part."),
+        # Past 2**53 a float no longer names one integer (nor does a number past 64
+        # bits, which the JSON parser reads as a float).
+        (2.0**53, "Not a valid integer."),
+        (1.8446744073709552e19, "Not a valid integer."),
+        (True, "Not a valid integer."),
+        ("6", "Not a valid integer."),
+        (float("nan"), "Not a valid integer."),
+        (float("inf"), "Not a valid integer."),
     ],
 )
-def test_the_fast_path_takes_the_usual_bodies(schema: Schema, body: dict[str, Any]) -> None:
-    assert schema.fast_load(body) is not None  # type: ignore[attr-defined]
+def test_anything_else_is_not_an_integer(value: Any, message: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        strict.Int().deserialize(value)
+    assert info.value.messages == [message]
+
+
+@pytest.mark.parametrize("value", [1, 0, "true", "yes", None, 1.0, [], {}])
+def test_a_boolean_is_true_or_false_only(value: Any) -> None:
+    field = strict.Bool(allow_none=False)
+    assert field.deserialize(True) is True and field.deserialize(False) is False
+    with pytest.raises(ValidationError):
+        field.deserialize(value)
+
+
+def request_schemas() -> list[Schema]:
+    """Every request schema of the service, nested ones included."""
+    found: list[Schema] = []
+    todo: list[Schema] = [
+        v for mod in (schemas, session_schemas) for v in vars(mod).values()
+        if isinstance(v, Schema)
+    ]  # fmt: skip
+    while todo:
+        schema = todo.pop()
+        if any(type(schema) is type(s) for s in found):
+            continue
+        found.append(schema)
+        for field in schema.fields.values():
+            inner = getattr(field, "inner", None) or field
+            if isinstance(inner, fields.Nested):
+                todo.append(inner.schema)
+    return found
+
+
+def leaf_fields(schema: Schema) -> list[tuple[str, fields.Field[Any]]]:
+    out = []
+    for name, field in schema.fields.items():
+        inner = getattr(field, "inner", None)
+        out.append((name, field))
+        if inner is not None:
+            out.append((f"{name}[]", inner))
+    return out
+
+
+def test_every_integer_and_boolean_field_is_the_strict_one() -> None:
+    seen: set[type] = set()
+    for schema in request_schemas():
+        for name, field in leaf_fields(schema):
+            where = f"{type(schema).__name__}.{name}"
+            if isinstance(field, fields.Integer):
+                assert type(field) is strict.Int, where
+            if isinstance(field, fields.Boolean):
+                assert type(field) is strict.Bool, where
+            seen.add(type(field))
+    assert {strict.Int, strict.Bool} <= seen
 
 
 @pytest.mark.parametrize(
-    ("schema", "body"),
+    ("schema", "body", "field", "loaded"),
     [
-        (schemas.apply_body, {"state": STATE}),
-        (schemas.apply_body, {"state": STATE, "move": MOVE, "state_token": TOKEN}),
-        (schemas.apply_body, {"state": STATE, "move": MOVE, "x": 1}),
-        (schemas.apply_body, {"state": None, "move": MOVE, "state_token": TOKEN}),
-        (schemas.apply_body, {"state_token": "", "move": MOVE}),
-        (schemas.view_body, {"state": STATE}),
-        (schemas.view_body, {"state": STATE, "player": True}),
-        (schemas.view_body, {"state": STATE, "player": 100}),
-        (schemas.legal_moves_body, {"state": STATE, "player": -1}),
-        (schemas.score_body, {}),
+        (schemas.create_game, {"variant": "uno_classic", "players": 4.0}, "players", 4),
+        (schemas.view_body, {"state": STATE, "player": 1.0}, "player", 1),
+        (session_schemas.create_schema, {"variant": "uno_classic", "players": 3.0, "seed": 7.0},
+         "seed", 7),
+        (session_schemas.join_schema, {"name": "Ann", "seat": 2.0}, "seat", 2),
     ],
-)
-def test_the_fast_path_leaves_the_unusual_to_marshmallow(
-    schema: Schema, body: dict[str, Any]
+)  # fmt: skip
+def test_the_schemas_take_a_zero_fraction(
+    schema: Schema, body: dict[str, Any], field: str, loaded: int
 ) -> None:
-    assert schema.fast_load(body) is None  # type: ignore[attr-defined]
+    out = schema.load(body)
+    assert out[field] == loaded and type(out[field]) is int
+    with pytest.raises(ValidationError) as info:
+        schema.load({**body, field: loaded + 0.5})
+    assert "fractional part" in str(info.value.normalized_messages()[field])
 
 
-class WithSeat(schemas.WithState):
-    """A body with a field of its own: the fast path reads it from the declaration."""
-
-    seat = schemas.Int(load_default=7, validate=validate.Range(min=1, max=9, max_inclusive=False))
-
-
-class WithList(schemas.WithState):
-    """A field of a kind the fast path does not understand."""
-
-    cards = fields.List(schemas.Int(), load_default=None)
-
-
-class WithFieldCheck(schemas.WithState):
-    """A field validator (``@validates``): the fast path could not run it."""
-
-    move = fields.Dict(required=True)
-
-    @validates("move")
-    def _no_draw(self, value: Any, **_: Any) -> None:
-        if value.get("type") == "draw":
-            raise ValidationError("no draws")
-
-
-def test_the_fast_path_reads_a_new_field_from_the_schema() -> None:
-    schema = WithSeat()
-    assert schema.fast_load({"state": STATE}) == {"state": STATE, "state_token": None, "seat": 7}
-    assert schema.fast_load({"state": STATE, "seat": 8})["seat"] == 8  # type: ignore[index]
-    for refused in (0, 9, True, None, "1"):  # outside the range, or not an int
-        assert schema.fast_load({"state": STATE, "seat": refused}) is None
-        with pytest.raises(ValidationError):
-            schema.load({"state": STATE, "seat": refused})
-
-
-@pytest.mark.parametrize("schema", [WithList(), WithFieldCheck(), schemas.ApplyBody(partial=True)])
-def test_a_schema_the_fast_path_does_not_understand_goes_to_marshmallow(schema: Schema) -> None:
-    assert schemas.fast_plan(schema) is None
-    body = {"state": STATE, "move": MOVE} if "move" in schema.fields else {"state": STATE}
-    assert schema.fast_load(body) is None  # type: ignore[attr-defined]
-    assert outcome(schema.load, body) == outcome(lambda b: Schema.load(schema, b), body)
-
-
-@settings(max_examples=300, deadline=None)
-@given(body=st.fixed_dictionaries({}, optional={**body_fields, "seat": field_values}))
-def test_a_new_field_loads_as_marshmallow_alone(body: dict[str, Any]) -> None:
-    schema = WithSeat()
-    assert outcome(schema.load, body) == outcome(lambda b: Schema.load(schema, b), body)
+def test_a_seat_count_takes_a_zero_fraction_too() -> None:
+    out = session_schemas.create_schema.load({"variant": "uno_classic", "players": 3.0})
+    assert len(out["players"]) == 3
+    with pytest.raises(ValidationError) as info:
+        session_schemas.create_schema.load({"variant": "uno_classic", "players": 2.5})
+    assert info.value.messages == {"players": ["Not a valid integer: 2.5 has a fractional part."]}

@@ -169,7 +169,7 @@ def foreign_leaks(body: Any, seed: int, over: bool) -> list[str]:
 
 
 def card_ids(value: Any) -> set[int]:
-    from tests.sessions.test_leaks import card_ids as ids
+    from tests.sessions.api.test_leaks import card_ids as ids
 
     return set(ids(value))
 

@@ -86,8 +86,12 @@ def test_a_clocked_session_fits_the_spec(api: ApiClient, api_app: Any) -> None:
     assert resp.status_code == 201, resp.get_data(as_text=True)
     created: dict[str, Any] = resp.get_json()
     sid, clock = created["session_id"], created["clock"]
-    assert clock["seat"] == turn_seat(created["view"]) and clock["seconds_left"] == 35
+    # The clock holds until seat 1 (not told by the create) reads, 15 s at most.
+    assert clock["held_for"] == [1] and clock["held_until"] == "2027-01-15T08:00:15.000Z"
+    assert clock["seat"] == turn_seat(created["view"]) and clock["seconds_left"] == 15 + 35
     tokens = [s["token"] for s in created["seats"]]
+    told = api.get(f"/v1/sessions/{sid}", headers=auth(tokens[1])).get_json()["clock"]
+    assert told["held_for"] == [] and told["held_until"] is None and told["seconds_left"] == 35
     now[0] += 35
     waiting = api.get(f"/v1/sessions/{sid}", headers=auth(tokens[1 - clock["seat"]]))
     assert waiting.status_code == 200

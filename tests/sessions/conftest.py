@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -48,6 +49,24 @@ def store_config(kind: str, request: pytest.FixtureRequest, **extra: Any) -> dic
         config["REDIS_URL"] = url
         config["SESSION_KEY_PREFIX"] = f"t{uuid.uuid4().hex[:8]}:"
     return config
+
+
+@pytest.fixture(params=["redis", "cluster"])
+def redis_url(request: pytest.FixtureRequest) -> str:
+    """One Redis, then the cluster (given one seed node)."""
+    url = store_url(str(request.param), request)
+    assert url is not None
+    return url
+
+
+@pytest.fixture
+def replicas(redis_url: str) -> Iterator[tuple[Api, Api]]:
+    """Two apps (two service replicas) on the same Redis (or cluster) and key prefix."""
+    config = {"REDIS_URL": redis_url, "SESSION_KEY_PREFIX": f"r{uuid.uuid4().hex[:6]}:"}
+    a, b = make_app(dict(config)), make_app(dict(config))
+    yield Api(a.test_client()), Api(b.test_client())
+    for app in (a, b):
+        app.extensions["sessions"].store.close()
 
 
 @pytest.fixture(params=STORES)
@@ -140,3 +159,38 @@ def problem(resp: Any, status: int, code: str) -> dict[str, Any]:
     assert body["status"] == status and body["code"] == code
     assert {"type", "title", "detail"} <= set(body)
     return body  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- shared steps
+def two_humans(api: Api, **kw: Any) -> tuple[str, list[str], dict[str, Any]]:
+    r = api.create("uno_classic", 2, seed=7, **kw)
+    assert r.status_code == 201, r.get_data(as_text=True)
+    body = r.get_json()
+    return body["session_id"], [s["token"] for s in body["seats"]], body
+
+
+def mover(api: Api, sid: str, tokens: list[str]) -> tuple[int, dict[str, Any]]:
+    """The seat to move and its GET answer."""
+    spectator = api.get(sid).get_json()
+    seat = turn_seat(spectator["view"])
+    return seat, api.get(sid, tokens[seat]).get_json()
+
+
+def first_move(body: dict[str, Any]) -> dict[str, Any]:
+    return next(m for m in body["legal_moves"] if m["type"] not in ("uno", "catch"))
+
+
+def sse(resp: Any) -> list[dict[str, Any]]:
+    """Parse an event stream into ``{id, event, data}`` records (comments dropped)."""
+    text = resp if isinstance(resp, str) else resp.get_data(as_text=True)
+    out = []
+    for block in text.split("\n\n"):
+        rec: dict[str, Any] = {}
+        for line in block.splitlines():
+            if line.startswith(":") or not line:
+                continue
+            key, _, value = line.partition(": ")
+            rec[key] = orjson.loads(value) if key == "data" else value
+        if "id" in rec:
+            out.append(rec)
+    return out

@@ -31,8 +31,9 @@ def test_the_variant_lists_every_house_rule_with_its_default(api: ApiClient) -> 
         variant = body if "id" in body else next(v for v in body["variants"] if v["id"] == V)
         for name, listed in LISTED.items():
             option = variant["options"][name]
-            assert {k: v for k, v in option.items() if k != "description"} == listed
-            assert option["description"]
+            words = {"description", "label"}
+            assert {k: v for k, v in option.items() if k not in words} == listed
+            assert option["description"] and option["label"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""Smoke tests of the benchmark suite (its figures are never asserted)."""

@@ -1,0 +1,1 @@
+"""The bots: every level at every decision, the hard policy, the golden choices of the hard search."""

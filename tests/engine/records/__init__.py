@@ -1,0 +1,1 @@
+"""Game records and replay, the generator, the command line."""

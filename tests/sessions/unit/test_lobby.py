@@ -1,0 +1,83 @@
+"""The public lobby: newest first, a page and its cursor, entries of sessions that
+started or went dropped on the way (and from the index)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from service.sessions.lobby import Lobby, parse_cursor
+from service.sessions.manager import SessionManager
+from service.sessions.problems import SessionProblem
+
+from .conftest import SpyStore, Time, body, created
+
+
+def listed(mgr: SessionManager, clock: Time, n: int, variant: str = "uno_classic") -> list[str]:
+    sids = []
+    for _ in range(n):
+        clock.t += 1
+        made = created(mgr, [{"name": "Ann"}, {"open": True}], public=True, variant=variant)
+        sids.append(str(made["session_id"]))
+    return sids
+
+
+def test_pages_list_the_newest_first_with_a_cursor_to_the_next(
+    mgr: SessionManager, clock: Time
+) -> None:
+    sids = listed(mgr, clock, 5)
+    lobby = Lobby(mgr.store)
+    first = body(lobby.page(None, None, 2))
+    assert [s["session_id"] for s in first["sessions"]] == sids[::-1][:2]
+    second = body(lobby.page(None, first["next_cursor"], 2))
+    third = body(lobby.page(None, second["next_cursor"], 2))
+    assert [s["session_id"] for s in second["sessions"] + third["sessions"]] == sids[::-1][2:]
+    assert third["next_cursor"] is None
+
+
+def test_a_page_filters_by_variant(mgr: SessionManager, clock: Time) -> None:
+    classic = listed(mgr, clock, 1)
+    dos = listed(mgr, clock, 1, variant="dos")
+    page = body(Lobby(mgr.store).page("dos", None, 10))
+    assert [s["session_id"] for s in page["sessions"]] == dos and classic != dos
+
+
+def test_sessions_that_started_or_went_are_dropped_and_unlisted(
+    mgr: SessionManager, store: SpyStore, clock: Time
+) -> None:
+    started, gone, kept = listed(mgr, clock, 3)
+    store.lobby_add(started, "uno_classic", 0)  # a stale entry the join's unlist missed
+    mgr.join(started, {"name": "Bo"})
+    store.lobby_add(started, "uno_classic", int(clock.t * 1000) - 5_000)
+    store.delete(gone)
+    page = body(Lobby(store).page(None, None, 10))
+    assert [s["session_id"] for s in page["sessions"]] == [kept]
+    assert [sid for _, sid in store.lobby_page(None, None, 10)] == [kept]
+
+
+def test_a_cursor_is_one_this_service_gave() -> None:
+    assert parse_cursor(None) is None
+    assert parse_cursor("1700000000000.abcdefgh") == (1700000000000, "abcdefgh")
+    for bad in ("x", "1.short", "12.abc/defgh", "1234567890123456.abcdefgh"):
+        with pytest.raises(SessionProblem) as e:
+            parse_cursor(bad)
+        assert e.value.extra == {"errors": {"cursor": ["invalid"]}}
+
+
+def test_an_unreachable_index_is_logged_not_answered(
+    mgr: SessionManager, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from service.sessions.store import StoreUnavailable
+
+    def down(sids: object) -> None:
+        raise StoreUnavailable("down")
+
+    monkeypatch.setattr(mgr.store, "lobby_remove", down)
+    log = logging.getLogger("service.sessions")  # "service" may not propagate (JSON logs)
+    log.addHandler(caplog.handler)
+    try:
+        Lobby(mgr.store).unlist([("abcdefgh", "dos")])
+    finally:
+        log.removeHandler(caplog.handler)
+    assert "the lobby keeps 1 entries" in caplog.text
