@@ -20,22 +20,17 @@ from __future__ import annotations
 from ..errors import RulesError
 from ..moves import Move
 from ..state import State, Work
-from ..uno import UnoPending, UnoRules
+from ..uno import UnoPending
 from ..variant import TURN, defaults, first_plain
+from .base import HouseBase
 from .options import house_rules
 
 
-class DrawRules(UnoRules):
+class DrawRules(HouseBase):
     """The drawing house rules and the UNO penalty, on classic UNO's hooks."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        #: How many options a state lists with every house rule off (those stored at
-        #: their default): a state listing that many plays no house rule.
-        self._plain_options = sum(spec.stored_at_default for spec in self.options.values())
-
     def draws_to_match(self, s: State | Work) -> bool:
-        return house_rules(s).draw_to_match
+        return len(s.options) != self._plain_options and house_rules(s).draw_to_match
 
     def playable(self, s: State | Work, player: int) -> list[int]:
         """The cards of ``player``'s hand that can be played on the card in play."""
@@ -44,7 +39,7 @@ class DrawRules(UnoRules):
 
     def may_draw(self, s: State | Work, player: int) -> bool:
         """Forced play: only a hand with no playable card may draw."""
-        if len(s.options) == self._plain_options:  # no house rule (asked every turn)
+        if len(s.options) == self._plain_options:  # no house rule (``HouseBase``)
             return True
         return not house_rules(s).forced_play or not self.playable(s, player)
 
@@ -57,7 +52,7 @@ class DrawRules(UnoRules):
 
     def may_keep_drawn(self, s: State | Work, player: int) -> bool:
         """Forced play: a playable drawn card is played at once."""
-        return not house_rules(s).forced_play
+        return len(s.options) == self._plain_options or not house_rules(s).forced_play
 
     def catch_penalty(self, s: State | Work) -> int:
         return house_rules(s).uno_penalty

@@ -21,13 +21,14 @@ from ..errors import RulesError
 from ..moves import Move, MoveType
 from ..state import Phase, State, Work
 from ..uno import UnoRules
+from .base import HouseBase
 from .options import house_rules
 
 T_PLAY = MoveType.PLAY
 PLAY = Phase.PLAY
 
 
-class JumpIn(UnoRules):
+class JumpIn(HouseBase):
     """The jump-in house rule, on classic UNO's hooks."""
 
     event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"jumped_in"}
@@ -52,7 +53,7 @@ class JumpIn(UnoRules):
     def legal_out_of_turn(self, state: State, player: int) -> list[Move]:
         """The jump-ins: every play of a card that ``jumps_in``."""
         moves: list[Move] = []
-        if house_rules(state).jump_in:
+        if len(state.options) != self._plain_options and house_rules(state).jump_in:
             for card in state.hands[player]:
                 if self.jumps_in(state, player, card):
                     moves += self.play_moves(state, player, card)

@@ -22,10 +22,11 @@ from ..events import Event, event
 from ..moves import Move
 from ..state import State, Work, seat_after
 from ..uno import NO_TARGET, UnoRules
+from .base import HouseBase
 from .options import house_rules
 
 
-class SevenZero(UnoRules):
+class SevenZero(HouseBase):
     """The seven-zero house rule, on classic UNO's hooks."""
 
     event_types: ClassVar[frozenset[str]] = UnoRules.event_types | {"swapped", "hands_passed"}
@@ -57,7 +58,11 @@ class SevenZero(UnoRules):
     def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
         """A 7 names another seat: every other seat, from the next player in the
         direction of play on (the first is a forced move's choice)."""
-        if card in self._sevens and house_rules(s).seven_zero:
+        if (
+            card in self._sevens
+            and len(s.options) != self._plain_options
+            and house_rules(s).seven_zero
+        ):
             n = s.num_players
             return tuple(seat_after(player, n, k, s.direction) for k in range(1, n))
         return NO_TARGET
@@ -69,7 +74,7 @@ class SevenZero(UnoRules):
         card = move[2]
         if card not in self._exchangers or len(s.hands[player]) < 2:
             return None
-        if not house_rules(s).seven_zero:
+        if len(s.options) == self._plain_options or not house_rules(s).seven_zero:
             return None
         if card in self._sevens:
             target = move[4]
@@ -91,7 +96,12 @@ class SevenZero(UnoRules):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A 7: with the rule on, swap hands with the seat the play names."""
-        if house_rules(w).seven_zero and move is not None and type(move.target) is int:
+        if (
+            len(w.options) != self._plain_options
+            and house_rules(w).seven_zero
+            and move is not None
+            and type(move.target) is int
+        ):
             self.swap(w, player, move.target, events)
         w.current = w.next_seat(player)
 
@@ -99,7 +109,7 @@ class SevenZero(UnoRules):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A 0: with the rule on, every hand passes to the next player."""
-        if house_rules(w).seven_zero:
+        if len(w.options) != self._plain_options and house_rules(w).seven_zero:
             self.pass_hands(w, player, events)
         w.current = w.next_seat(player)
 

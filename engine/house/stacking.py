@@ -28,6 +28,7 @@ from ..moves import Move, MoveType
 from ..state import Pending, PendingType, State, Work, pending
 from ..uno import UnoRules
 from ..variant import defaults, lists
+from .base import HouseBase
 from .options import house_rules
 
 T = MoveType
@@ -49,7 +50,7 @@ def penalty_of(s: State | Work) -> int:
     return pend.get("stack") if pend is not None and pend.type is PENALTY else 0  # type: ignore[no-any-return]
 
 
-class Stacking(UnoRules):
+class Stacking(HouseBase):
     """The stacking house rule, on classic UNO's hooks."""
 
     pending_moves: ClassVar[dict[PendingType, tuple[frozenset[MoveType], str]]] = {
@@ -139,7 +140,7 @@ class Stacking(UnoRules):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Draw Two: classic UNO's effect, or with stacking the penalty."""
-        if house_rules(w).stacking == "none":
+        if len(w.options) == self._plain_options or house_rules(w).stacking == "none":
             UnoRules.effect_draw(self, w, player, card, move, events)
         else:
             self.raise_penalty(w, player, card)
@@ -148,7 +149,7 @@ class Stacking(UnoRules):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Wild Draw Four: classic UNO's challenge, or with stacking the penalty."""
-        if house_rules(w).stacking == "none":
+        if len(w.options) == self._plain_options or house_rules(w).stacking == "none":
             UnoRules.effect_challengeable_draw(self, w, player, card, move, events)
         else:
             self.raise_penalty(w, player, card)
