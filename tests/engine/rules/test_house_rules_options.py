@@ -88,3 +88,24 @@ def test_every_seat_sees_the_house_rules_in_play(api: ApiClient) -> None:
         view = api.post("/v1/games/view", json={"state": body["state"], "player": seat})
         assert view.get_json()["view"]["house_rules"] == ALL_ON
         assert view.get_json()["view"]["draw_stack"] == 0
+
+
+def test_a_record_of_a_game_with_every_house_rule_replays() -> None:
+    """The record carries the house rules (its options) and every move, jump-ins,
+    swaps and penalties included; its replay is the game."""
+    import random
+
+    from tests.support import random_game
+
+    moves: list[engine.Move] = []
+    final = None
+    for _b, move, after, _e in random_game(V, 4, 12, random.Random(4), {**ALL_ON, "target": 60}):
+        if move is not None:
+            moves.append(move)
+        final = after
+    rec = engine.record(V, 4, 12, moves, options={**ALL_ON, "target": 60})
+    assert rec["options"] == {**ALL_ON, "target": 60, "challenge_rule": "active_color"}
+    replayed = engine.replay(rec)
+    assert replayed.state == final
+    kinds = {e["type"] for e in replayed.events}
+    assert {"swapped", "hands_passed", "jumped_in"} <= kinds
