@@ -7,7 +7,8 @@ after round until a seat reaches the variant's target score, as a session plays 
 winner is the seat with the best score then (a shared win counts for nobody).
 ``--unit round`` plays one round a game instead (its winner is the seat that goes out):
 about ten times cheaper, and the edge of a level shows less in one round than over a
-game.
+game. ``--options`` sets game options for every game (JSON), such as classic UNO's
+house rules: ``--options '{"stacking": "up", "seven_zero": true}'``.
 
 Seats: with 2 players one bot of each level, the stronger one seated first in every
 other game; with 4 players one stronger bot against three of the weaker level (1 vs
@@ -24,6 +25,7 @@ other work too.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
@@ -44,6 +46,8 @@ UNITS = ("game", "round")
 SIDE = ("uno", "catch")
 #: A round longer than this many moves is stopped and counted as nobody's win.
 MAX_MOVES = 3000
+#: Game options for every game (``--options``), or None.
+Options = dict[str, Any] | None
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -65,31 +69,36 @@ def seats_for(game: int, players: int, strong: str, weak: str) -> list[str]:
 
 
 def play_round(
-    variant: str, levels: list[str], seed: int, budget: int
+    variant: str, levels: list[str], seed: int, budget: int, options: Options = None
 ) -> tuple[int | None, list[float]]:
     """One round between bots; the winning seat (None: stopped) and the CPU times of
     the hard moves that searched (seconds: process time, which other work on the
     machine does not inflate as it does wall time)."""
-    winner, times, _ = play(variant, levels, seed, budget, whole_game=False)
+    winner, times, _ = play(variant, levels, seed, budget, whole_game=False, options=options)
     return winner, times
 
 
 def play_game(
-    variant: str, levels: list[str], seed: int, budget: int
+    variant: str, levels: list[str], seed: int, budget: int, options: Options = None
 ) -> tuple[int | None, list[float]]:
     """One whole game, round after round until a seat reaches the target score, as a
     session plays it; the winning seat (None: stopped, or a shared win) and the hard
     moves' CPU times."""
-    winner, times, _ = play(variant, levels, seed, budget, whole_game=True)
+    winner, times, _ = play(variant, levels, seed, budget, whole_game=True, options=options)
     return winner, times
 
 
 def play(
-    variant: str, levels: list[str], seed: int, budget: int, whole_game: bool
+    variant: str,
+    levels: list[str],
+    seed: int,
+    budget: int,
+    whole_game: bool,
+    options: Options = None,
 ) -> tuple[int | None, list[float], engine.State]:
     """A round or a whole game between bots: the winner, the hard moves' CPU times and
     the last state."""
-    state, events = engine.start(variant, len(levels), seed)
+    state, events = engine.start(variant, len(levels), seed, options=options)
     rnd = random.Random(f"bench:{variant}:{len(levels)}:{seed}")
     seen: list[list[Any]] = [engine.redact_all(events, s) for s in range(len(levels))]
     times: list[float] = []
@@ -134,10 +143,12 @@ def play(
     return None, times, state
 
 
-def _job(args: tuple[str, int, str, str, int, int, bool]) -> tuple[bool, bool, list[float]]:
-    variant, players, strong, weak, game, budget, whole_game = args
+def _job(
+    args: tuple[str, int, str, str, int, int, bool, Options],
+) -> tuple[bool, bool, list[float]]:
+    variant, players, strong, weak, game, budget, whole_game, options = args
     levels = seats_for(game, players, strong, weak)
-    winner, times, _ = play(variant, levels, game, budget, whole_game)
+    winner, times, _ = play(variant, levels, game, budget, whole_game, options)
     return winner is not None and levels[winner] == strong, winner is None, times
 
 
@@ -149,9 +160,11 @@ def run(
     budget: int = bots.DEFAULT_BUDGET,
     processes: int = 2,
     unit: str = "game",
+    options: Options = None,
 ) -> dict[str, Any]:
     """Every pairing's games; ``unit``: "game" (whole games to the target score, as
-    sessions play them) or "round" (one round a game: cheaper, and a smaller edge)."""
+    sessions play them) or "round" (one round a game: cheaper, and a smaller edge);
+    ``options``: the options of every game (None: the variant's defaults)."""
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {', '.join(UNITS)}")
     ids = variants or [v.id for v in engine.all_variants()]
@@ -164,7 +177,7 @@ def run(
                     continue
                 for strong, weak in pairings:
                     jobs = [
-                        (vid, players, strong, weak, g, budget, unit == "game")
+                        (vid, players, strong, weak, g, budget, unit == "game", options)
                         for g in range(games)
                     ]
                     t0 = time.perf_counter()
@@ -180,6 +193,7 @@ def run(
                         "baseline": 1 / players,
                         "games": games,
                         "unit": unit,
+                        "options": options,
                         "wins": wins,
                         "stopped": stopped,
                         "win_rate": wins / games,
@@ -195,7 +209,13 @@ def run(
                         }
                     rows.append(row)
                     print_row(row)
-    return {"games_per_pairing": games, "unit": unit, "budget": budget, "rows": rows}
+    return {
+        "games_per_pairing": games,
+        "unit": unit,
+        "budget": budget,
+        "options": options,
+        "rows": rows,
+    }
 
 
 def print_row(row: dict[str, Any]) -> None:
@@ -221,6 +241,9 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=bots.DEFAULT_BUDGET, help="hard playouts")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument(
+        "--options", type=json.loads, default=None, help="game options (JSON) for every game"
+    )
+    parser.add_argument(
         "--unit", choices=UNITS, default="game",
         help="game: whole games to the target score (default); round: one round a game",
     )  # fmt: skip
@@ -234,6 +257,7 @@ def main() -> int:
         args.budget,
         args.processes,
         args.unit,
+        args.options,
     )
     return 0
 

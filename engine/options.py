@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SetupError
 
 
+def _shown(value: Any) -> str:
+    """A value as a request writes it (``true``, not ``True``)."""
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
 @dataclass(frozen=True)
 class OptionSpec:
-    """A game option: allowed ``choices`` (or an integer range), the default, and its
-    ``label`` (what a form calls it: "Points to win", not ``target``)."""
+    """A game option: allowed ``choices`` (values of the default's type) or an integer
+    range, the default, and its ``label`` (what a form calls it: "Points to win", not
+    ``target``). ``stored_at_default``: whether a state lists the option when it has its
+    default value; an option added to a game later (a house rule) is left out at its
+    default, so the states of games that do not use it stay as they were."""
 
     name: str
     default: Any
@@ -19,13 +28,15 @@ class OptionSpec:
     choices: tuple[Any, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    stored_at_default: bool = True
     label: str = field(kw_only=True)
 
     def check(self, value: Any) -> Any:
         if self.choices:
-            if value not in self.choices:
+            # The type too: ``1 in (False, True)`` holds in Python, not in a request.
+            if type(value) is not type(self.default) or value not in self.choices:
                 raise SetupError(
-                    f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}",
+                    f"option {self.name!r} must be one of {', '.join(map(_shown, self.choices))}",
                     code="invalid_option",
                 )
             return value
@@ -51,3 +62,10 @@ class OptionSpec:
         else:
             out["minimum"], out["maximum"] = self.minimum, self.maximum
         return out
+
+
+def flag(name: str, description: str, *, label: str) -> OptionSpec:
+    """An on/off option, off by default and left out of a state while off."""
+    return OptionSpec(
+        name, False, description, choices=(False, True), stored_at_default=False, label=label
+    )

@@ -140,6 +140,7 @@ def work_of(state: State) -> Work:
     ) = state  # fmt: skip
     w.hands = list(hands)
     w.prev_color = None
+    w.answered = w.pending
     return w
 
 
@@ -209,17 +210,24 @@ if TYPE_CHECKING:  # pragma: no cover - the same fields, as the type checker see
         move_count: int
         ext: Any
         prev_color: Color | None
+        answered: Pending | None
 
         def __init__(self, *values: Any) -> None: ...
 
 else:
     #: A mutable copy of a ``State`` for the duration of one ``apply``: ``State``'s
     #: fields (``w.hands`` a list of tuples, one per seat, so one hand can be replaced),
-    #: plus ``prev_color``: the colour in play before the card just played (set by a
-    #: play, read by challengeable cards; transient, never part of a State).
+    #: plus two transient fields, never part of a State: ``prev_color``, the colour in
+    #: play before the card just played (set by a play, read by challengeable cards),
+    #: and ``answered``, the decision pending when the move began (the one it answers,
+    #: if any; read by the stacking house rule's penalty).
     Work = make_dataclass(
         "Work",
-        [*State.__annotations__.items(), ("prev_color", "Color | None", field(default=None))],
+        [
+            *State.__annotations__.items(),
+            ("prev_color", "Color | None", field(default=None)),
+            ("answered", "Pending | None", field(default=None)),
+        ],
         bases=(_WorkMethods,),
         slots=True,
         eq=False,

@@ -10,11 +10,14 @@ touching the turn itself. Decisions (``UnoPending``) wait in ``State.pending``:
 - ``challenge``: answer a challengeable wild draw card (``challenge`` / ``accept``).
 
 What a player may do on a turn is written once, as rule hooks: ``matches`` (which card
-plays on which), ``play_colors`` and ``play_targets`` (what a play of a card names),
-``uno_flag_allowed`` (when a play may say UNO) and ``may_draw`` (when a draw is
-allowed). The listing (``legal_turn``, ``play_moves``) and the checks (``check_play``,
-``on_draw``) both ask them, so a variant or a house rule that overrides a hook changes
-what is listed and what is accepted together.
+plays on which), ``may_play`` (which card may be played while a decision is pending or
+out of turn), ``play_colors`` and ``play_targets`` (what a play of a card names),
+``uno_flag_allowed`` (when a play may say UNO), ``may_draw`` (when a draw is allowed),
+``draws_to_match`` (whether a draw goes on until a playable card) and
+``may_keep_drawn`` (whether a playable drawn card may be kept). The listing
+(``legal_turn``, ``play_moves``, the decisions' listers) and the checks
+(``check_play``, ``on_draw``, ``on_pass``) both ask them, so a variant or a house rule
+that overrides a hook changes what is listed and what is accepted together.
 """
 
 from __future__ import annotations
@@ -212,6 +215,37 @@ class UnoRules(Variant):
         """Whether ``uno: true`` fits this play: it leaves the player one card."""
         return self.uno_rule and len(s.hands[move[1]]) == 2
 
+    def may_play(self, s: State | Work, player: int, card: int) -> bool:
+        """Whether ``player`` may play ``card`` while a decision is pending or it is not
+        their turn (on a turn with nothing pending, ``matches`` decides): the card just
+        drawn (``play_drawn``), if it ``matches``."""
+        pend = s.pending
+        return (
+            pend is not None
+            and card == pend.card
+            and self.matches(s.side, card, s.active_color, s.discard[-1])
+        )
+
+    def play_refused(self, s: State | Work, player: int, card: int) -> RulesError:
+        """The error for a play that ``may_play`` refuses."""
+        pend = s.pending
+        if pend is not None and card != pend.card:
+            return RulesError(
+                f"only the card just drawn ({self.card_name(s, pend.card)}) may be played "  # type: ignore[arg-type]
+                "now, or pass",
+                code="not_drawn_card",
+            )
+        return self.no_match(s, card)
+
+    def no_match(self, s: State | Work, card: int) -> RulesError:
+        """The error for a card that does not ``match`` the card in play."""
+        side = s.side
+        return RulesError(
+            f"card {self.card_name(s, card)} ({self.catalog.code[side][card]}) matches "
+            f"neither the colour ({s.active_color}) nor the number or symbol in play",
+            code="does_not_match",
+        )
+
     def may_draw(self, s: State | Work, player: int) -> bool:
         """Whether ``player`` may draw a card on their turn (classic UNO: always)."""
         return True
@@ -219,6 +253,16 @@ class UnoRules(Variant):
     def draw_refused(self, s: State | Work, player: int) -> RulesError:
         """The error for a draw that ``may_draw`` refuses."""
         return RulesError("drawing is not allowed now: play a card", code="draw_not_allowed")
+
+    def draws_to_match(self, s: State | Work) -> bool:
+        """Whether a draw by choice goes on, one card at a time, until a card that can be
+        played (classic UNO: no, one card)."""
+        return False
+
+    def may_keep_drawn(self, s: State | Work, player: int) -> bool:
+        """Whether ``player`` may keep the playable card just drawn (``pass``) rather
+        than play it (classic UNO: yes)."""
+        return True
 
     # ------------------------------------------------------------------ legal moves
     def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
@@ -269,7 +313,10 @@ class UnoRules(Variant):
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         pend = state.pending
         assert pend is not None and pend.card is not None  # a play_drawn decision names its card
-        return [*self.play_moves(state, player, pend.card), Move(T.PASS, player)]
+        moves = [*self.play_moves(state, player, pend.card)]
+        if self.may_keep_drawn(state, player):
+            moves.append(Move(T.PASS, player))
+        return moves
 
     @lists(P.CHOOSE_COLOR)
     def legal_choose_color(self, state: State, player: int) -> list[Move]:
@@ -303,34 +350,26 @@ class UnoRules(Variant):
 
     # ------------------------------------------------------------------ play
     def check_play(self, w: Work, move: Move) -> tuple[int, Color | None]:
-        """Validate a play by the rule hooks (``matches``, ``play_targets``,
-        ``uno_flag_allowed``, ``play_colors``); return the card and the colour it leaves
-        in play."""
+        """Validate a play by the rule hooks (``matches`` on a turn, ``may_play`` while a
+        decision is pending or out of turn, ``play_targets``, ``uno_flag_allowed``,
+        ``play_colors``); return the card and the colour it leaves in play."""
         _, player, card, color, target, chain, uno, _ = move
         if card is None or card not in w.hands[player]:
             card = self.require_card_in_hand(w, move)  # raises the precise error
-        pend = w.pending
-        if pend is not None and card != pend.card:
-            raise RulesError(
-                f"only the card just drawn ({self.card_name(w, pend.card)}) may be played "  # type: ignore[arg-type]
-                "now, or pass",
-                code="not_drawn_card",
-            )
         side = w.side
-        active = w.active_color
-        if not self.matches(side, card, active, w.discard[-1]):
-            raise RulesError(
-                f"card {self.card_name(w, card)} ({self.catalog.code[side][card]}) matches "
-                "neither the colour "
-                f"({active}) nor the number or symbol in play",
-                code="does_not_match",
-            )
+        if w.pending is not None or player != w.current:
+            if not self.may_play(w, player, card):
+                raise self.play_refused(w, player, card)
+        elif not self.matches(side, card, w.active_color, w.discard[-1]):
+            raise self.no_match(w, card)
         targets = self.play_targets(w, player, card)
         if target not in targets:
             if targets == NO_TARGET:
                 raise RulesError("this play takes no 'target'", code="unexpected_field")
             if target is None:
                 raise RulesError("name a seat ('target')", code="target_required")
+            if target == player:
+                raise RulesError("name another seat, not your own", code="invalid_target")
             raise RulesError(f"this play cannot name seat {target!r}", code="invalid_target")
         if chain is not None:
             raise RulesError("this play takes no 'chain'", code="unexpected_field")
@@ -357,6 +396,10 @@ class UnoRules(Variant):
     def on_play(self, w: Work, move: Move, events: list[Event]) -> None:
         card, color = self.check_play(w, move)
         player = move[1]
+        if player != w.current and w.pending is None:
+            # A play out of turn (``out_of_turn``: classic UNO's jump-in): the seat that
+            # was to move loses its turn; play goes on from the player.
+            events.append(event("jumped_in", player=player, target=w.current))
         w.pending = None
         self.put_on_discard(w, player, card, color, events)
         if not w.hands[player]:
@@ -499,7 +542,7 @@ class UnoRules(Variant):
         offender = pend.get("offender")
         guilty = pend.get("guilty")
         card = pend.card
-        _, guilty_draw, innocent_draw = self.challenge_cards[self.kind(w, card)]  # type: ignore[arg-type]
+        guilty_draw, innocent_draw = self.challenge_penalties(w, pend)
         w.pending = None
         events.append(
             secret_event(
@@ -518,6 +561,12 @@ class UnoRules(Variant):
             self.challenge_draw(w, victim, innocent_draw, card, events)  # type: ignore[arg-type]
             self.after_wild_draw(w, victim, offender, events)
 
+    def challenge_penalties(self, w: Work, pend: Pending) -> tuple[int, int]:
+        """What a challenge of the pending card draws: the guilty offender's cards, the
+        cards of a challenger who was wrong (``challenge_cards``)."""
+        _, guilty, innocent = self.challenge_cards[self.kind(w, pend.card)]  # type: ignore[arg-type]
+        return guilty, innocent
+
     def challenge_draw(
         self, w: Work, seat: int, count: int, card: int, events: list[Event]
     ) -> None:
@@ -532,21 +581,39 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ other moves
     @handles(T.DRAW)
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
-        """Draw a card (if ``may_draw``); if it ``matches``, the player may play it now."""
+        """Draw a card (if ``may_draw``), and more while ``draws_to_match`` and none
+        ``matches``; a drawn card that ``matches`` may be played now."""
         player = move[1]
+        pend = w.pending
+        if pend is not None:  # a decision answered with a draw (``draw_answer``)
+            self.draw_answer(w, player, pend, events)
+            return
         if not self.may_draw(w, player):
             raise self.draw_refused(w, player)
         drawn = self.draw_cards(w, player, 1, events, "draw")
-        if drawn:
+        while drawn:
             card = drawn[0]
             if self.matches(w.side, card, w.active_color, w.discard[-1]):
                 w.pending = _new(Pending, (PLAY_DRAWN, player, card, ()))
                 return
+            if not self.draws_to_match(w):
+                break
+            drawn = self.draw_cards(w, player, 1, events, "draw")
         w.current = (player + w.direction) % w.num_players
+
+    def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
+        """A draw that answers the pending decision: none of classic UNO's (its guards
+        refuse a draw then); the stacking house rule's penalty is taken so."""
+        raise RulesError(f"a draw does not answer {pend.type.value!r}", code="illegal_move")
 
     @handles(T.PASS)
     def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move[1]
+        if not self.may_keep_drawn(w, player):
+            raise RulesError(
+                "a drawn card that can be played must be played at once",
+                code="must_play_drawn_card",
+            )
         w.pending = None
         events.append({"type": "passed", "player": player})
         w.current = (player + w.direction) % w.num_players
@@ -567,6 +634,21 @@ class UnoRules(Variant):
         w.pending = None
         events.append(event("color_chosen", player=move.player, color=color.value))
         w.current = pend.get("then", move.player)
+
+    # ------------------------------------------------------------------ exchanged hands
+    def swap(self, w: Work, player: int, target: int, events: list[Event]) -> None:
+        """Swap two hands (each party now sees the other's former hand in their own);
+        everybody sees who swapped with whom and the new sizes."""
+        hands = w.hands
+        hands[player], hands[target] = hands[target], hands[player]
+        events.append(
+            event(
+                "swapped",
+                player=player,
+                target=target,
+                hand_sizes=[len(hands[player]), len(hands[target])],
+            )
+        )
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:

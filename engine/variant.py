@@ -35,6 +35,11 @@ from .state import PendingType, Phase, State, Work, freeze, seat_after, work_of
 __all__ = ["TURN", "OptionSpec", "Variant", "defaults", "first_plain", "handles", "lists"]
 
 MAX_SEED = (1 << 64) - 1
+#: Cards a player caught without saying UNO draws (README "Saying UNO").
+CAUGHT_DRAW = 2
+#: The events of an exchange of hands (UNO All Wild's Forced Swap, classic UNO's
+#: seven-zero): a seat it leaves with another single card owes UNO again.
+EXCHANGES = frozenset({"swapped", "hands_passed"})
 
 # Enum members as module constants: on Python 3.11 every ``Phase.X`` is a descriptor call.
 PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
@@ -167,10 +172,11 @@ class Variant(Scoring):
                 + ", ".join(sorted(self.options)),
                 code="unknown_option",
             )
-        resolved = {
-            name: spec.check(options[name]) if name in options else spec.default
-            for name, spec in self.options.items()
-        }
+        resolved = {}
+        for name, spec in self.options.items():
+            value = spec.check(options[name]) if name in options else spec.default
+            if spec.stored_at_default or value != spec.default:
+                resolved[name] = value
         return tuple(sorted(resolved.items()))
 
     def check_deck(self, deck: Any) -> list[int]:
@@ -309,7 +315,7 @@ class Variant(Scoring):
         pend = state.pending
         if pend is None:
             actor = state.current
-            if player != actor:
+            if player != actor and not self.out_of_turn(state, move):
                 raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
             if mtype in NOT_NOW:
                 raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
@@ -327,6 +333,13 @@ class Variant(Scoring):
                 + " or ".join(sorted(t.value for t in answers)),
                 code=code,
             )
+
+    def out_of_turn(self, state: State, move: Move) -> bool:
+        """Whether ``move``, by a seat that is not to move while no decision is pending,
+        goes on to the rules (its handler says whether it is legal) instead of being
+        refused as ``not_your_turn``: never, but where a house rule lets a seat play
+        out of turn (classic UNO's jump-in)."""
+        return False
 
     def apply(self, state: State, move: Move) -> tuple[State, list[Event]]:
         """Validate ``move`` and return the next state and the events it caused.
@@ -373,13 +386,18 @@ class Variant(Scoring):
         elif state.current == player:
             moves = self.legal_turn(state, player)
         else:
-            moves = []
+            moves = self.legal_out_of_turn(state, player)
         if self.uno_rule and state.exposed:
             moves = moves + self.legal_side(state, player)
         return moves
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         raise NotImplementedError
+
+    def legal_out_of_turn(self, state: State, player: int) -> list[Move]:
+        """The moves of a seat that is not to move while no decision is pending (beyond
+        the UNO calls and catches): none, but where ``out_of_turn`` lets some through."""
+        return []
 
     # ------------------------------------------------------------------ forced moves
 
@@ -465,7 +483,11 @@ class Variant(Scoring):
             )
         w.exposed = tuple(s for s in w.exposed if s != target)
         events.append(event("caught", player=move.player, target=target))
-        self.draw_cards(w, target, 2, events, "caught")
+        self.draw_cards(w, target, self.catch_penalty(w), events, "caught")
+
+    def catch_penalty(self, s: State | Work) -> int:
+        """The cards a caught player draws (``CAUGHT_DRAW``)."""
+        return CAUGHT_DRAW
 
     def said_uno(self, w: Work, move: Move) -> bool:
         return move.uno
@@ -473,9 +495,11 @@ class Variant(Scoring):
     def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
         """Track who may be caught for not saying UNO (README "Saying UNO").
 
-        A seat whose hand fell to one card during this move is exposed unless it is the
-        mover and said UNO with the move. A seat stays exposed until some other seat
-        makes a move that is not a declaration or a catch (the next player has begun).
+        A seat left with a new single card during this move is exposed unless it is the
+        mover and said UNO with the move: its hand fell to one card, or an exchange of
+        hands (``EXCHANGES``: a swap, a pass) gave it another single card (a new hand, a
+        new duty). A seat stays exposed until some other seat makes a move that is not a
+        declaration or a catch (the next player has begun).
         """
         if w.phase is not PLAY:
             w.exposed = ()
@@ -490,9 +514,14 @@ class Variant(Scoring):
             kept = [s for s in exposed if len(hands[s]) == 1 and (side_move or s == mover)]
         else:
             kept = []
-        # Only a hand that changed this move can have fallen to one card.
+        # Only a hand that changed this move can be a new single card.
         for seat, (new, old) in enumerate(zip(hands, before.hands, strict=True)):
-            if new is not old and len(new) == 1 and len(old) != 1 and seat not in kept:
+            if (
+                new is not old
+                and len(new) == 1
+                and (len(old) != 1 or any(e["type"] in EXCHANGES for e in events))
+                and seat not in kept
+            ):
                 if seat == mover and self.said_uno(w, move):
                     events.append(event("uno", player=seat))
                 else:

@@ -195,7 +195,7 @@ class BotKnowledge:
             T.CATCH: lambda ctx, m: 900.0,
             T.NEXT_ROUND: lambda ctx, m: 0.0,
             T.PLAY: self.score_play,
-            T.DRAW: lambda ctx, m: 3.0,
+            T.DRAW: self.score_draw,
             T.PASS: self.score_pass,
             T.CHOOSE_COLOR: self.score_color,
             T.CHALLENGE: self.score_challenge,
@@ -234,6 +234,10 @@ class BotKnowledge:
             value -= 2.0  # keep draw cards for the player about to go out
         if move.target is not None and isinstance(move.target, int):
             value += self.target_value(ctx, kind, move.target)
+        if penalty(ctx):
+            value += 50.0  # stacking passes the whole penalty on
+        elif kind is Kind.NUMBER and self.points(card, side) == 0 and house(ctx, "seven_zero"):
+            value += self.swap_value(ctx, ctx.next_seat(ctx.seat, -1))  # a 0 passes hands
         return value + self.play_extra(ctx, card, kind, move)
 
     def face_id_of(self, ctx: Ctx, card: int) -> int:
@@ -247,8 +251,23 @@ class BotKnowledge:
         return 0.0
 
     def target_value(self, ctx: Ctx, kind: Kind, target: int) -> float:
-        """The value of naming ``target`` (All Wild): hit the seat closest to going out."""
+        """The value of naming ``target``: a 7's swap (house rule seven-zero): the
+        smaller the hand received the better; else (All Wild) hit the seat closest to
+        going out."""
+        if kind is Kind.NUMBER:
+            return self.swap_value(ctx, target)
         return -float(ctx.sizes[target])
+
+    def swap_value(self, ctx: Ctx, other: int) -> float:
+        """What getting ``other``'s hand for the rest of the seat's own is worth: the
+        cards it saves (a swap with a bigger hand costs)."""
+        left = len(ctx.view["hand"]) - 1
+        return 3.0 * (left - ctx.sizes[other]) - 1.0
+
+    def score_draw(self, ctx: Ctx, move: Move) -> float:
+        """Drawing by choice is a last resort; taking a penalty is what is left when
+        nothing stacks or a challenge does not pay (as accepting: 0)."""
+        return 0.0 if penalty(ctx) else 3.0
 
     def score_pass(self, ctx: Ctx, move: Move) -> float:
         return 6.0
@@ -269,7 +288,11 @@ class BotKnowledge:
         if top is None:
             return (4, 4, 6), None
         kind = self.kind(self.face_id(top, ctx.side), ctx.side)
-        return self.variant.challenge_cards.get(kind, (4, 4, 6)), kind  # type: ignore[attr-defined]
+        draw, guilty, innocent = self.variant.challenge_cards.get(kind, (4, 4, 6))  # type: ignore[attr-defined]
+        stack = penalty(ctx)
+        if stack:  # house rule stacking: the whole penalty, plus 2 for a wrong challenge
+            return (stack, stack, stack + innocent - draw), kind
+        return (draw, guilty, innocent), kind
 
     def score_challenge(self, ctx: Ctx, move: Move) -> float:
         """Challenge when the expected cost of challenging is below accepting's (0)."""
@@ -430,7 +453,7 @@ class BotKnowledge:
         fixed = ctx.memo.get("build")
         if fixed is None:  # what every sample of the decision shares
             variant = self.variant
-            options = dict(variant.resolve_options({}))
+            options = dict(variant.resolve_options(view.get("house_rules") or {}))
             options["target"] = view.get("target", options.get("target"))
             active = view.get("active_color")
             fixed = ctx.memo["build"] = (
@@ -469,6 +492,17 @@ class BotKnowledge:
         self, ctx: Ctx, rnd: random.Random, hands: list[tuple[int, ...]], draw: tuple[int, ...]
     ) -> Any:
         return None
+
+
+def penalty(ctx: Ctx) -> int:
+    """The penalty the seat faces (classic UNO's house rule stacking), else 0."""
+    pend = ctx.view.get("pending") or {}
+    return int(pend.get("draw_stack") or 0) if pend.get("type") == "penalty" else 0
+
+
+def house(ctx: Ctx, rule: str) -> Any:
+    """The value of a house rule in play (classic UNO; the view's ``house_rules``)."""
+    return (ctx.view.get("house_rules") or {}).get(rule)
 
 
 KNOWLEDGE: dict[str, BotKnowledge] = {}

@@ -138,8 +138,7 @@ class AllWildKnowledge(BotKnowledge):
 
     def target_value(self, ctx: Ctx, kind: Kind, target: int) -> float:
         if kind is Kind.WILD_FORCED_SWAP:
-            left = len(ctx.view["hand"]) - 1
-            return 3.0 * (left - ctx.sizes[target]) - 1.0
+            return self.swap_value(ctx, target)
         return -float(ctx.sizes[target])
 
     def play_extra(self, ctx: Ctx, card: int, kind: Kind, move: Move) -> float:

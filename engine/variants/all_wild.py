@@ -66,7 +66,7 @@ from ..variant import TURN, defaults, first_plain, handles, lists
 T = MoveType
 # Enum members as module constants: on Python 3.11 every ``T.X`` / ``Phase.X`` is a
 # descriptor call (about a thousand instructions) in the hot paths below.
-PLAY_T, PASS_T, CHOOSE_TARGET_T = T.PLAY, T.PASS, T.CHOOSE_TARGET
+PLAY_T, PASS_T = T.PLAY, T.PASS
 PLAY = Phase.PLAY
 
 
@@ -392,42 +392,6 @@ class AllWild(UnoRules):
         Kind.WILD_SKIP_TWO: effect_skip_two,
         Kind.WILD_FORCED_SWAP: effect_swap,
     }
-
-    def update_exposed(self, before: State, w: Work, move: Move, events: list[Event]) -> None:
-        """The base rule (a hand that fell to one card), plus a swap party who held one
-        card before and is left with a new one-card hand by the swap."""
-        super().update_exposed(before, w, move, events)
-        if w.phase is not PLAY:
-            return
-        # Only a Wild Forced Swap swaps: played, or turned up and its target chosen.
-        mtype = move.type
-        if mtype is PLAY_T:
-            card = move.card
-        elif mtype is CHOOSE_TARGET_T and before.pending is not None:
-            card = before.pending.card
-        else:
-            return
-        if card is None or self._kinds[card] is not WX:
-            return
-        swapped = next((e for e in events if e["type"] == "swapped"), None)
-        if swapped is None:
-            return
-        seat = swapped["target"]
-        if len(w.hands[seat]) == 1 and len(before.hands[seat]) == 1 and seat not in w.exposed:
-            w.exposed = tuple(sorted((*w.exposed, seat)))
-
-    def swap(self, w: Work, player: int, target: int, events: list[Event]) -> None:
-        """Swap two hands (each party now sees the other's former hand in their own)."""
-        hands = w.hands
-        hands[player], hands[target] = hands[target], hands[player]
-        events.append(
-            event(
-                "swapped",
-                player=player,
-                target=target,
-                hand_sizes=[len(hands[player]), len(hands[target])],
-            )
-        )
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:

@@ -93,6 +93,9 @@ function context() {
   const name = (code) => (game.faces.get(code) || { name: code }).name;
   return {
     pending: game.view && game.view.pending,
+    // A play by a seat that is not to move, with nothing pending: a jump-in.
+    outOfTurn: (m) => Boolean(game.view && !game.view.pending
+      && game.view.phase === 'play' && m.player !== game.view.current_player),
     card: (c) => {
       if (c && typeof c === 'object') return name(c.code);
       return codes.has(c) ? name(codes.get(c)) : `card ${c}`;
@@ -387,7 +390,9 @@ function renderOptions() {
   for (const [name, spec] of Object.entries(variant.options)) {
     const id = `option-${name}`;
     let input;
-    if (spec.choices) {
+    if (typeof spec.default === 'boolean') { // an on/off option (a house rule): a checkbox
+      input = el('input', { id, name, type: 'checkbox', checked: spec.default });
+    } else if (spec.choices) {
       input = el('select', { id, name }, ...spec.choices.map((c) => el('option', {
         value: c, selected: c === spec.default,
       }, c.replaceAll('_', ' '))));
@@ -395,7 +400,7 @@ function renderOptions() {
       input = el('input', { id, name, type: 'text', inputMode: 'numeric', value: String(spec.default) });
     }
     input.dataset.option = name;
-    input.dataset.kind = spec.choices ? 'choice' : 'number';
+    input.dataset.kind = typeof spec.default === 'boolean' ? 'flag' : spec.choices ? 'choice' : 'number';
     const hint = spec.choices ? spec.description
       : `${spec.description}; ${spec.minimum} to ${spec.maximum}`;
     box.append(el('div', { className: 'field' },
@@ -416,8 +421,13 @@ function setupBody() {
     ? [me, ...Array.from({ length: count - 1 }, (_, i) => ({ name: `Bot ${i + 1}`, bot: $('bot-level').value }))]
     : count;
   const options = {};
+  const value = {
+    flag: (input) => input.checked,
+    number: (input) => number(input.value),
+    choice: (input) => input.value,
+  };
   for (const input of $('options').querySelectorAll('[data-option]')) {
-    options[input.dataset.option] = input.dataset.kind === 'number' ? number(input.value) : input.value;
+    options[input.dataset.option] = value[input.dataset.kind](input);
   }
   const body = { variant, players, options };
   if ($('seed').value.trim()) body.seed = number($('seed').value);

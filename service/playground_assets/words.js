@@ -34,15 +34,19 @@ function part(p, ctx) {
 // ---------------------------------------------------------------- moves
 export const MOVE_TEXT = {
   play: (m, ctx) => {
-    let s = `Play ${ctx.card(m.card)}`;
+    let s = `${ctx.outOfTurn && ctx.outOfTurn(m) ? 'Jump in: play' : 'Play'} ${ctx.card(m.card)}`;
     if (m.chain && m.chain.length) s += `, then ${list(m.chain.map((c) => ctx.card(c)))}`;
     if (m.color) s += `, choose ${m.color}`;
     if (m.target !== undefined) s += `, aim at ${ctx.seat(m.target)}`;
     if (m.uno) s += ', and say UNO';
     return s;
   },
-  draw: (m, ctx) => (ctx.pending && ctx.pending.type === 'volley'
-    ? `Draw ${plural(ctx.pending.draw_stack, 'card')}` : 'Draw'),
+  draw: (m, ctx) => {
+    const p = ctx.pending;
+    if (p && p.type === 'volley') return `Draw ${plural(p.draw_stack, 'card')}`;
+    if (p && p.type === 'penalty') return `Take the penalty: draw ${plural(p.draw_stack, 'card')}`;
+    return 'Draw';
+  },
   pass: () => 'Keep the drawn card and pass',
   choose_color: (m) => `Choose ${m.color}`,
   choose_target: (m, ctx) => `Aim at ${ctx.seat(m.target)}`,
@@ -76,6 +80,7 @@ export const PENDING_TEXT = {
   forced_run: 'continue the run or draw',
   give: 'give a card',
   matching: 'match more, or end the turn',
+  penalty: 'stack a draw card on the penalty, take it, or challenge a Wild Draw Four',
   play_drawn: 'play the card just drawn, or keep it',
   volley: 'play on the Draw Two volley, or draw',
 };
@@ -108,6 +113,9 @@ export const EVENT_TEXT = {
   flipped: (e, ctx) => `Flip! The ${e.side} side is in play; the top card is ${ctx.card(e.top)}`,
   game_over: (e, ctx) => `Game over: ${list(e.winners.map((s) => ctx.seat(s)))} won (scores ${e.scores.join(', ')})`,
   gave: (e, ctx) => `${ctx.seat(e.player)} gave ${e.card ? ctx.card(e.card) : 'a card'} to ${ctx.seat(e.target)}`,
+  hands_passed: (e, ctx) => `${ctx.seat(e.player)} played a 0: every hand passed on ${e.direction}`
+    + ` (now ${e.hand_sizes.join(', ')} cards)`,
+  jumped_in: (e, ctx) => `${ctx.seat(e.player)} jumped in: ${ctx.seat(e.target)} loses the turn`,
   matched: (e, ctx) => `${ctx.seat(e.player)} made a ${e.match} match on ${part(e.target, ctx)} with ${list(e.cards.map((c) => part(c, ctx)))}`
     + (e.color_bonus ? ' (colour bonus)' : ''),
   passed: (e, ctx) => `${ctx.seat(e.player)} kept the drawn card`,
@@ -124,7 +132,8 @@ export const EVENT_TEXT = {
     if (e.players) return `${list(e.players.map((s) => ctx.seat(s)))} are skipped`;
     return e.player !== undefined ? `${ctx.seat(e.player)} is skipped` : 'A turn is skipped';
   },
-  swapped: (e, ctx) => `${ctx.seat(e.player)} swapped hands with ${ctx.seat(e.target)}`,
+  swapped: (e, ctx) => `${ctx.seat(e.player)} swapped hands with ${ctx.seat(e.target)}`
+    + (e.hand_sizes ? ` (now ${e.hand_sizes.join(' and ')} cards)` : ''),
   target_chosen: (e, ctx) => `${ctx.seat(e.player)} named ${ctx.seat(e.target)}`,
   turn_ended: (e, ctx) => `${ctx.seat(e.player)} ended the turn`
     + (e.discarded.length ? ` (discarded ${cards(e.discarded, ctx)})` : ''),

@@ -110,6 +110,9 @@ def next_bot_move(
         return None
     levels = _levels(bots)
     legal = [(seat, engine.legal_moves(state, seat)) for seat in sorted(levels)]
+    # Bots never jump in: in play only the seat the game waits for moves (between
+    # rounds any seat may start the next one).
+    waiting = engine.waiting_for(state) if state.phase is not Phase.ROUND_OVER else None
     for kind in SIDE:
         for _, moves in legal:
             side = [m for m in moves if m.type is kind]
@@ -117,7 +120,7 @@ def next_bot_move(
                 return side[0]
     for seat, moves in legal:
         own = [m for m in moves if m.type not in SIDE]
-        if not own:
+        if not own or (waiting is not None and seat != waiting):
             continue
         level = levels[seat]
         if level is BotLevel.SIMPLE:

@@ -92,7 +92,7 @@ class Moves:
         )
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
-        meta = clock_moved(at.meta, ask.seat, current, state, now)
+        meta = clock_moved(at.meta, ask.seat, current, state, now, ask.move)
         new = at.then(state, meta, len(events))
         seen = self.presence.due(sid, ask.seat)
         out = self.views.moved(new, ask.seat, events, at.seq + 1)

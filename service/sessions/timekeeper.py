@@ -20,7 +20,7 @@ import time
 from dataclasses import replace
 
 import engine
-from engine import Event, Move, State
+from engine import Event, Move, Phase, State
 
 from . import events as session_events
 from .bots import BotPlayer
@@ -194,14 +194,23 @@ def restarted(meta: Meta, at: float) -> Meta:
     return meta if meta.clock is None else replace(meta, clock=meta.clock.restart(at))
 
 
-def clock_moved(meta: Meta, seat: int, before: State, after: State, at: float) -> Meta:
-    """The meta after ``seat``'s move at ``at`` (and the bots' replies): the clock
-    charged and, when the game now waits for another move, restarted at ``at``."""
+def clock_moved(
+    meta: Meta, seat: int, before: State, after: State, at: float, move: Move | None = None
+) -> Meta:
+    """The meta after ``seat``'s ``move`` at ``at`` (and the bots' replies): the clock
+    charged and, when the game now waits for another move, restarted at ``at``. A turn
+    move by a seat the game did not wait for (classic UNO's jump-in) took the turn: the
+    next turn starts then too, even when it falls to the seat that was waited for (the
+    turn it lost is not charged to its bank); an UNO call or a catch restarts nothing."""
     clock = meta.clock
     if clock is None:
         return meta
     waited = engine.waiting_for(before)
     clock = clock.moved(seat, waited, at)
-    if waited == seat or engine.waiting_for(after) != waited:
+    side = engine.find_variant(before.variant).side_moves  # UNO calls, catches
+    jumped_in = (
+        before.phase is Phase.PLAY and move is not None and move.type not in side and seat != waited
+    )
+    if waited == seat or jumped_in or engine.waiting_for(after) != waited:
         clock = clock.restart(at)
     return replace(meta, clock=clock)

@@ -210,6 +210,60 @@ def test_a_stateless_game_to_the_end(api: Api, variant: str) -> None:
     assert isinstance(by_seat, m.MovesBySeat) and all(not s.moves for s in by_seat.by_seat)
 
 
+def test_classic_unos_house_rules_are_typed_options_and_their_games_parse(
+    generated: Generated, api: Api
+) -> None:
+    """The house rules are typed fields of ``UnoClassicOptions``; a game with all of them
+    on parses throughout: the penalty decision, jump-ins (any seat's listed moves), swaps
+    and passes of hands."""
+    m = api.models
+    fields = typing.get_type_hints(
+        m.UnoClassicOptions, localns={**vars(m), **vars(generated.package)}
+    )
+    for name, want in [
+        ("stacking", m.StackingOption), ("seven_zero", bool), ("jump_in", bool),
+        ("draw_to_match", bool), ("forced_play", bool), ("uno_penalty", int),
+    ]:  # fmt: skip
+        assert want in typing.get_args(fields[name]), (name, fields[name])
+    options = m.UnoClassicOptions(
+        target=200, stacking=m.StackingOption.UP, seven_zero=True, jump_in=True,
+        draw_to_match=True, forced_play=True, uno_penalty=4,
+    )  # fmt: skip
+    body = m.CreateGameRequest(variant="uno_classic", players=4, seed=11, options=options)
+    created = api.op("games", "create_game").sync(client=api.client, body=body)
+    assert isinstance(created, m.CreatedGame)
+    assert created.view.house_rules.to_dict() == {
+        "stacking": "up", "seven_zero": True, "jump_in": True, "draw_to_match": True,
+        "forced_play": True, "uno_penalty": 4,
+    }  # fmt: skip
+    rng = random.Random(5)
+    state, view = created.state, created.view
+    seen: set[str] = set()
+    for _ in range(MAX_MOVES):
+        if view.phase is m.Phase.GAME_OVER:
+            break
+        listed = api.op("games", "list_legal_moves").sync(
+            client=api.client, body=m.LegalMovesRequest(state=state)
+        )
+        assert isinstance(listed, m.MovesBySeat)
+        waiting = _waiting(view, m)
+        jumps = [mv for s in listed.by_seat if s.player != waiting for mv in s.moves]
+        jumps = [mv for mv in jumps if isinstance(mv, m.MovePlay)]
+        own = next(s.moves for s in listed.by_seat if s.player == waiting)
+        move = rng.choice(jumps if jumps and rng.random() < 0.5 else own)
+        applied = api.op("games", "apply_move").sync(
+            client=api.client, body=m.MoveRequest(state=state, move=move)
+        )
+        assert isinstance(applied, m.Applied), applied
+        seen.update(type(e).__name__ for e in applied.events)
+        state, view = applied.state, applied.view
+        if view.pending is not None:
+            seen.add(type(view.pending).__name__)
+    assert view.phase is m.Phase.GAME_OVER
+    wanted = {"PendingPenalty", "EventSwapped", "EventHandsPassed", "EventJumpedIn"}
+    assert wanted <= seen, wanted - seen
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_an_illegal_move_parses_as_a_problem(api: Api, variant: str) -> None:
     m = api.models

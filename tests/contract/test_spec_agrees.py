@@ -125,7 +125,9 @@ def test_the_variants_and_their_options_are_the_engines() -> None:
         assert set(props) == set(variant.options), vid
         for oname, spec in variant.options.items():
             option = schemas[props[oname]["$ref"].rsplit("/", 1)[1]]
-            if spec.choices:
+            if isinstance(spec.default, bool):  # an on/off option: a boolean
+                assert option["type"] == "boolean" and option["default"] is spec.default
+            elif spec.choices:
                 assert option["enum"] == list(spec.choices) and option["default"] == spec.default
             else:
                 assert (option["minimum"], option["maximum"]) == (spec.minimum, spec.maximum)

@@ -79,6 +79,39 @@ export const dosOptions: Schemas["DosOptions"] = { target: 100 };
 export const dosWithChallenge: Schemas["DosOptions"] = { challenge_rule: "active_color" };
 // @ts-expect-error not a scoring choice
 export const badScoring: Schemas["UnoFlipOptions"] = { scoring: "golf" };
+export const houseRules: Schemas["CreateGameRequest"] = {
+  variant: "uno_classic",
+  players: 4,
+  options: {
+    stacking: "up", seven_zero: true, jump_in: true, draw_to_match: true, forced_play: true,
+    uno_penalty: 4,
+  },
+};
+// @ts-expect-error not a stacking choice
+export const badStacking: Schemas["UnoClassicOptions"] = { stacking: "all" };
+// @ts-expect-error an on/off house rule is a boolean
+export const stringFlag: Schemas["UnoClassicOptions"] = { jump_in: "true" };
+// @ts-expect-error the UNO penalty is a number
+export const stringPenalty: Schemas["UnoClassicOptions"] = { uno_penalty: "4" };
+
+// ---------------------------------------------------------------- the house rules' answers
+export function describeHouseRules(view: Schemas["View"]): string {
+  const pending = view.pending;
+  const penalty = pending?.type === "penalty" ? ` (penalty ${pending.draw_stack})` : "";
+  return `${JSON.stringify(view.house_rules ?? {})}, stack ${view.draw_stack ?? 0}${penalty}`;
+}
+export function describeExchange(event: Event): string | undefined {
+  switch (event.type) {
+    case "swapped":
+      return `${event.player} swapped with ${event.target}: ${event.hand_sizes.join("/")}`;
+    case "hands_passed":
+      return `hands passed ${event.direction}: ${event.hand_sizes.join("/")}`;
+    case "jumped_in":
+      return `${event.player} jumped in on ${event.target}'s turn`;
+    default:
+      return undefined;
+  }
+}
 
 // ---------------------------------------------------------------- a session move
 type MoveOp = operations["applySessionMove"];

@@ -32,11 +32,19 @@ def decisions(variant_id: str) -> tuple[tuple[State, tuple[Event, ...]], ...]:
     wanted = {d.value for d in variant.pending_moves} | {"turn"}
     found: dict[str, list[tuple[State, tuple[Event, ...]]]] = {}
     rnd = random.Random(5)
+    # Every other game with classic UNO's house rules on (the options left out of states
+    # while off, at their last choice): their decisions come only with them.
+    house = {
+        name: spec.choices[-1]
+        for name, spec in variant.options.items()
+        if not spec.stored_at_default and spec.choices
+    }
     for seed in range(60):
         players = (variant.min_players, variant.max_players, 3)[seed % 3]
         players = min(max(players, variant.min_players), variant.max_players)
+        options = house if house and seed % 2 else None
         history: list[Event] = []
-        for _before, _move, after, evs in random_game(variant_id, players, seed, rnd):
+        for _before, _move, after, evs in random_game(variant_id, players, seed, rnd, options):
             history.extend(evs)
             if after.phase is Phase.ROUND_OVER:
                 history = []  # the history a bot gets is its round's

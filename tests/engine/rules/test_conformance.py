@@ -123,17 +123,39 @@ def player_groups(variant_id: str) -> list[int]:
     return sorted({v.min_players, min(v.max_players, 4), v.max_players})
 
 
-@pytest.mark.parametrize("variant_id", VARIANTS)
-def test_random_games_keep_every_invariant(variant_id: str) -> None:
+def house_rule_sets(variant_id: str) -> list[dict[str, Any]]:
+    """The options a variant adds later, left out of states while off (classic UNO's
+    house rules): every one on (its last choice), and each alone."""
+    added = {
+        name: spec.choices[-1] if spec.choices else spec.maximum
+        for name, spec in find_variant(variant_id).options.items()
+        if not spec.stored_at_default
+    }
+    return [added, *({name: value} for name, value in added.items())] if added else []
+
+
+#: (variant, the house rules of every game): each variant as it is, and with its house
+#: rules (a quarter of the games per set).
+RUNS: list[tuple[str, dict[str, Any]]] = [(v, {}) for v in VARIANTS] + [
+    (v, h) for v in VARIANTS for h in house_rule_sets(v)
+]
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "house"), RUNS, ids=[f"{v}{''.join(f'-{k}' for k in h)}" for v, h in RUNS]
+)
+def test_random_games_keep_every_invariant(variant_id: str, house: dict[str, Any]) -> None:
     find_variant(variant_id)
-    rnd = random.Random(f"conformance-{variant_id}")
+    rnd = random.Random(f"conformance-{variant_id}{sorted(house)}")
     leak_check = LEAK_CHECKS.get(variant_id, default_leak_check)
+    per_group = max(6, GAMES // 4) if house else GAMES
     games = 0
     moves_played = 0
     for players in player_groups(variant_id):
-        for game in range(GAMES):
+        for game in range(per_group):
             # Most games to a short target (many rounds quickly); some to the real one.
             options = None if game % 10 == 0 else {"target": rnd.choice([30, 60, 120])}
+            options = {**(options or {}), **house} or None
             seed = rnd.randrange(2**32)
             history: list[Move] = []
             final: State | None = None
@@ -180,4 +202,4 @@ def test_random_games_keep_every_invariant(variant_id: str) -> None:
                 replay, _ = engine.apply(replay, m)
             assert replay == final
             games += 1
-    assert games == GAMES * len(player_groups(variant_id))
+    assert games == per_group * len(player_groups(variant_id))

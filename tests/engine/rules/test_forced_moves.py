@@ -38,7 +38,32 @@ def decoded(state: State, move: Move) -> Move:
 def _turn(state: State, seat: int, m: Move) -> bool:
     if state.variant == "uno_all_wild":  # no drawing by choice: the first card
         return m.type is T.PLAY and m.card == state.hands[seat][0] and _first_target(state, m)
+    playable = _forced_plays(state, seat)
+    if playable:  # classic UNO's forced play: the first playable card, a WD4 last
+        cat = engine.find_variant(state.variant).catalog
+        first = [c for c in playable if cat.kind[0][c] is not engine.Kind.WILD_DRAW_FOUR]
+        return m.type is T.PLAY and m.card == (first or playable)[0] and _default_names(state, m)
     return m.type is T.DRAW
+
+
+def _forced_plays(state: State, seat: int) -> list[int]:
+    """Under classic UNO's forced play, the cards of the hand that play on the top."""
+    if not state.option("forced_play"):
+        return []
+    cat = engine.find_variant(state.variant).catalog
+    top, active = state.discard[-1], state.active_color
+    return [
+        c
+        for c in state.hands[seat]
+        if cat.wild[0][c]
+        or cat.color[0][c] is active
+        or (cat.symbol[0][top] >= 0 and cat.symbol[0][c] == cat.symbol[0][top])
+    ]
+
+
+def _default_names(state: State, m: Move) -> bool:
+    """A forced play names red for a wild and the next seat for a seven-zero 7."""
+    return m.color in (None, engine.Color.RED) and m.target in (None, state.next_seat(m.player))
 
 
 def _first_target(state: State, m: Move) -> bool:
@@ -55,6 +80,9 @@ def _play_drawn(state: State, seat: int, m: Move) -> bool:
             and m.card == pend.card
             and _first_target(state, m)
         )
+    if state.option("forced_play"):  # classic UNO's forced play: the drawn card, played
+        pend = state.pending
+        return m.type is T.PLAY and m.card == pend.card and _default_names(state, m)  # type: ignore[union-attr]
     return m.type is T.PASS
 
 
@@ -84,6 +112,7 @@ EXPECTED: dict[str, Callable[[State, int, Move], bool]] = {
     "challenge": lambda s, p, m: m.type is T.ACCEPT,
     "draft": lambda s, p, m: m.type is T.DRAFT_KEEP,
     "volley": lambda s, p, m: m.type is T.DRAW,
+    "penalty": lambda s, p, m: m.type is T.DRAW,
     "forced_run": _forced_run,
     "give": lambda s, p, m: m.type is T.GIVE and m.card == s.hands[p][0],
     "choose_target": lambda s, p, m: m.type is T.CHOOSE_TARGET and _first_target(s, m),
@@ -127,10 +156,18 @@ def test_every_situation_of_every_variant_times_out_to_its_documented_legal_defa
     assert situations(variant) <= set(EXPECTED), "a new situation needs its check here"
     rnd = random.Random(5)
     met: set[str] = set()
+    # Every other game with classic UNO's house rules on (each option left out of states
+    # while off, at its last choice): the penalty decision and forced play come with them.
+    house = {
+        name: spec.choices[-1]
+        for name, spec in variant.options.items()
+        if not spec.stored_at_default and spec.choices
+    }
     for seed in range(60):
         players = (variant.min_players, variant.max_players, 3)[seed % 3]
         players = min(max(players, variant.min_players), variant.max_players)
-        for _before, _move, state, _events in random_game(variant.id, players, seed, rnd):
+        options = house if house and seed % 2 else None
+        for _before, _move, state, _events in random_game(variant.id, players, seed, rnd, options):
             met.add(check_forced(state))
             # A draw, where one is legal, also leads to the rarer "drawn card" decisions.
             seat = engine.waiting_for(state)

@@ -32,7 +32,7 @@ def _annotations(cls: str) -> dict[str, str]:
 def test_the_type_checkers_work_has_states_fields_in_order() -> None:
     stub, declared = _annotations("Work"), _annotations("State")
     assert list(declared) == list(FIELDS)
-    assert list(stub) == [*FIELDS, "prev_color"]
+    assert list(stub) == [*FIELDS, "prev_color", "answered"]
     # Same types, but hands: a list of tuples while a move is applied.
     differ = {f for f in FIELDS if stub[f] != declared[f]}
     assert differ == {"hands"}
@@ -40,7 +40,7 @@ def test_the_type_checkers_work_has_states_fields_in_order() -> None:
 
 def test_work_is_made_from_states_fields() -> None:
     made: Any = Work  # the type checker sees the stub; at run time a dataclass
-    assert [f.name for f in dataclasses.fields(made)] == [*FIELDS, "prev_color"]
+    assert [f.name for f in dataclasses.fields(made)] == [*FIELDS, "prev_color", "answered"]
     state, _ = engine.start("uno_classic", 3, 5)
     w = Work.of(state)
     assert type(w.hands) is list and w.prev_color is None

@@ -99,9 +99,17 @@ def staged(variant_id: str) -> dict[str, State]:
     wanted = {"turn", "round_over", *(d.value for d in variant.pending_moves)}
     found: dict[str, State] = {}
     rnd = random.Random(2)
+    # Every other game with classic UNO's house rules on (the options left out of states
+    # while off, at their last choice): the penalty decision comes only with them.
+    house = {
+        name: spec.choices[-1]
+        for name, spec in variant.options.items()
+        if not spec.stored_at_default and spec.choices
+    }
     for seed in range(80):
         players = 2 if seed % 2 else min(3, variant.max_players)
-        for _b, _m, state, _e in random_game(variant_id, players, seed, rnd):
+        options = house if house and seed % 2 else None
+        for _b, _m, state, _e in random_game(variant_id, players, seed, rnd, options):
             seat = engine.waiting_for(state)
             if seat is None:
                 continue

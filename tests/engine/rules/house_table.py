@@ -1,0 +1,183 @@
+"""A table of classic UNO with house rules, dealt from a stacked deck, played either
+through the engine or statelessly through the HTTP routes (``POST /v1/games``,
+``/v1/games/apply``, ``/validate``, ``/view``, ``/legal-moves``; every exchange checked
+against the spec by ``tests.service.harness.ApiClient``). The house-rule tests take the
+``table`` fixture and run on both.
+
+A refused move must leave the state as it was: the engine's input state is compared
+before and after, and over HTTP no new state comes back (the client keeps its own)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import pytest
+
+import engine
+from engine import Move, State
+from tests.service.harness import ApiClient, new_game, problem
+from tests.support import CardSpec, rules_error, stacked_deck, stacked_game
+
+V = "uno_classic"
+Event = dict[str, Any]
+
+#: Every house rule on (the last choice of each, a penalty of 4).
+ALL_ON: dict[str, Any] = {
+    "stacking": "up",
+    "seven_zero": True,
+    "jump_in": True,
+    "draw_to_match": True,
+    "forced_play": True,
+    "uno_penalty": 4,
+}
+
+
+class Table(Protocol):
+    """One game and the moves made on it."""
+
+    state: State
+
+    def move(self, move: dict[str, Any]) -> list[Event]:
+        """Apply ``move``; the events as its player sees them."""
+
+    def refused(self, move: dict[str, Any]) -> str:
+        """The rules code ``move`` is refused with (422); the state stays as it was."""
+
+    def view(self, seat: int | None) -> dict[str, Any]: ...
+
+    def legal(self, seat: int) -> list[dict[str, Any]]: ...
+
+
+class EngineTable:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def move(self, move: dict[str, Any]) -> list[Event]:
+        self.state, events = engine.apply(self.state, move)
+        return engine.redact_all(events, move["player"])
+
+    def refused(self, move: dict[str, Any]) -> str:
+        before = engine.to_dict(self.state)
+        code = rules_error(self.state, move)  # apply and validate agree
+        assert engine.to_dict(self.state) == before
+        return code
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return engine.view(self.state, seat)
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        return [m.to_dict() for m in engine.legal_moves(self.state, seat)]
+
+
+class HttpTable:
+    def __init__(self, api: ApiClient, raw: dict[str, Any]) -> None:
+        self.api = api
+        self.raw = raw
+
+    @property
+    def state(self) -> State:  # type: ignore[override]
+        return engine.from_dict(self.raw)
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self.raw = engine.to_dict(state)
+
+    def move(self, move: dict[str, Any]) -> list[Event]:
+        resp = self.api.post("/v1/games/apply", json={"state": self.raw, "move": move})
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        answer = resp.get_json()
+        assert answer["view"] == engine.view(engine.from_dict(answer["state"]), move["player"])
+        self.raw = answer["state"]
+        return answer["events"]  # type: ignore[no-any-return]
+
+    def refused(self, move: dict[str, Any]) -> str:
+        resp = self.api.post("/v1/games/apply", json={"state": self.raw, "move": move})
+        code = str(resp.get_json().get("code"))
+        problem(resp, 422, code)
+        checked = self.api.post("/v1/games/validate", json={"state": self.raw, "move": move})
+        assert checked.get_json()["legal"] is False and checked.get_json()["code"] == code
+        return code
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        resp = self.api.post("/v1/games/view", json={"state": self.raw, "player": seat})
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        return resp.get_json()["view"]  # type: ignore[no-any-return]
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        resp = self.api.post("/v1/games/legal-moves", json={"state": self.raw, "player": seat})
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        return resp.get_json()["moves"]  # type: ignore[no-any-return]
+
+
+#: (hands, turned, draw=(), dealer=0, **options) -> a table dealt from that deck.
+Deal = Callable[..., Table]
+
+
+def deal_on(backend: str, api: ApiClient | None) -> Deal:
+    def deal(
+        hands: Sequence[Sequence[CardSpec]],
+        turned: CardSpec,
+        draw: Sequence[CardSpec] = (),
+        dealer: int = 0,
+        **options: Any,
+    ) -> Table:
+        if backend == "engine":
+            return EngineTable(stacked_game(V, hands, turned, draw, dealer, **options))
+        assert api is not None
+        deck = stacked_deck(V, hands, turned, draw, dealer)
+        body = new_game(
+            api, players=len(hands), seed=7, dealer=dealer, deck=deck, options=options or None
+        )
+        return HttpTable(api, body["state"])
+
+    return deal
+
+
+@pytest.fixture(params=["engine", "http"])
+def table(request: pytest.FixtureRequest) -> Deal:
+    """A table factory, through the engine and through the HTTP routes."""
+    api = request.getfixturevalue("api") if request.param == "http" else None
+    return deal_on(request.param, api)
+
+
+# ---------------------------------------------------------------- reading a table
+def card(t: Table, seat: int, code: str, nth: int = 0) -> int:
+    """The catalog id of the ``nth`` card ``code`` in ``seat``'s hand."""
+    names = engine.find_variant(V).catalog.code[0]
+    found = [c for c in t.state.hands[seat] if names[c] == code]
+    assert len(found) > nth, f"{code} not in hand {seat}: {codes(t, seat)}"
+    return found[nth]
+
+
+def codes(t: Table, seat: int) -> list[str]:
+    names = engine.find_variant(V).catalog.code[0]
+    return [names[c] for c in t.state.hands[seat]]
+
+
+def play(t: Table, seat: int, code: str, **fields: Any) -> dict[str, Any]:
+    """A play of the first ``code`` in ``seat``'s hand."""
+    return {"type": "play", "player": seat, "card": card(t, seat, code), **fields}
+
+
+def mv(type_: str, player: int, **fields: Any) -> dict[str, Any]:
+    return {"type": type_, "player": player, **fields}
+
+
+def types(events: list[Event]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def as_moves(moves: list[dict[str, Any]]) -> set[Move]:
+    return {Move.from_dict(m) for m in moves}
+
+
+def keep(t: Table, seat: int, *names: str) -> None:
+    """``seat`` keeps only the first card of each of ``names``; the rest of its hand goes
+    under the draw pile."""
+    kept = [card(t, seat, n, names[:i].count(n)) for i, n in enumerate(names)]
+    state = t.state
+    gone = tuple(c for c in state.hands[seat] if c not in kept)
+    hands = tuple(tuple(kept) if s == seat else h for s, h in enumerate(state.hands))
+    t.state = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
+    engine.check_invariants(t.state)
