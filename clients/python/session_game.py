@@ -25,6 +25,7 @@ from uno_family_rules_service_client.api.sessions import (
     rematch_session,
 )
 from uno_family_rules_service_client.models import (
+    OpenSeatRequest,
     SessionCreate,
     SessionMoveRequest,
     SessionSeatRequest,
@@ -52,7 +53,10 @@ def session(answer: object) -> SessionState:
 def play(client: Client, seat_client: Callable[[str], AuthenticatedClient]) -> SessionState:
     """A person against a bot, a one-round game of classic UNO to its end, then the
     rematch: the rematch's session as the person's seat sees it."""
-    players = [SessionSeatRequest(name="me"), SessionSeatRequest(name="bot", bot=True)]
+    players: list[OpenSeatRequest | SessionSeatRequest] = [
+        SessionSeatRequest(name="me"),
+        SessionSeatRequest(name="bot", bot=True),
+    ]
     body = SessionCreate(
         variant="uno_classic", players=players, options=UnoClassicOptions(target=1)
     )
