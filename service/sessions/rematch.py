@@ -14,6 +14,7 @@ stays; a stream opened with that token goes on).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import orjson
 
@@ -48,8 +49,8 @@ class Rematches:
         if c.status is not Status.OVER:
             raise problems.game_not_over()
         next_sid = c.meta.rematch or self._make(c)
-        assert token is not None  # holder_seat checked it
-        new_token = tokens.derived(token, f"rematch:{next_sid}")
+        # holder_seat refused a missing token: ``token`` is a seat's here.
+        new_token = tokens.derived(cast(str, token), f"rematch:{next_sid}")
         hashed = tokens.digest(new_token)
 
         def claim(n: Snapshot) -> Change[None]:

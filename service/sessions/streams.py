@@ -172,8 +172,7 @@ class Streams:
                     # seat's stream; a spectator's plays one chain a heartbeat): read the
                     # session, settle what is due.
                     c, _ = self.repo.load(sid)
-                    reason = watch.lost(c) if watch is not None else None
-                    if reason is not None:
+                    if watch is not None and (reason := watch.lost(c)) is not None:
                         yield from self._until_lost(sid, seat, last, watch, reason)
                         return
                     c = self.settler.settle(c)
@@ -185,12 +184,11 @@ class Streams:
             return
 
     def _until_lost(
-        self, sid: str, seat: int | None, last: int, watch: SeatWatch | None, reason: str
+        self, sid: str, seat: int | None, last: int, watch: SeatWatch, reason: str
     ) -> Iterator[Item]:
         """The token no longer holds the seat: the events after ``last`` up to the one
         that handed the seat on (when it is among them: those before it came while the
         seat was the caller's), then ``End``."""
-        assert watch is not None
         shown: list[Item] = []
         for seq, raw in self.store.events(sid, last, MAX_EVENTS_PAGE):
             ev = event_row(seq, raw, seat)
