@@ -62,6 +62,11 @@ def test_a_caller_who_may_not_read_plays_nothing(app: Flask) -> None:
     assert version_of(app, sid) == before
 
 
+#: What a read that plays nothing may cost (load, check, answer) on a loaded 2-core
+#: machine: 5-14 ms measured; a chain played again costs a budget on top of it.
+READ_OVERHEAD = 0.015
+
+
 @pytest.mark.parametrize("readers", [5, 10])
 def test_concurrent_anonymous_reads_play_one_chain_within_the_budget(
     make: Callable[..., Flask], readers: int
@@ -85,7 +90,8 @@ def test_concurrent_anonymous_reads_play_one_chain_within_the_budget(
     assert cpus[-1] < CPU_BUDGET, f"CPU per read (ms): {[round(c * 1000) for c in cpus]}"
     commits = version_of(apps[0], sid) - before
     assert 1 <= commits < readers
-    assert sum(cpus) < (commits + 1) * CPU_BUDGET, f"{sum(cpus) * 1000:.0f} ms, {commits} commits"
+    spent = (commits + 1) * CPU_BUDGET + readers * READ_OVERHEAD
+    assert sum(cpus) < spent, f"{sum(cpus) * 1000:.0f} ms, {commits} commits"
     assert all(r.get_json()["version"] > before for r, _ in results)
 
 

@@ -147,6 +147,9 @@ def test_a_stopped_replica_makes_moves_503_and_the_retry_replays_the_stored_move
     app = durable_app(primary.url, 1)
     api = Api(app.test_client())
     game, leaver = Game(api), Game(api)
+    # A session still waiting for a seat: its host may delete it (a running one, no).
+    waiting = api.create("uno_classic", [{"name": "host"}, {"open": True}])
+    answered(waiting, 201)
     answered(game.move(api), 200)
     replica.pause()
     try:
@@ -157,7 +160,8 @@ def test_a_stopped_replica_makes_moves_503_and_the_retry_replays_the_stored_move
         # Every other change waits for the replica too.
         problem(api.create("uno_classic", 2), 503, "store_unavailable")
         problem(api.leave(leaver.sid, leaver.tokens[1]), 503, "store_unavailable")
-        problem(api.delete(leaver.sid, leaver.tokens[0]), 503, "store_unavailable")
+        host = waiting.get_json()
+        problem(api.delete(host["session_id"], host["token"]), 503, "store_unavailable")
         # Made on the primary, not confirmed: another process, whose read finds the
         # stored answer (not the commit), does not replay it either.
         other = durable_app(primary.url, 1)
