@@ -34,7 +34,7 @@ from .models import MoveRequest, Reply
 from .problems import SessionProblem, invalid_request, unavailable, unreadable
 from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
-from .streams import sse
+from .streams import MAX_EVENTS_PAGE, sse
 
 T = TypeVar("T")
 log = logging.getLogger("service.sessions")
@@ -243,6 +243,10 @@ def session_move(sid: str) -> Response:
 def session_events(sid: str) -> Response:
     after = _int_arg("after", 0)
     limit = _int_arg("limit", 500, minimum=1)
+    if limit > MAX_EVENTS_PAGE:
+        raise invalid_request(
+            f"limit must be from 1 to {MAX_EVENTS_PAGE}", {"limit": ["too large"]}
+        )
     return _answer(manager().events(sid, _token(), after, limit))
 
 
@@ -265,8 +269,10 @@ def session_stream(sid: str) -> Response:
     (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events; the
     client then reconnects with ``Last-Event-ID``."""
     m = manager()
+    after = _int_arg("after", 0)  # checked even when Last-Event-ID says where to resume
     last_id = request.headers.get("Last-Event-ID", "").strip()
-    after = _number("Last-Event-ID", last_id, 0) if last_id else _int_arg("after", 0)
+    if last_id:
+        after = _number("Last-Event-ID", last_id, 0)
     limit = m.config.stream_seconds
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)
