@@ -33,6 +33,7 @@ from werkzeug.test import Client
 
 from service import create_app
 from tests.service import fuzz_flow
+from tests.service.fuzz_sessions import live_sessions
 from tools.code_scan import scan
 
 pytestmark = pytest.mark.slow
@@ -51,26 +52,35 @@ NOT_SCHEMA_422 = frozenset({
 #: The rules of the game: every code the engine raises.
 RULE_CODES = frozenset(s.code for s in scan()[0] if s.where.startswith("engine/"))
 
-CONFIG = SchemathesisConfig.from_dict(
-    {
-        "checks": {
-            "positive_data_acceptance": {
-                "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412", "422",
-                                      "428", "429"],
+#: Each operation's own settings (besides the live sessions' ``parameters``).
+OPERATION_SETTINGS: dict[str, dict[str, Any]] = {
+    # ignored_auth re-sends a request without its token after it succeeded; a DELETE that
+    # succeeded removed the session, so the re-sent one is rightly 404 session_not_found
+    # (a DELETE without a token of a live session is 401).
+    "deleteSession": {"checks": {"ignored_auth": {"enabled": False}}},
+    # schemathesis leaves out the operation that served the schema document unless a
+    # filter names it: this names it.
+    "getOpenApiDocument": {"enabled": True},
+}
+
+
+def _config(aims: dict[str, dict[str, str]]) -> SchemathesisConfig:
+    """The run's config; ``aims``: operationId -> the ``parameters`` fixed for it."""
+    operations: dict[str, dict[str, Any]] = {k: dict(v) for k, v in OPERATION_SETTINGS.items()}
+    for name, parameters in aims.items():
+        operations.setdefault(name, {})["parameters"] = parameters
+    return SchemathesisConfig.from_dict(
+        {
+            "checks": {
+                "positive_data_acceptance": {
+                    "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412",
+                                          "422", "428", "429"],
+                },
             },
-        },
-        "generation": {"max-examples": EXAMPLES},
-        "operations": [
-            # ignored_auth re-sends a request without its token after it succeeded; a
-            # DELETE that succeeded removed the session, so the re-sent one is rightly
-            # 404 session_not_found (a DELETE without a token of a live session is 401).
-            {"include-operation-id": "deleteSession", "checks": {"ignored_auth": {"enabled": False}}},
-            # schemathesis leaves out the operation that served the schema document unless
-            # a filter names it: this names it.
-            {"include-operation-id": "getOpenApiDocument", "enabled": True},
-        ],
-    }
-)  # fmt: skip
+            "generation": {"max-examples": EXAMPLES},
+            "operations": [{"include-operation-id": k, **v} for k, v in operations.items()],
+        }
+    )  # fmt: skip
 
 
 @schemathesis.check
@@ -182,7 +192,10 @@ def _app() -> SeatTokens:
 
 
 seat_tokens = _app()
-schema = schemathesis.openapi.from_wsgi("/openapi.yaml", seat_tokens, config=CONFIG)
+#: Each operation on its own, a session's aimed at a live session (``fuzz_sessions``).
+schema = schemathesis.openapi.from_wsgi(
+    "/openapi.yaml", seat_tokens, config=_config(live_sessions(Client(seat_tokens)))
+)
 HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 #: Every operation of the spec (its operationId), read from the document.
 SPEC_OPERATIONS = frozenset(
@@ -204,7 +217,7 @@ SEATED_OPERATIONS = frozenset(
 ANSWERED: dict[str, set[str]] = {}
 
 
-@schema.auth(refresh_interval=None)
+@schemathesis.auth(refresh_interval=None)
 class SeatAuth:
     """The auth hook: ``SeatTokens`` picks the token (none for a session it did not see)."""
 
@@ -263,9 +276,12 @@ def test_every_operation_keeps_its_contract(case: schemathesis.Case) -> None:
 
 
 #: The stateful phase's operations: the sessions', and the variants' list (its link gives
-#: createSession a variant the server plays). An exclusion: with per-operation entries in
-#: its config, schemathesis 4.32 ORs an ``include`` with a filter that selects everything.
-session_schema = schema.exclude(path_regex=r"^/(?!v1/sessions|v1/variants$)")
+#: createSession a variant the server plays); the session ids come from the links. An
+#: exclusion: with per-operation entries in its config, schemathesis 4.32 ORs an
+#: ``include`` with a filter that selects everything.
+session_schema = schemathesis.openapi.from_wsgi(
+    "/openapi.yaml", seat_tokens, config=_config({})
+).exclude(path_regex=r"^/(?!v1/sessions|v1/variants$)")
 
 
 class SessionStates(session_schema.as_state_machine()):  # type: ignore[misc]
