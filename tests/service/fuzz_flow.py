@@ -75,6 +75,25 @@ def pick(moves: list[dict[str, Any]]) -> dict[str, Any]:
     return next((m for m in moves if m["type"] == "play"), moves[0])
 
 
+def play_out(flow: Flow, sid: str, tokens: dict[int, str], view: dict[str, Any]) -> None:
+    """Plays session ``sid`` to its end from ``view``, each move by the seat the game
+    waits for (``tokens``: seat -> token): its listed moves, then one of them at the
+    version they were listed at."""
+    on = {"session_id": sid}
+    for _ in range(MAX_MOVES):
+        seat = waiting_seat(view)
+        listed = flow.send("listSessionLegalMoves", path=on, token=tokens[seat])
+        answer = flow.json(
+            "applySessionMove", path=on, token=tokens[seat],
+            headers={"If-Match": listed.headers["etag"][0]},
+            body={"move": pick(listed.json()["moves"])},
+        )  # fmt: skip
+        if answer["status"] == "over":
+            return
+        view = answer["view"]
+    raise AssertionError(f"the game did not end in {MAX_MOVES} moves")
+
+
 def run(flow: Flow) -> None:
     """Every operation of the spec, each answered 2xx, in an order where each request
     takes its ids, tokens, versions and moves from the answers before it."""
@@ -134,19 +153,7 @@ def play_sessions(flow: Flow) -> None:
     flow.send("getSessionRecord", path=on, token=tokens[0])
     flow.send("streamSessionEvents", path=on, token=tokens[0],
               query={"timeout": 0.2, "max_events": 3})  # fmt: skip
-    for _ in range(MAX_MOVES):
-        seat = waiting_seat(view)
-        listed = flow.send("listSessionLegalMoves", path=on, token=tokens[seat])
-        answer = flow.send(
-            "applySessionMove", path=on, token=tokens[seat],
-            headers={"If-Match": listed.headers["etag"][0]},
-            body={"move": pick(listed.json()["moves"])},
-        )  # fmt: skip
-        if answer.json()["status"] == "over":
-            break
-        view = answer.json()["view"]
-    else:
-        raise AssertionError(f"the game did not end in {MAX_MOVES} moves")
+    play_out(flow, sid, tokens, view)
     record = flow.json("getSessionRecord", path=on)
     flow.send("replayGame", body=record)
     rematch = flow.json("rematchSession", path=on, token=tokens[0])

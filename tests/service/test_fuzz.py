@@ -1,11 +1,15 @@
 """schemathesis over ``openapi.yaml`` against the app in process (WSGI), with every check:
-each operation on its own (positive and negative inputs, and the coverage phase), and the
-stateful phase, which follows the spec's OpenAPI ``links`` from ``createSession`` on with
-real seat tokens (``SeatTokens``: an auth hook of this test's own, which sends the token
-of the seat the game waits for). Then ``fuzz_flow``: a real flow through every operation,
-each request a schemathesis case checked with every check; the last test asserts that
-every operation of the spec answered a 2xx that passed every check (a session's
-operation: to a seat's token), by one phase or the other.
+
+- each operation on its own (examples, coverage, fuzzing: positive and negative inputs),
+  an operation on a session aimed at a live one (``fuzz_sessions``: in play, open,
+  finished) so that a schema-valid request can succeed there;
+- the stateful phase over the session operations, which follows the spec's OpenAPI
+  ``links`` from ``createSession`` on;
+- ``fuzz_flow``: a real flow through every operation, each request a schemathesis case.
+
+Seat tokens come from ``SeatTokens`` (an auth hook of this test's own: the token of the
+seat the game waits for). The last test asserts that every operation of the spec
+answered a 2xx that passed every check (a session's operation: to a seat's token).
 
 ``positive_data_acceptance`` expects a 2xx for a schema-valid request; besides the
 statuses schemathesis allows by default, a schema-valid request may get a 412 or 428 (a
@@ -105,25 +109,10 @@ class SeatTokens:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.tokens: dict[str, dict[int, str]] = {}
-        #: Every exchange on a session: (method, path's last part, status, a seat token
-        #: of that session sent).
-        self.calls: list[tuple[str, str, int, bool]] = []
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
-        parts = path.split("/")  # '', 'v1', 'sessions', sid, what
-        sid = parts[3] if len(parts) > 3 and parts[1:3] == ["v1", "sessions"] else None
-        auth = environ.get("HTTP_AUTHORIZATION", "").removeprefix("Bearer ")
-        seated = sid is not None and auth in self.tokens.get(sid, {}).values()
-        status: list[int] = []
-
-        def start(line: str, headers: Any, *args: Any) -> Any:
-            status.append(int(line.split()[0]))
-            return start_response(line, headers, *args)
-
-        body = self.app(environ, start)
-        if sid is not None:
-            self.calls.append((method, parts[4] if len(parts) > 4 else "", status[0], seated))
+        body = self.app(environ, start_response)
         if not (
             method == "POST" and (path == "/v1/sessions" or path.endswith(("/join", "/rematch")))
         ):
@@ -192,28 +181,33 @@ def _app() -> SeatTokens:
 
 
 seat_tokens = _app()
-#: Each operation on its own, a session's aimed at a live session (``fuzz_sessions``).
+#: The document as served, with the run's settings; the stateful phase's schema below.
+served = schemathesis.openapi.from_wsgi("/openapi.yaml", seat_tokens, config=_config({}))
+#: The same, each operation on a session aimed at a live session (``fuzz_sessions``):
+#: the per-operation phases' schema.
 schema = schemathesis.openapi.from_wsgi(
-    "/openapi.yaml", seat_tokens, config=_config(live_sessions(Client(seat_tokens)))
-)
+    "/openapi.yaml", seat_tokens,
+    config=_config(live_sessions(fuzz_flow.Flow(served, [a_422_is_a_rule]))),
+)  # fmt: skip
 HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
-#: Every operation of the spec (its operationId), read from the document.
-SPEC_OPERATIONS = frozenset(
-    op["operationId"]
-    for item in schema.raw_schema["paths"].values()
-    for method, op in item.items()
-    if method in HTTP_METHODS
-)
-#: The operations on a session that take a seat token (all but joinSession): their 2xx
-#: counts when a seat's token of that session was sent.
-SEATED_OPERATIONS = frozenset(
-    op["operationId"]
+#: Every operation of the spec: operationId -> (its path, its definition).
+OPERATIONS = {
+    op["operationId"]: (path, op)
     for path, item in schema.raw_schema["paths"].items()
     for method, op in item.items()
-    if method in HTTP_METHODS and "{session_id}" in path and op.get("security") != []
+    if method in HTTP_METHODS
+}
+SPEC_OPERATIONS = frozenset(OPERATIONS)
+#: The operations on a session (their path names one).
+SESSION_OPERATIONS = frozenset(k for k, (path, _) in OPERATIONS.items() if "{session_id}" in path)
+#: Those that take a seat token (all but joinSession): their 2xx counts when a seat's
+#: token of that session was sent.
+SEATED_OPERATIONS = frozenset(
+    k for k in SESSION_OPERATIONS if OPERATIONS[k][1].get("security") != []
 )
 #: operationId -> the phases in which it answered a 2xx that passed every check
-#: (``examples``, ``coverage``, ``fuzzing``, ``stateful``; ``flow`` for ``fuzz_flow``).
+#: (``examples``, ``coverage``, ``fuzzing``, ``stateful``; ``flow`` for ``fuzz_flow``),
+#: kept by the hook below (registered after the live sessions above were made).
 ANSWERED: dict[str, set[str]] = {}
 
 
@@ -279,9 +273,7 @@ def test_every_operation_keeps_its_contract(case: schemathesis.Case) -> None:
 #: createSession a variant the server plays); the session ids come from the links. An
 #: exclusion: with per-operation entries in its config, schemathesis 4.32 ORs an
 #: ``include`` with a filter that selects everything.
-session_schema = schemathesis.openapi.from_wsgi(
-    "/openapi.yaml", seat_tokens, config=_config({})
-).exclude(path_regex=r"^/(?!v1/sessions|v1/variants$)")
+session_schema = served.exclude(path_regex=r"^/(?!v1/sessions|v1/variants$)")
 
 
 class SessionStates(session_schema.as_state_machine()):  # type: ignore[misc]
@@ -293,48 +285,36 @@ class SessionStates(session_schema.as_state_machine()):  # type: ignore[misc]
         super().validate_response(response, case, **kwargs)
 
 
-#: Each session operation: (method, the path's part after the session id).
-SESSION_OPERATIONS = {
-    "getSession": ("GET", ""), "deleteSession": ("DELETE", ""),
-    "listSessionLegalMoves": ("GET", "legal-moves"), "applySessionMove": ("POST", "moves"),
-    "getSessionEvents": ("GET", "events"), "getSessionRecord": ("GET", "record"),
-    "streamSessionEvents": ("GET", "stream"), "joinSession": ("POST", "join"),
-    "leaveSession": ("POST", "leave"), "rematchSession": ("POST", "rematch"),
-}  # fmt: skip
-
-
-#: KNOWN GAP: which session operations a run reaches depends on schemathesis' draw (all
-#: ten were seen across runs, but no one run of this size reaches them all), so the test
-#: asserts a floor: this many distinct operations answer a seat 2xx, getSession among them.
-REACHED_AT_LEAST = 5
+#: KNOWN GAP: the stateful phase follows links from sessions it makes with generated
+#: bodies, so which session operations it reaches depends on the draw and on the deal;
+#: it reaches 7 or 8 of the 10 a run, never rematchSession (a game ends after dozens of
+#: moves, a scenario has 12 steps) and seldom joinSession. The test asserts a floor; the
+#: per-operation phases, aimed at live sessions, reach every one.
+REACHED_AT_LEAST = 6
 
 
 def test_sessions_through_their_links() -> None:
     """The stateful phase: from createSession along the spec's links with real seat
     tokens, every check on every step, no failure; at least ``REACHED_AT_LEAST`` session
-    operations answer a seat 2xx."""
-    seat_tokens.calls.clear()
+    operations answer a 2xx that passed every check (to a seat's token), getSession one
+    of them."""
     run_state_machine_as_test(
         SessionStates,
         settings=settings(max_examples=2 * EXAMPLES, deadline=None, stateful_step_count=12,
                           derandomize=DERANDOMIZE, suppress_health_check=list(HealthCheck)),
     )  # fmt: skip
-    seated = {(m, w) for m, w, status, has_token in seat_tokens.calls if has_token}
-    ok = {(m, w) for m, w, status, has_token in seat_tokens.calls if has_token and status < 300}
-    reached = {name for name, op in SESSION_OPERATIONS.items() if op in ok}
-    assert SESSION_OPERATIONS["getSession"] in seated and "getSession" in reached
+    reached = {name for name in SESSION_OPERATIONS if "stateful" in ANSWERED.get(name, ())}
+    assert "getSession" in reached
     assert len(reached) >= REACHED_AT_LEAST, f"only {sorted(reached)} answered a seat 2xx"
 
 
 def test_every_operation_answers_a_2xx_under_every_check() -> None:
     """Every operation of the spec answered a 2xx that passed every check (a session's
-    operation: to a seat's token), in schemathesis' phases above or in ``fuzz_flow``,
-    which goes through every operation with real ids, tokens, versions and moves (the
-    phases' sessions depend on the server's random seeds and tokens, so which ones they
-    reach varies from run to run)."""
-    by_phases = {name: set(phases) for name, phases in ANSWERED.items()}
+    operation: to a seat's token): in schemathesis' phases above, and in ``fuzz_flow``,
+    a real flow through every operation (so the claim holds whatever ran before)."""
+    by_phases = {name: sorted(phases) for name, phases in ANSWERED.items()}
     fuzz_flow.run(fuzz_flow.Flow(schema, [a_422_is_a_rule]))
     missing = SPEC_OPERATIONS - ANSWERED.keys()
     assert not missing, f"never answered a 2xx that passed every check: {sorted(missing)}"
     for name in sorted(SPEC_OPERATIONS):
-        print(f"{name}: {', '.join(sorted(by_phases.get(name, set()))) or 'the flow only'}")
+        print(f"{name}: {', '.join(by_phases.get(name, ['the flow only']))}")
