@@ -148,14 +148,14 @@ def _number(name: str, raw: str, minimum: int) -> int:
 
 def _int_arg(name: str, default: int, minimum: int = 0) -> int:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:  # absent; an empty value is not a number (400)
         return default
     return _number(name, raw, minimum)
 
 
 def _float_arg(name: str, default: float | None) -> float | None:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:  # absent; an empty value is not a number (400)
         return default
     try:
         value = float(raw)
