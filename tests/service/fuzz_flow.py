@@ -5,9 +5,9 @@ pages, the health and playground files, a stateless game, and two sessions: a pu
 that a second person joins and plays to its end (one round, ``target`` 1), its record
 replayed, then its rematch, left and the first one deleted.
 
-``test_fuzz`` runs it after schemathesis' own phases, so that every operation is shown to
-answer a 2xx under every check even where those phases (whose sessions depend on the
-server's random seeds and tokens) did not reach it in a run.
+``test_fuzz`` runs it after schemathesis' generated phases, so that every operation is
+shown to answer a 2xx under every check whatever those phases reached in a run (and
+whichever of its tests ran); ``fuzz_sessions`` makes its live sessions with it.
 """
 
 from __future__ import annotations
