@@ -32,6 +32,7 @@ import pytest
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, settings
+from hypothesis.errors import FlakyStrategyDefinition
 from hypothesis.stateful import run_state_machine_as_test
 from schemathesis.config import SchemathesisConfig
 from werkzeug.test import Client
@@ -295,10 +296,11 @@ class SessionStates(session_schema.as_state_machine()):  # type: ignore[misc]
 #: moves, a scenario has 12 steps) and seldom joinSession. The test asserts a floor; the
 #: per-operation phases, aimed at live sessions, reach every one.
 REACHED_AT_LEAST = 6
-#: Scenarios in one run of the stateful phase: in more, hypothesis finds "inconsistent
-#: data generation" (a scenario's steps depend on the app's random deals and tokens,
-#: which replaying its draws does not repeat). A longer run (``FUZZ_EXAMPLES``) repeats
-#: runs, the first with the fixed draws, the others with new ones.
+#: Scenarios in one run of the stateful phase: in more, hypothesis often finds
+#: "inconsistent data generation" (a scenario's steps depend on the app's random deals
+#: and tokens, which replaying its draws does not repeat). A longer run
+#: (``FUZZ_EXAMPLES``) repeats runs, the first with the fixed draws, the others with new
+#: ones.
 SCENARIOS_PER_RUN = 50
 
 
@@ -308,12 +310,20 @@ def test_sessions_through_their_links() -> None:
     operations answer a 2xx that passed every check (to a seat's token), getSession one
     of them."""
     for run in range(math.ceil(2 * EXAMPLES / SCENARIOS_PER_RUN)):
-        run_state_machine_as_test(
-            SessionStates,
-            settings=settings(max_examples=min(2 * EXAMPLES, SCENARIOS_PER_RUN), deadline=None,
-                              stateful_step_count=12, derandomize=DERANDOMIZE and run == 0,
-                              suppress_health_check=list(HealthCheck)),
-        )  # fmt: skip
+        fixed = DERANDOMIZE and run == 0
+        try:
+            run_state_machine_as_test(
+                SessionStates,
+                settings=settings(max_examples=min(2 * EXAMPLES, SCENARIOS_PER_RUN),
+                                  deadline=None, stateful_step_count=12, derandomize=fixed,
+                                  suppress_health_check=list(HealthCheck)),
+            )  # fmt: skip
+        except FlakyStrategyDefinition:
+            # A run with new draws met a scenario whose steps changed when replayed (the
+            # app's deals and tokens are random); every step it sent was checked (a
+            # failure raises its own error). The next run goes on; the fixed run may not.
+            if fixed:
+                raise
     reached = {name for name in SESSION_OPERATIONS if "stateful" in ANSWERED.get(name, ())}
     assert "getSession" in reached
     assert len(reached) >= REACHED_AT_LEAST, f"only {sorted(reached)} answered a seat 2xx"
