@@ -36,7 +36,7 @@ from .models import MoveRequest, Reply
 from .problems import SessionProblem, invalid_request, unavailable, unreadable
 from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
-from .streams import sse
+from .streams import MAX_EVENTS_PAGE, sse
 
 T = TypeVar("T")
 log = logging.getLogger("service.sessions")
@@ -150,14 +150,14 @@ def _number(name: str, raw: str, minimum: int) -> int:
 
 def _int_arg(name: str, default: int, minimum: int = 0) -> int:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:  # absent; an empty value is not a number (400)
         return default
     return _number(name, raw, minimum)
 
 
 def _float_arg(name: str, default: float | None) -> float | None:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:  # absent; an empty value is not a number (400)
         return default
     try:
         value = float(raw)
@@ -260,6 +260,10 @@ def session_move(sid: str) -> Response:
 def session_events(sid: str) -> Response:
     after = _int_arg("after", 0)
     limit = _int_arg("limit", 500, minimum=1)
+    if limit > MAX_EVENTS_PAGE:
+        raise invalid_request(
+            f"limit must be from 1 to {MAX_EVENTS_PAGE}", {"limit": ["too large"]}
+        )
     return _answer(manager().events(sid, _token(), after, limit))
 
 
@@ -286,8 +290,10 @@ def session_stream(sid: str) -> Response:
     It holds one of this worker's stream places and one of the client's (503
     ``streams_full``, 429 ``too_many_streams``), given back when the answer is closed."""
     m = manager()
+    after = _int_arg("after", 0)  # checked even when Last-Event-ID says where to resume
     last_id = request.headers.get("Last-Event-ID", "").strip()
-    after = _number("Last-Event-ID", last_id, 0) if last_id else _int_arg("after", 0)
+    if last_id:
+        after = _number("Last-Event-ID", last_id, 0)
     limit = m.config.stream_seconds
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)

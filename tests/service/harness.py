@@ -76,7 +76,8 @@ def load_spec() -> OpenAPI:
     config = Config(
         extra_media_type_deserializers={
             PROBLEM: _json.loads,
-            "application/yaml": text,
+            # A YAML body is its data, as a reader parses it (as schemathesis reads it).
+            "application/yaml": lambda data: yaml.safe_load(text(data)),
             "text/html": text,
             "text/markdown": text,
             "text/css": text,

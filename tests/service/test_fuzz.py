@@ -1,8 +1,15 @@
 """schemathesis over ``openapi.yaml`` against the app in process (WSGI), with every check:
-each operation on its own (positive and negative inputs, and the coverage phase), and the
-stateful phase, which follows the spec's OpenAPI ``links`` from ``createSession`` on with
-real seat tokens (``SeatTokens``: an auth hook of this test's own, which sends the token
-of the seat the game waits for).
+
+- each operation on its own (examples, coverage, fuzzing: positive and negative inputs),
+  an operation on a session aimed at a live one (``fuzz_sessions``: in play, open,
+  finished) so that a schema-valid request can succeed there;
+- the stateful phase over the session operations, which follows the spec's OpenAPI
+  ``links`` from ``createSession`` on;
+- ``fuzz_flow``: a real flow through every operation, each request a schemathesis case.
+
+Seat tokens come from ``SeatTokens`` (an auth hook of this test's own: the token of the
+seat the game waits for). The last test asserts that every operation of the spec
+answered a 2xx that passed every check (a session's operation: to a seat's token).
 
 ``positive_data_acceptance`` expects a 2xx for a schema-valid request; besides the
 statuses schemathesis allows by default, a schema-valid request may get a 412 or 428 (a
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -24,11 +32,14 @@ import pytest
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, settings
+from hypothesis.errors import FlakyStrategyDefinition
 from hypothesis.stateful import run_state_machine_as_test
 from schemathesis.config import SchemathesisConfig
 from werkzeug.test import Client
 
 from service import create_app
+from tests.service import fuzz_flow
+from tests.service.fuzz_sessions import live_sessions
 from tools.code_scan import scan
 
 pytestmark = pytest.mark.slow
@@ -47,23 +58,35 @@ NOT_SCHEMA_422 = frozenset({
 #: The rules of the game: every code the engine raises.
 RULE_CODES = frozenset(s.code for s in scan()[0] if s.where.startswith("engine/"))
 
-CONFIG = SchemathesisConfig.from_dict(
-    {
-        "checks": {
-            "positive_data_acceptance": {
-                "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412", "422",
-                                      "428", "429"],
+#: Each operation's own settings (besides the live sessions' ``parameters``).
+OPERATION_SETTINGS: dict[str, dict[str, Any]] = {
+    # ignored_auth re-sends a request without its token after it succeeded; a DELETE that
+    # succeeded removed the session, so the re-sent one is rightly 404 session_not_found
+    # (a DELETE without a token of a live session is 401).
+    "deleteSession": {"checks": {"ignored_auth": {"enabled": False}}},
+    # schemathesis leaves out the operation that served the schema document unless a
+    # filter names it: this names it.
+    "getOpenApiDocument": {"enabled": True},
+}
+
+
+def _config(aims: dict[str, dict[str, str]]) -> SchemathesisConfig:
+    """The run's config; ``aims``: operationId -> the ``parameters`` fixed for it."""
+    operations: dict[str, dict[str, Any]] = {k: dict(v) for k, v in OPERATION_SETTINGS.items()}
+    for name, parameters in aims.items():
+        operations.setdefault(name, {})["parameters"] = parameters
+    return SchemathesisConfig.from_dict(
+        {
+            "checks": {
+                "positive_data_acceptance": {
+                    "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "412",
+                                          "422", "428", "429"],
+                },
             },
-        },
-        "generation": {"max-examples": EXAMPLES},
-        "operations": [
-            # ignored_auth re-sends a request without its token after it succeeded; a
-            # DELETE that succeeded removed the session, so the re-sent one is rightly
-            # 404 session_not_found (a DELETE without a token of a live session is 401).
-            {"include-operation-id": "deleteSession", "checks": {"ignored_auth": {"enabled": False}}},
-        ],
-    }
-)  # fmt: skip
+            "generation": {"max-examples": EXAMPLES},
+            "operations": [{"include-operation-id": k, **v} for k, v in operations.items()],
+        }
+    )  # fmt: skip
 
 
 @schemathesis.check
@@ -88,25 +111,10 @@ class SeatTokens:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.tokens: dict[str, dict[int, str]] = {}
-        #: Every exchange on a session: (method, path's last part, status, a seat token
-        #: of that session sent).
-        self.calls: list[tuple[str, str, int, bool]] = []
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
-        parts = path.split("/")  # '', 'v1', 'sessions', sid, what
-        sid = parts[3] if len(parts) > 3 and parts[1:3] == ["v1", "sessions"] else None
-        auth = environ.get("HTTP_AUTHORIZATION", "").removeprefix("Bearer ")
-        seated = sid is not None and auth in self.tokens.get(sid, {}).values()
-        status: list[int] = []
-
-        def start(line: str, headers: Any, *args: Any) -> Any:
-            status.append(int(line.split()[0]))
-            return start_response(line, headers, *args)
-
-        body = self.app(environ, start)
-        if sid is not None:
-            self.calls.append((method, parts[4] if len(parts) > 4 else "", status[0], seated))
+        body = self.app(environ, start_response)
         if not (
             method == "POST" and (path == "/v1/sessions" or path.endswith(("/join", "/rematch")))
         ):
@@ -128,6 +136,12 @@ class SeatTokens:
                 seats[seat["seat"]] = seat["token"]
         if answer.get("token"):
             seats[answer["seat"]] = answer["token"]
+
+    def seated(self, case: schemathesis.Case) -> bool:
+        """Whether ``case`` sent a seat token of the session it names."""
+        sid = (case.path_parameters or {}).get("session_id")
+        auth = str(case.headers.get("Authorization", "")).removeprefix("Bearer ")
+        return isinstance(sid, str) and auth in self.tokens.get(sid, {}).values()
 
     # ---------------------------------------------------------------- auth provider
     def get(self, case: schemathesis.Case, ctx: Any) -> str | None:
@@ -169,10 +183,39 @@ def _app() -> SeatTokens:
 
 
 seat_tokens = _app()
-schema = schemathesis.openapi.from_wsgi("/openapi.yaml", seat_tokens, config=CONFIG)
+#: The document as served, with the run's settings; the stateful phase's schema below.
+served = schemathesis.openapi.from_wsgi("/openapi.yaml", seat_tokens, config=_config({}))
+#: The same, each operation on a session aimed at a live session (``fuzz_sessions``):
+#: the per-operation phases' schema.
+schema = schemathesis.openapi.from_wsgi(
+    "/openapi.yaml", seat_tokens,
+    config=_config(live_sessions(fuzz_flow.Flow(served, [a_422_is_a_rule]))),
+)  # fmt: skip
+HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+#: Every operation of the spec: operationId -> (its path, its definition).
+OPERATIONS = {
+    op["operationId"]: (path, op)
+    for path, item in schema.raw_schema["paths"].items()
+    for method, op in item.items()
+    if method in HTTP_METHODS
+}
+SPEC_OPERATIONS = frozenset(OPERATIONS)
+#: The operations on a session (their path names one).
+SESSION_OPERATIONS = frozenset(k for k, (path, _) in OPERATIONS.items() if "{session_id}" in path)
+#: Those that take a seat token (all but joinSession): their 2xx counts when a seat's
+#: token of that session was sent.
+SEATED_OPERATIONS = frozenset(
+    k for k in SESSION_OPERATIONS if OPERATIONS[k][1].get("security") != []
+)
+#: operationId -> the phases in which it answered a 2xx that passed every check
+#: (``examples``, ``coverage``, ``fuzzing``, ``stateful``; ``flow`` for ``fuzz_flow``),
+#: kept by the hook below (registered after the live sessions above were made).
+ANSWERED: dict[str, set[str]] = {}
+#: The operations whose per-operation test ran in this session.
+TESTED_ALONE: set[str] = set()
 
 
-@schema.auth(refresh_interval=None)
+@schemathesis.auth(refresh_interval=None)
 class SeatAuth:
     """The auth hook: ``SeatTokens`` picks the token (none for a session it did not see)."""
 
@@ -211,14 +254,34 @@ def before_call(ctx: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -> No
             case.query = _integers(dict(case.query))
 
 
+@schemathesis.hook
+def after_validate(ctx: Any, case: schemathesis.Case, response: Any, results: list[Any]) -> None:
+    """Keeps which operation answered a 2xx that passed every check, and in which phase."""
+    if not 200 <= response.status_code < 300 or any(r.failure is not None for r in results):
+        return
+    operation_id = case.operation.definition.raw["operationId"]
+    if operation_id in SEATED_OPERATIONS and not seat_tokens.seated(case):
+        return
+    phase = case.meta.phase.name.value if case.meta is not None else "flow"
+    ANSWERED.setdefault(operation_id, set()).add(phase)
+
+
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=DERANDOMIZE,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 def test_every_operation_keeps_its_contract(case: schemathesis.Case) -> None:
+    TESTED_ALONE.add(case.operation.definition.raw["operationId"])
     case.call_and_validate(additional_checks=[a_422_is_a_rule])
 
 
-class SessionStates(schema.include(path_regex=r"^/v1/sessions").as_state_machine()):  # type: ignore[misc]
+#: The stateful phase's operations: the sessions', and the variants' list (its link gives
+#: createSession a variant the server plays); the session ids come from the links. An
+#: exclusion: with per-operation entries in its config, schemathesis 4.32 ORs an
+#: ``include`` with a filter that selects everything.
+session_schema = served.exclude(path_regex=r"^/(?!v1/sessions|v1/variants$)")
+
+
+class SessionStates(session_schema.as_state_machine()):  # type: ignore[misc]
     """The stateful phase over the session operations: createSession, then what its links
     lead to (a scenario may also start at a POST with a made-up session id: a 404)."""
 
@@ -227,34 +290,56 @@ class SessionStates(schema.include(path_regex=r"^/v1/sessions").as_state_machine
         super().validate_response(response, case, **kwargs)
 
 
-#: Each session operation: (method, the path's part after the session id).
-SESSION_OPERATIONS = {
-    "getSession": ("GET", ""), "deleteSession": ("DELETE", ""),
-    "listSessionLegalMoves": ("GET", "legal-moves"), "applySessionMove": ("POST", "moves"),
-    "getSessionEvents": ("GET", "events"), "getSessionRecord": ("GET", "record"),
-    "streamSessionEvents": ("GET", "stream"), "joinSession": ("POST", "join"),
-    "leaveSession": ("POST", "leave"), "rematchSession": ("POST", "rematch"),
-}  # fmt: skip
-
-
-#: KNOWN GAP: which session operations a run reaches depends on schemathesis' draw (all
-#: ten were seen across runs, but no one run of this size reaches them all), so the test
-#: asserts a floor: this many distinct operations answer a seat 2xx, getSession among them.
-REACHED_AT_LEAST = 5
+#: KNOWN GAP: the stateful phase follows links from sessions it makes with generated
+#: bodies, so which session operations it reaches depends on the draw and on the deal;
+#: it reaches 7 or 8 of the 10 a run, never rematchSession (a game ends after dozens of
+#: moves, a scenario has 12 steps) and seldom joinSession. The test asserts a floor; the
+#: per-operation phases, aimed at live sessions, reach every one.
+REACHED_AT_LEAST = 6
+#: Scenarios in one run of the stateful phase: in more, hypothesis often finds
+#: "inconsistent data generation" (a scenario's steps depend on the app's random deals
+#: and tokens, which replaying its draws does not repeat). A longer run
+#: (``FUZZ_EXAMPLES``) repeats runs, the first with the fixed draws, the others with new
+#: ones.
+SCENARIOS_PER_RUN = 50
 
 
 def test_sessions_through_their_links() -> None:
     """The stateful phase: from createSession along the spec's links with real seat
     tokens, every check on every step, no failure; at least ``REACHED_AT_LEAST`` session
-    operations answer a seat 2xx."""
-    seat_tokens.calls.clear()
-    run_state_machine_as_test(
-        SessionStates,
-        settings=settings(max_examples=2 * EXAMPLES, deadline=None, stateful_step_count=12,
-                          derandomize=DERANDOMIZE, suppress_health_check=list(HealthCheck)),
-    )  # fmt: skip
-    seated = {(m, w) for m, w, status, has_token in seat_tokens.calls if has_token}
-    ok = {(m, w) for m, w, status, has_token in seat_tokens.calls if has_token and status < 300}
-    reached = {name for name, op in SESSION_OPERATIONS.items() if op in ok}
-    assert SESSION_OPERATIONS["getSession"] in seated and "getSession" in reached
+    operations answer a 2xx that passed every check (to a seat's token), getSession one
+    of them."""
+    for run in range(math.ceil(2 * EXAMPLES / SCENARIOS_PER_RUN)):
+        fixed = DERANDOMIZE and run == 0
+        try:
+            run_state_machine_as_test(
+                SessionStates,
+                settings=settings(max_examples=min(2 * EXAMPLES, SCENARIOS_PER_RUN),
+                                  deadline=None, stateful_step_count=12, derandomize=fixed,
+                                  suppress_health_check=list(HealthCheck)),
+            )  # fmt: skip
+        except FlakyStrategyDefinition:
+            # A run with new draws met a scenario whose steps changed when replayed (the
+            # app's deals and tokens are random); every step it sent was checked (a
+            # failure raises its own error). The next run goes on; the fixed run may not.
+            if fixed:
+                raise
+    reached = {name for name in SESSION_OPERATIONS if "stateful" in ANSWERED.get(name, ())}
+    assert "getSession" in reached
     assert len(reached) >= REACHED_AT_LEAST, f"only {sorted(reached)} answered a seat 2xx"
+
+
+def test_every_operation_answers_a_2xx_under_every_check() -> None:
+    """Every operation of the spec answered a 2xx that passed every check (a session's
+    operation: to a seat's token), in ``fuzz_flow`` (a real flow through every
+    operation, so the claim holds whatever ran before) and in schemathesis' own cases:
+    each operation whose per-operation test ran got one there."""
+    by_phases = {name: sorted(phases) for name, phases in ANSWERED.items()}
+    fuzz_flow.run(fuzz_flow.Flow(schema, [a_422_is_a_rule]))
+    missing = SPEC_OPERATIONS - ANSWERED.keys()
+    assert not missing, f"never answered a 2xx that passed every check: {sorted(missing)}"
+    # schemathesis' own cases reach each operation whose per-operation test ran.
+    unreached = sorted(TESTED_ALONE - by_phases.keys())
+    assert not unreached, f"schemathesis' cases never answered these a 2xx: {unreached}"
+    for name in sorted(SPEC_OPERATIONS):
+        print(f"{name}: {', '.join(by_phases.get(name, ['the flow only']))}")
