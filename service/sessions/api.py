@@ -135,6 +135,10 @@ def _or_problem(read: Callable[[str | None], T], header: str | None) -> T | Sess
 def _number(name: str, raw: str, minimum: int) -> int:
     """``raw`` as an integer from ``minimum`` to ``MAX_NUMBER`` (ASCII digits only), or a
     400 ``invalid_request`` naming ``name``."""
+    whole, point, fraction = raw.partition(".")  # 6.0 is 6, as JSON Schema reads it
+    if point and (not fraction or fraction.strip("0")):
+        whole = ""
+    raw = whole
     if not (raw.isascii() and raw.isdigit()) or len(raw) > len(str(MAX_NUMBER)):
         raise invalid_request(
             f"{name} must be an integer from {minimum} to {MAX_NUMBER} (ASCII digits)",

@@ -160,4 +160,4 @@ def play_sessions(flow: Flow) -> None:
     again = {"session_id": rematch["session_id"]}
     flow.send("getSession", path=again, token=rematch["token"])
     flow.send("leaveSession", path=again, token=rematch["token"])
-    flow.send("deleteSession", path=on, token=tokens[1])
+    flow.send("deleteSession", path=on, token=tokens[0])

@@ -39,6 +39,9 @@ def live_sessions(flow: Flow) -> dict[str, dict[str, str]]:
     aims["applySessionMove"] = {"path.session_id": moving["session_id"], "header.If-Match": version}
     aims["joinSession"] = {"path.session_id": create(OPEN)[0]["session_id"]}
     aims["leaveSession"] = {"path.session_id": create(IN_PLAY)[0]["session_id"]}
-    aims["deleteSession"] = {"path.session_id": create(IN_PLAY)[0]["session_id"]}
+    # A running game is not deleted (409): the host deletes a finished one.
+    done, _ = create({**IN_PLAY, "options": OPTIONS})
+    play_out(flow, done["session_id"], {s["seat"]: s["token"] for s in done["seats"]}, done["view"])
+    aims["deleteSession"] = {"path.session_id": done["session_id"]}
     aims["rematchSession"] = {"path.session_id": over["session_id"]}
     return aims

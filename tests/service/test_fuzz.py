@@ -53,7 +53,7 @@ DERANDOMIZE = os.environ.get("FUZZ_RANDOM", "") != "1"
 NOT_SCHEMA_422 = frozenset({
     "invalid_state_token", "idempotency_key_reused", "record_move_illegal",
     "record_result_differs", "record_seed_missing", "seed_commitment_mismatch",
-    "client_seed_not_allowed",
+    "client_seed_not_allowed", "notifications_not_configured",
 })  # fmt: skip
 #: The rules of the game: every code the engine raises.
 RULE_CODES = frozenset(s.code for s in scan()[0] if s.where.startswith("engine/"))
@@ -176,9 +176,13 @@ def _read(body: Iterable[bytes]) -> bytes:
 
 def _app() -> SeatTokens:
     logging.getLogger("service").setLevel(logging.ERROR)
-    app = create_app(
-        {"TESTING": True, "SESSION_STREAM_SECONDS": 0.2, "SESSION_HEARTBEAT_SECONDS": 0.1}
-    )
+    # One client (the fuzzer) makes thousands of sessions: the per-client quotas, which
+    # tests/hardening holds, are lifted here so that its flows are not refused with 429.
+    app = create_app({
+        "TESTING": True, "SESSION_STREAM_SECONDS": 0.2, "SESSION_HEARTBEAT_SECONDS": 0.1,
+        "SESSION_SESSIONS_PER_CLIENT": 1_000_000, "SESSION_WAITING_PER_CLIENT": 1_000_000,
+        "SESSION_STREAMS_PER_CLIENT": 1_000,
+    })  # fmt: skip
     return SeatTokens(app)
 
 
@@ -224,34 +228,6 @@ class SeatAuth:
 
     def set(self, case: schemathesis.Case, data: str | None, ctx: Any) -> None:
         seat_tokens.set(case, data, ctx)
-
-
-# KNOWN PENDING (remove with the fix): JSON Schema counts 6.0 as an integer, and the
-# service's strict integer fields refuse it ("Not a valid integer"); service/schemas.py
-# is being changed to take it. Until then every integral float of a generated request
-# is sent as an integer, so that one known refusal does not hide the others. This is
-# the only check the test softens.
-KNOWN_PENDING_INTEGRAL_FLOATS = True
-
-
-def _integers(value: Any) -> Any:
-    """``value`` with every integral float (``6.0``) as an int, recursively."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _integers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integers(v) for v in value]
-    return value
-
-
-@schemathesis.hook
-def before_call(ctx: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -> None:
-    if KNOWN_PENDING_INTEGRAL_FLOATS:
-        if isinstance(case.body, dict | list):
-            case.body = _integers(case.body)
-        if case.query:
-            case.query = _integers(dict(case.query))
 
 
 @schemathesis.hook
