@@ -238,7 +238,7 @@ def rematch_session(sid: str) -> Response:
 def get_session(sid: str) -> Response:
     """The session as the token's seat sees it; with ``?after=N`` the events after N too."""
     raw = request.args.get("after")
-    after = None if raw is None or raw == "" else _number("after", raw, 0)
+    after = None if raw is None else _number("after", raw, 0)  # empty: not a number (400)
     return _answer(manager().get(sid, _token(), after))
 
 
