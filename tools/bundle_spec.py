@@ -9,7 +9,6 @@ is written back exactly."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import subprocess
@@ -17,6 +16,8 @@ import sys
 import tempfile
 from decimal import Decimal
 from pathlib import Path
+
+from tools.generated import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "spec"
@@ -74,17 +75,7 @@ def bundle() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only say whether it is stale")
-    args = parser.parse_args(argv)
-    text = bundle()
-    if args.check:
-        stale = BUNDLE.read_text() != text
-        print("openapi.yaml is stale: run `make spec`" if stale else "openapi.yaml is current")
-        return int(stale)
-    BUNDLE.write_text(text)
-    print(f"wrote {BUNDLE.relative_to(ROOT)}")
-    return 0
+    return generate(BUNDLE, bundle, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

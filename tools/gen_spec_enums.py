@@ -13,7 +13,6 @@ from the source (``ast``; ``tools.code_scan`` for the codes)."""
 
 from __future__ import annotations
 
-import argparse
 import ast
 import sys
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from service.sessions.models import LostReason
 from service.sessions.outbox import WEBHOOK_EVENTS
 from service.sessions.streams import END_REASONS
 from tools.code_scan import ROOT, raised_codes
+from tools.generated import generate
 
 TARGET = ROOT / "spec" / "schemas" / "enums.yaml"
 HEADER = (
@@ -134,17 +134,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only say whether it is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        stale = TARGET.read_text() != text
-        print(f"{TARGET.name} is stale: run `make spec`" if stale else f"{TARGET.name} is current")
-        return int(stale)
-    TARGET.write_text(text)
-    print(f"wrote {TARGET.relative_to(ROOT)}")
-    return 0
+    return generate(TARGET, render, __doc__ or "", argv)
 
 
 if __name__ == "__main__":
