@@ -386,8 +386,17 @@ class LocalCluster:
         nothing is lost; ``how`` ``FORCE`` or ``TAKEOVER``: without its master, what the
         replica did not get is lost), and wait until every node sees it as a master."""
         deadline = time.monotonic() + timeout
-        self._ask(replica, "CLUSTER FAILOVER", *([how] if how else []))
-        self._wait(lambda: self._role(replica) == "master", deadline)
+        # A manual failover that is not done in 5 s (CLUSTER_MF_TIMEOUT: a busy machine,
+        # a vote that came late) is dropped by Redis without a word: ask again.
+        while self._role(replica) != "master":
+            self._ask(replica, "CLUSTER FAILOVER", *([how] if how else []))
+            try:
+                self._wait(
+                    lambda: self._role(replica) == "master", min(deadline, time.monotonic() + 6)
+                )
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
         wanted = self.node_id(replica)
 
         def everyone_agrees() -> bool:
