@@ -151,5 +151,7 @@ def test_idle_connections_are_closed_after_the_streams_end(
         h.thread.join(15)
     after = clients()
     watch.close()
-    assert during >= before + 20
+    # ``before`` counts the connection the game was made on, idle in the pool: one of
+    # the twenty streams takes it rather than opening one more.
+    assert during >= before + 19, (before, during)
     assert after <= before + 3, (before, during, after)
