@@ -36,16 +36,18 @@ SLOW_DIRS = (("tests", "ops"), ("tests", "contract"), ("tests", "engine", "bots"
 
 def _kind_markers(item: pytest.Item) -> set[str]:
     """The real components ``item`` needs: ``redis``/``cluster`` from the fixtures it uses
-    (``redis_server``, ``redis_cluster``, a ``store_kind`` of ``redis``/``cluster``) or the
-    server classes its module starts itself; ``browser`` when its module drives Chromium."""
+    (``redis_server``, ``redis_cluster``; any parameter, of ``store_kind`` or another
+    fixture, that names a store kind: ``redis``, ``cluster``, ``cluster-client``, since such
+    a test asks for its server lazily) or the server classes its module starts itself;
+    ``browser`` when its module drives Chromium."""
     names = set(getattr(item, "fixturenames", ()))
     callspec = getattr(item, "callspec", None)
-    kind = callspec.params.get("store_kind") if callspec is not None else None
+    kinds = {v for v in callspec.params.values() if isinstance(v, str)} if callspec else set()
     module = getattr(item, "module", None)
     found: set[str] = set()
-    if "redis_cluster" in names or kind == "cluster":
+    if "redis_cluster" in names or any(k.startswith("cluster") for k in kinds):
         found |= {"cluster", "redis"}
-    if "redis_server" in names or kind == "redis":
+    if "redis_server" in names or "redis" in kinds:
         found.add("redis")
     if module is not None and any(hasattr(module, n) for n in ("RedisServer", "LocalCluster")):
         found.add("redis")

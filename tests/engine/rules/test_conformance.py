@@ -141,6 +141,8 @@ RUNS: list[tuple[str, dict[str, Any]]] = [(v, {}) for v in VARIANTS] + [
 ]
 
 
+# Random walks of whole games: make test runs them, not the day-to-day make test-fast.
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant_id", "house"), RUNS, ids=[f"{v}{''.join(f'-{k}' for k in h)}" for v, h in RUNS]
 )

@@ -186,6 +186,8 @@ def play_random_game(app: Flask, variant: engine.Variant, seed: int) -> None:
     pytest.fail(f"{variant.id}: no game over after {MAX_MOVES} moves")
 
 
+# Random walks of whole games: make test runs them, not the day-to-day make test-fast.
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", engine.all_variants(), ids=lambda v: v.id)
 def test_random_games_never_show_a_hidden_card(app: Flask, variant: engine.Variant) -> None:
     for game in range(GAMES):
