@@ -181,3 +181,18 @@ def keep(t: Table, seat: int, *names: str) -> None:
     hands = tuple(tuple(kept) if s == seat else h for s, h in enumerate(state.hands))
     t.state = state._replace(hands=hands, draw_pile=state.draw_pile + gone)
     engine.check_invariants(t.state)
+
+
+FOUR_FILL = (
+    ["G1", "G2", "G3", "G4", "G6", "G7", "G8"],
+    ["B1", "B2", "B3", "B4", "B6", "B7", "B8"],
+    ["Y1", "Y2", "Y3", "Y4", "Y6", "Y7", "Y8"],
+    ["G9", "B9", "Y9", "G5", "B5", "Y5", "G0"],
+)
+
+
+def four_hands(*named: list[str]) -> list[list[str]]:
+    """Seat 0's to 3's hands for four players: the named cards first, filled up to 7
+    from ``FOUR_FILL`` (green, blue and yellow numbers, no red card)."""
+    named = named + ([],) * (4 - len(named))
+    return [[*n, *f][:7] for n, f in zip(named, FOUR_FILL, strict=True)]
