@@ -8,7 +8,7 @@
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |
 | ``SESSION_IDEMPOTENCY_KEYS`` | 32 | idempotent answers kept per session (the most recent) |
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
-| ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' held-back moves may take per request (what a read settles, a leave's bots): no move is begun that the slowest one so far would take past it, and the next request goes on (a person's move is answered by its bots' replies in full) |
+| ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' moves may take per request (their first moves at a create or the join that deals, their replies to a person's move, a leave's bots, what a read settles): no move is begun that the slowest one so far would take past it, and the next request goes on |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
 | ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events and move-log entries at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
 | ``SESSION_SESSIONS_PER_CLIENT`` | 20 | sessions one client may create per ``SESSION_TTL_SECONDS`` (a deleted one gives its place back; then 429 ``too_many_sessions``) |
@@ -94,7 +94,8 @@ class SessionConfig:
 
     @property
     def sweeping(self) -> bool:
-        """Clocked sessions index their deadlines for the sweeper."""
+        """Clocked sessions (and notifying ones whose bots owe moves) index when the sweeper
+        should settle them (``Timekeeper.sweep_at``)."""
         return self.notifying if self.clock_sweeper is None else self.clock_sweeper
 
     @classmethod

@@ -143,7 +143,9 @@ class Creation:
         moves: list[bytes] = []
         if dealt is not None:
             state, setup = dealt
-            state, bot_events, made = self.bots.play(sid, 0, state, meta, setup)
+            state, bot_events, made = self.bots.play(
+                sid, 0, state, meta, setup, cpu_until=self.bots.cpu_deadline()
+            )  # the rest is owed to the next request (Timekeeper)
             events = setup + bot_events
             moves = logged(made, "bot", meta.created)
         c = self.repo.create(Snapshot(sid, 1, len(events), state, meta), events, moves)

@@ -88,8 +88,9 @@ class Moves:
             raise problems.session_too_large(at.stored)
         state, events = problems.judged(engine.apply, current, ask.move)
         state, bot_events, made = self.bots.play(
-            sid, at.version, state, at.meta, events, before=at.history
-        )
+            sid, at.version, state, at.meta, events, before=at.history,
+            cpu_until=self.bots.cpu_deadline(),  # the rest is owed to the next request
+        )  # fmt: skip
         events += bot_events
         moves = logged([ask.move], "player", now) + logged(made, "bot", now)
         meta = clock_moved(at.meta, ask.seat, current, state, now, ask.move)

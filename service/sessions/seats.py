@@ -100,7 +100,9 @@ class Seats:
         state, setup = problems.judged(
             engine.start, meta.variant, len(meta.seats), meta.seed, meta.dealer, meta.options
         )
-        state, bot_events, made = self.bots.play(sid, version, state, meta, setup)
+        state, bot_events, made = self.bots.play(
+            sid, version, state, meta, setup, cpu_until=self.bots.cpu_deadline()
+        )  # the rest is owed to the next request (Timekeeper)
         events = [session_event("started"), *setup, *bot_events]
         return state, events, logged(made, "bot", self.env.now())
 

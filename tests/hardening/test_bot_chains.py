@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -52,6 +53,41 @@ def left_bot_game(app: Flask, spectators: str = "anyone") -> str:
     assert r.status_code == 200, r.get_data(as_text=True)
     assert cpu < CPU_BUDGET, f"the leave took {cpu * 1000:.0f} ms of CPU"
     return sid
+
+
+#: The highest target: the game goes on for thousands of moves.
+TARGET = {"target": 100_000}
+
+
+def test_a_seats_own_requests_play_the_bots_within_the_budget(app: Flask) -> None:
+    """A person and nine ``hard`` bots playing on: the create (the bots move first in
+    most deals), each read and each of the person's moves plays the bots within
+    ``SESSION_BOT_CPU_MS`` and costs under 50 ms of CPU; what a request leaves
+    undone the next one plays, and the person's turn comes round. Before: the create
+    and every move played the nine bots' whole chain (about 50-200 ms)."""
+    api = Api(app.test_client())
+    left_bot_game(app)  # the bots' first moves of this process played (see _WARM)
+    players = [{"name": "Ann"}] + [{"bot": "hard"} for _ in range(9)]
+    for seed in range(3):
+        r, cpu = cost(partial(api.create, "uno_flip", players, options=TARGET, seed=seed))
+        assert r.status_code == 201, r.get_data(as_text=True)
+        assert cpu < CPU_BUDGET, f"the create took {cpu * 1000:.0f} ms of CPU"
+        sid, token = r.get_json()["session_id"], r.get_json()["seats"][0]["token"]
+        turns = 0
+        for _ in range(200):
+            read, cpu = cost(partial(api.get, sid, token))
+            assert cpu < CPU_BUDGET, f"a read took {cpu * 1000:.0f} ms of CPU"
+            body = read.get_json()
+            moves = [m for m in body["legal_moves"] if m["type"] not in ("uno", "catch")]
+            if not moves:
+                continue  # the bots are still owed moves: the next read plays them
+            moved, cpu = cost(partial(api.move, sid, token, moves[0], body["version"]))
+            assert moved.status_code == 200, moved.get_data(as_text=True)
+            assert cpu < CPU_BUDGET, f"a move took {cpu * 1000:.0f} ms of CPU"
+            turns += 1
+            if turns == 4:
+                break
+        assert turns == 4, "the person's turn did not come round"
 
 
 def test_a_caller_who_may_not_read_plays_nothing(app: Flask) -> None:
