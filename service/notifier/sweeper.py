@@ -1,7 +1,9 @@
 """The clock sweeper: plays the timeouts of sessions nobody is looking at.
 
 Each commit of a clocked session indexes its next deadline in its slot
-(``outbox_keys``: ``notify:deadlines``). The sweeper reads the deadlines passed and
+(``outbox_keys``: ``notify:deadlines``); a session whose bots owe moves a request's CPU
+budget left undone, while a person holds a seat, is indexed as due at once
+(``Timekeeper.sweep_at``), so the sweeper plays them on. The sweeper reads the deadlines passed and
 settles each session with the service's own code (``Timekeeper.settle``: the forced
 default moves, ``by: clock``, the timeout event, the bots' replies, in one
 compare-and-set over the version read), so a request and the sweeper, or two sweepers,
@@ -60,7 +62,7 @@ class Sweeper:
         # Nothing committed here (another process played it first, or the index was
         # behind): index the session's deadline, unless a commit did meanwhile. A
         # deadline still past stays (the compare-and-set was lost: the next poll).
-        deadline = timekeeper.next_deadline(settled)
+        deadline = timekeeper.sweep_at(settled)
         ms = None if deadline is None else int(deadline * 1000)
         if ms is None or ms > indexed:
             self.queue.rescore_deadline(sid, indexed, ms)

@@ -82,7 +82,7 @@ class SessionManager:
         bots = BotPlayer(self.env)
         self.views = Views(self.env, self.presence)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
-        self.repo.outbox = Outbox(self.env, self.timekeeper.next_deadline)
+        self.repo.outbox = Outbox(self.env, self.timekeeper.next_deadline, self.timekeeper.sweep_at)
         self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
         self.listing = Lobby(self.env, store)
         self.quotas = Quotas(self.env, store)

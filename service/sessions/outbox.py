@@ -73,11 +73,18 @@ def seats_of(meta: Meta) -> list[dict[str, Any]]:
 
 
 class Outbox:
-    """``deadline_of``: when a session's clock next owes a move (``Timekeeper``)."""
+    """``deadline_of``: when a session's clock next owes a move; ``sweep_at``: when the
+    sweeper should next settle it (``Timekeeper``)."""
 
-    def __init__(self, env: Env, deadline_of: Callable[[Snapshot], float | None]) -> None:
+    def __init__(
+        self,
+        env: Env,
+        deadline_of: Callable[[Snapshot], float | None],
+        sweep_at: Callable[[Snapshot], float | None],
+    ) -> None:
         self.env = env
         self.deadline_of = deadline_of
+        self.sweep_at = sweep_at
 
     def ttl(self, new: Snapshot) -> float | None:
         """How long ``new`` lives from now: the store's TTL past its clock's deadline
@@ -93,13 +100,14 @@ class Outbox:
         """What the change from ``base`` (None: a new session) to ``new`` writes for the
         notifier, or None (the session neither notifies nor is swept)."""
         config = self.env.config
-        sweeping = config.sweeping and new.meta.clock is not None
         notifying = config.notifying and new.meta.notify
+        sweeping = config.sweeping and (new.meta.clock is not None or notifying)
         if not (sweeping or notifying):
             return None
         now = self.env.now()
         deadline = self.deadline_of(new)
-        deadline_ms = None if deadline is None or not sweeping else int(deadline * 1000)
+        swept = self.sweep_at(new) if sweeping else None
+        deadline_ms = None if swept is None else int(swept * 1000)
         if not notifying:
             return Notices(deadline_ms=deadline_ms, now_ms=int(now * 1000))
         common = {"session_id": new.sid, "version": new.version, "variant": new.meta.variant}

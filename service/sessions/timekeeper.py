@@ -187,6 +187,18 @@ class Timekeeper:
         seat = c.waiting_person()
         return clock.deadline(seat) if seat is not None else None
 
+    def sweep_at(self, c: Snapshot) -> float | None:
+        """When the clock sweeper should next settle ``c`` (epoch seconds): its clock's
+        next deadline; or at once (when the game began to wait for them) while the bots
+        owe moves a request's ``SESSION_BOT_CPU_MS`` left undone and a person still
+        holds a seat, so that person hears of the next turn with nobody reading; None:
+        nothing to sweep (a game of bots only is played on by its readers alone)."""
+        meta = c.meta
+        people = len(meta.seats) > len(meta.bots)
+        if c.bot_to_move() and people and c.dealt().move_count < self.env.config.max_moves:
+            return meta.clock.started if meta.clock is not None else self.env.now()
+        return self.next_deadline(c)
+
 
 def restarted(meta: Meta, at: float) -> Meta:
     """The meta with its clock (if any) counting the move the game waits for from ``at``

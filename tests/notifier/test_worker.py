@@ -19,7 +19,7 @@ from service.notifier.worker import Worker, backoff
 from service.sessions.config import SessionConfig
 from service.sessions.outbox import entry
 from tests.notifier.conftest import SECRET, Receiver
-from tests.sessions.conftest import Api, make_app, store_url
+from tests.sessions.conftest import Api, make_app, store_url, turn_seat
 
 T0 = 1_800_000_000.0
 GOOD = {"WEBHOOK_URL": "https://hooks.example.com/uno", "WEBHOOK_SECRET": SECRET}
@@ -174,6 +174,63 @@ def test_the_sweeper_plays_a_two_day_turn_with_nobody_there(
     body = api.get(sid).get_json()
     assert body["clock"]["seat"] == 1 - seat
     assert store.deadline_index(sid) == int((T0 + 4 * day) * 1000)  # from the deadline on
+    store.close()
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+def test_the_sweeper_plays_on_the_bots_a_move_left_owed(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    """A person's move whose bots' replies did not fit in ``SESSION_BOT_CPU_MS`` (1 ms
+    here: three ``hard`` bots of UNO Flip take 5 ms a move, one move a request) indexes the session as due at once; with nobody reading,
+    the sweeper plays the bots on, a budget a poll, until the person's turn, whose
+    deadline is then indexed. A game of bots only is not swept (its readers play it)."""
+    url = store_url(kind, request)
+    env = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:8]}:",
+           "CLOCK_SWEEPER": "on", "SESSION_START_GRACE_SECONDS": "0",
+           "SESSION_BOT_CPU_MS": "1"}  # fmt: skip
+    clock = FakeClock()
+    app = make_app({"TESTING": True, **env})
+    mgr = app.extensions["sessions"]
+    mgr.now = clock
+    api = Api(app.test_client())
+    players = [{"name": "Ann"}] + [{"bot": "hard"} for _ in range(3)]
+    r = api.create("uno_flip", players, seed=7, clock={"turn_seconds": 3600})
+    sid, token = r.get_json()["session_id"], r.get_json()["seats"][0]["token"]
+    store = mgr.store
+    body = r.get_json()
+    for _ in range(10):  # the bots' first moves, one a read, up to Ann's turn
+        if turn_seat(body["view"]) == 0:
+            break
+        body = api.get(sid, token).get_json()
+    assert turn_seat(body["view"]) == 0
+    moved = body
+    for _ in range(5):  # Ann's turn (a draw, then pass or play what she drew)
+        legal = [m for m in moved["legal_moves"] if m["type"] not in ("uno", "catch")]
+        moved = api.move(sid, token, legal[0], moved["version"]).get_json()
+        if turn_seat(moved["view"]) != 0:
+            break
+    assert turn_seat(moved["view"]) != 0, "a bot to move: one reply, then the budget is spent"
+    assert store.deadline_index(sid) == int(T0 * 1000)  # due at once: the move's time
+    worker = Worker(NotifierSettings.load(env), SessionConfig.load(env), now=clock)
+    try:
+        versions = [moved["version"]]
+        for _ in range(5):
+            worker.poll()
+            loaded = store.load(sid)  # no request: nothing settled but by the sweeper
+            assert loaded is not None
+            versions.append(int(loaded.version))
+            if store.deadline_index(sid) != int(T0 * 1000):
+                break
+    finally:
+        worker.stop()
+    assert versions == sorted(versions) and versions[-1] > versions[0]
+    after = api.get(sid, token).get_json()
+    assert turn_seat(after["view"]) == 0, "the sweeper played the bots round to Ann"
+    assert store.deadline_index(sid) == int((T0 + 3600) * 1000)
+    api.leave(sid, token)  # bots only now: their readers play them, the sweeper does not
+    assert store.deadline_index(sid) is None
     store.close()
 
 
