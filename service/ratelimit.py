@@ -23,7 +23,8 @@ the window ends). Health, readiness, metrics, the OpenAPI document and the docs 
 limited.
 
 With ``REDIS_URL`` every worker and replica shares the count (``limits``' Redis or
-Redis Cluster storage, keys under ``<RATE_LIMIT_KEY_PREFIX>rl:``). When the store
+Redis Cluster storage, keys under ``<RATE_LIMIT_KEY_PREFIX>rl:``, at most
+``RATE_LIMIT_MAX_CONNECTIONS`` (16) connections a worker). When the store
 fails, each worker counts alone in memory with the same limit (Flask-Limiter's
 in-memory fallback: neither open nor closed) until a periodic check finds the store
 again; both switches are logged.
@@ -39,6 +40,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import Flask, Response, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
@@ -56,6 +58,9 @@ _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 #: Endpoints never limited: probes, scrapes, the docs page with its assets, the rules pages.
 EXEMPT = frozenset({"health.healthz", "health.readyz", "openapi.openapi", "observability.metrics"})
 EXEMPT_BLUEPRINTS = frozenset({"docs", "rules_docs"})
+#: A worker's connections to the rate limit's Redis (each node's, on a cluster):
+#: ``RATE_LIMIT_MAX_CONNECTIONS``. A check holds one for a round trip.
+MAX_CONNECTIONS = 16
 #: The replay route and its own limit while ``RATE_LIMIT`` is on and it is not set.
 REPLAY_ENDPOINT = "games.replay"
 DEFAULT_REPLAY_RATE_LIMIT = "10/minute"
@@ -100,18 +105,38 @@ def trusted_proxies(app: Flask) -> int:
     return int(raw)
 
 
+def max_connections(app: Flask) -> int:
+    raw = _setting(app, "RATE_LIMIT_MAX_CONNECTIONS", str(MAX_CONNECTIONS)) or ""
+    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
+        raise ValueError(f"RATE_LIMIT_MAX_CONNECTIONS must be from 1 to 10000, got {raw!r}")
+    return int(raw)
+
+
 def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
     """The storage URI and options: ``RATE_LIMIT_STORAGE_URI``, else ``REDIS_URL`` (the
-    sessions' Redis or cluster), else ``memory://``; Redis with the sessions' timeouts."""
+    sessions' Redis or cluster), else ``memory://``; Redis with the sessions' timeouts
+    and at most ``RATE_LIMIT_MAX_CONNECTIONS`` connections a worker (one server: a
+    ``BlockingConnectionPool``, a check waits up to ``REDIS_TIMEOUT_SECONDS`` for one;
+    a cluster: that many a node, redis-py's cluster client raises at once when a node's
+    are all in use, and the worker counts in memory a while, as when the store fails)."""
     from service.sessions.config import SessionConfig
-    from service.sessions.redis_client import client_options
+    from service.sessions.redis_client import CLUSTER_SCHEME, client_options
 
     config = SessionConfig.load(app.config)
     uri = _setting(app, "RATE_LIMIT_STORAGE_URI") or config.redis_url or "memory://"
     if uri.startswith("memory://"):
         return uri, {}
     prefix = _setting(app, "RATE_LIMIT_KEY_PREFIX", "uno:") or "uno:"
-    return uri, {"key_prefix": f"{prefix}rl", **client_options(config.redis_timeout)}
+    bound = max_connections(app)
+    options: dict[str, Any] = client_options(config.redis_timeout)
+    if uri.startswith(("redis://", "rediss://")):
+        pool = redis.BlockingConnectionPool.from_url(
+            uri, max_connections=bound, timeout=config.redis_timeout, **options
+        )
+        return uri, {"key_prefix": f"{prefix}rl", "connection_pool": pool, **options}
+    if uri.startswith(CLUSTER_SCHEME + "://"):
+        options["max_connections"] = bound
+    return uri, {"key_prefix": f"{prefix}rl", **options}
 
 
 def _too_many(limit: RequestLimit, what: str = "requests") -> Response:

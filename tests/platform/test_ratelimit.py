@@ -3,6 +3,7 @@ unvalidated token or header), in process, on one Redis and on the Redis Cluster.
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from typing import Any
@@ -252,3 +253,64 @@ def test_a_cluster_down_at_start_counts_per_worker_and_says_so(
     assert statuses(client, invented(4)) == [200, 200, 429, 429]
     err = capsys.readouterr().err
     assert "unreachable at start" in err and "per worker, in memory" in err
+
+
+def limiter_storage(app: Flask) -> Any:
+    """The redis-py client the app's limiter counts with."""
+    return app.extensions["rate_limiter"]._storage.storage
+
+
+def test_a_worker_holds_at_most_its_bound_of_connections_to_one_redis(
+    make_app: MakeApp, redis_server: RedisServer
+) -> None:
+    """RATE_LIMIT_MAX_CONNECTIONS=3, one Redis held still for 0.3 s (CLIENT PAUSE) while
+    24 requests arrive at once: each check waits for one of the 3 connections (a
+    ``BlockingConnectionPool``), none opens a fourth, and every request is answered 200,
+    counted in Redis (no fall back to memory). Unbounded, each waiting check opened one."""
+    prefix = f"rl{uuid.uuid4().hex[:6]}:"
+    app = make_app(
+        RATE_LIMIT="1000/minute", REDIS_URL=redis_server.url, RATE_LIMIT_KEY_PREFIX=prefix,
+        RATE_LIMIT_MAX_CONNECTIONS="3", REDIS_TIMEOUT_SECONDS="2",
+    )  # fmt: skip
+    pool = limiter_storage(app).connection_pool
+    assert isinstance(pool, redis.BlockingConnectionPool) and pool.max_connections == 3
+    admin = redis.Redis.from_url(redis_server.url)
+    admin.execute_command("CLIENT", "PAUSE", "300", "WRITE")
+    codes: list[int] = []
+
+    def call() -> None:
+        codes.append(app.test_client().get("/v1/variants").status_code)
+
+    threads = [threading.Thread(target=call) for _ in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert codes == [200] * 24
+    assert 1 <= len(pool._connections) <= 3
+    assert not app.extensions["rate_limiter"]._storage_dead
+    (key,) = [k for k in admin.scan_iter(match=f"{prefix}*")]
+    count: Any = admin.get(key)
+    assert int(count) == 24
+
+
+def test_a_worker_holds_at_most_its_bound_of_connections_to_each_cluster_node(
+    make_app: MakeApp, redis_cluster: LocalCluster
+) -> None:
+    app = make_app(
+        RATE_LIMIT="1000/minute", REDIS_URL=redis_cluster.seed_url,
+        RATE_LIMIT_MAX_CONNECTIONS="3",
+    )  # fmt: skip
+    assert app.test_client().get("/v1/variants").status_code == 200
+    nodes = limiter_storage(app).get_nodes()
+    assert nodes and all(n.redis_connection.connection_pool.max_connections == 3 for n in nodes)
+
+
+@pytest.mark.parametrize("bound", ["0", "-1", "many", "10001"])
+def test_a_wrong_connection_bound_is_refused_at_start(make_app: MakeApp, bound: str) -> None:
+    with pytest.raises(ValueError, match="RATE_LIMIT_MAX_CONNECTIONS"):
+        make_app(
+            RATE_LIMIT="10/minute",
+            RATE_LIMIT_MAX_CONNECTIONS=bound,
+            REDIS_URL="redis://127.0.0.1:1/0",
+        )
