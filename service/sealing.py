@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import re
 import secrets
 import zlib
@@ -101,6 +103,14 @@ class Keyring:
     @classmethod
     def ephemeral_ring(cls) -> Keyring:
         return cls({"ephemeral": secrets.token_bytes(32)}, "ephemeral", ephemeral=True)
+
+    def derived(self, purpose: str) -> bytes | None:
+        """A key for ``purpose`` alone (HMAC-SHA256 of the purpose under the active
+        sealing key, never that key itself), or None for an ephemeral ring: a key each
+        worker made for itself, so what it keyed would differ between workers."""
+        if self.ephemeral:
+            return None
+        return hmac.new(self.keys[self.active], purpose.encode(), hashlib.sha256).digest()
 
     @staticmethod
     def new_key_spec(kid: str = "k1") -> str:

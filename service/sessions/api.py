@@ -186,8 +186,10 @@ def _answer(reply: Reply, status: int = 200) -> Response:
 # ---------------------------------------------------------------------- the views
 def client() -> str:
     """The caller as the quotas name it: its address as the rate limit sees it
-    (``get_remote_address``, after ``TRUSTED_PROXIES``), as a digest."""
-    return quotas.client_key(get_remote_address())
+    (``get_remote_address``, after ``TRUSTED_PROXIES``), as a digest keyed with a key
+    derived from the sealing keys (``quotas.client_key``)."""
+    ring = current_app.extensions["state_keys"]
+    return quotas.client_key(get_remote_address(), ring.derived(quotas.CLIENT_KEY_PURPOSE))
 
 
 @bp.post("")

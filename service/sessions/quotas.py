@@ -2,7 +2,8 @@
 
 A client is its address as the rate limit names it (``flask_limiter``'s
 ``get_remote_address``: the remote address, or with ``TRUSTED_PROXIES`` the one the
-proxies saw); the store keeps only a digest of it (``client_key``). Each quota is a set
+proxies saw); the store keeps only a digest of it (``client_key``: keyed with a key
+derived from ``STATE_TOKEN_KEYS`` when set). Each quota is a set
 of claims in the store (``SessionStore.claim``), shared by every worker and replica:
 
 | quota | setting | held from | given back |
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import secrets
 import threading
 import time
@@ -40,10 +42,18 @@ STREAMS_RETRY_AFTER = 5
 IDLE_SECONDS = 30.0
 
 
-def client_key(address: str) -> str:
-    """What the store keeps of a client's address: its SHA-256, shortened (not the
-    address as sent; an IPv4 address can still be found by trying every one)."""
-    return hashlib.sha256(address.encode()).hexdigest()[:32]
+#: What the key of ``client_key`` is derived for (``Keyring.derived``).
+CLIENT_KEY_PURPOSE = "uno client address v1"
+
+
+def client_key(address: str, key: bytes | None = None) -> str:
+    """What the store keeps of a client's address, shortened: with ``key`` (derived from
+    the configured sealing key) its HMAC-SHA256, which nobody without the key can turn
+    back into the address; without (no ``STATE_TOKEN_KEYS``: one worker, development)
+    its SHA-256, from which an IPv4 address can be found by trying every one."""
+    if key is None:
+        return hashlib.sha256(address.encode()).hexdigest()[:32]
+    return hmac.new(key, address.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def now_ms() -> int:

@@ -8,12 +8,15 @@ hold ``"\\u202eFREE GEMS: evil.example"`` or NUL; any seat deleted a game for al
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from flask import Flask
 
+from service.sealing import Keyring
+from service.sessions.models import Meta
 from tests.hardening.conftest import CPU_BUDGET, cost, created
 from tests.sessions.conftest import Api, problem
 
@@ -141,3 +144,48 @@ def test_client_seeded_shows_in_the_lobby_and_the_join(app: Flask) -> None:
     assert entry["client_seeded"] is True
     joined = api.c.post(f"/v1/sessions/{body['session_id']}/join", json={"name": "Bo"})
     assert joined.status_code == 200 and joined.get_json()["client_seeded"] is True
+
+
+#: A sealing key set of this run's own (``STATE_TOKEN_KEYS``).
+KEYS = Keyring.new_key_spec("k1")
+BOT_GAME = [{"name": "A"}, {"bot": True}]
+
+
+def creator_of(app: Flask, sid: str) -> str | None:
+    loaded = app.extensions["sessions"].store.load(sid)
+    assert loaded is not None
+    return Meta.from_json(loaded.meta).creator
+
+
+def test_the_store_keeps_a_keyed_digest_of_a_clients_address(
+    make: Callable[..., Flask],
+) -> None:
+    """With ``STATE_TOKEN_KEYS`` set, what the store keeps of a client's address (the
+    session's creator, the quotas' keys) is an HMAC under a key derived from the active
+    sealing key, not the address's SHA-256 (which anyone could turn back into an IPv4
+    address by trying all 2^32); two workers with the same keys count one client as
+    one; another key set gives another digest. Without keys: the SHA-256."""
+    address = "203.0.113.7"
+    first = make(STATE_TOKEN_KEYS=KEYS, SESSION_SESSIONS_PER_CLIENT="2")
+    second = make(STATE_TOKEN_KEYS=KEYS, SESSION_SESSIONS_PER_CLIENT="2")
+    a, b = client_at(first, address), client_at(second, address)
+    sid = created(a.create("uno_classic", BOT_GAME))["session_id"]
+    keyed = creator_of(first, sid)
+    plain = hashlib.sha256(address.encode()).hexdigest()[:32]
+    assert keyed is not None and len(keyed) == 32 and keyed != plain
+    created(b.create("uno_classic", BOT_GAME))
+    problem(a.create("uno_classic", BOT_GAME), 429, "too_many_sessions")  # one client
+    other = make(STATE_TOKEN_KEYS=Keyring.new_key_spec("k1"))
+    sid = created(client_at(other, address).create("uno_classic", BOT_GAME))["session_id"]
+    assert creator_of(other, sid) not in (keyed, plain)
+    unkeyed = make()  # an ephemeral sealing key: nothing shared to key with
+    sid = created(client_at(unkeyed, address).create("uno_classic", BOT_GAME))["session_id"]
+    assert creator_of(unkeyed, sid) == plain
+
+
+def test_a_derived_key_is_never_the_sealing_key_and_differs_per_purpose() -> None:
+    ring = Keyring.parse(KEYS)
+    one, two = ring.derived("uno client address v1"), ring.derived("another purpose")
+    assert one is not None and two is not None and one != two
+    assert ring.keys[ring.active] not in (one, two)
+    assert Keyring.ephemeral_ring().derived("uno client address v1") is None
