@@ -117,10 +117,11 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
     sessions' Redis or cluster), else ``memory://``; Redis with the sessions' timeouts
     and at most ``RATE_LIMIT_MAX_CONNECTIONS`` connections a worker (one server: a
     ``BlockingConnectionPool``, a check waits up to ``REDIS_TIMEOUT_SECONDS`` for one;
-    a cluster: that many a node, redis-py's cluster client raises at once when a node's
+    Sentinel's primary (counted there, never on a replica): that many; a cluster: that
+    many a node, redis-py's cluster client raises at once when a node's
     are all in use, and the worker counts in memory a while, as when the store fails)."""
     from service.sessions.config import SessionConfig
-    from service.sessions.redis_client import CLUSTER_SCHEME, client_options
+    from service.sessions.redis_client import CLUSTER_SCHEME, SENTINEL_SCHEME, client_options
 
     config = SessionConfig.load(app.config)
     uri = _setting(app, "RATE_LIMIT_STORAGE_URI") or config.redis_url or "memory://"
@@ -134,7 +135,10 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
             uri, max_connections=bound, timeout=config.redis_timeout, **options
         )
         return uri, {"key_prefix": f"{prefix}rl", "connection_pool": pool, **options}
-    if uri.startswith(CLUSTER_SCHEME + "://"):
+    if uri.startswith(SENTINEL_SCHEME + "://"):  # limits reads the same URL
+        asking = {k: v for k, v in options.items() if k.startswith("socket_")}
+        options.update(sentinel_kwargs=asking, use_replicas=False)
+    if uri.startswith((CLUSTER_SCHEME + "://", SENTINEL_SCHEME + "://")):
         options["max_connections"] = bound
     return uri, {"key_prefix": f"{prefix}rl", **options}
 

@@ -198,6 +198,68 @@ class RedisServer:
             self.tmp = None
 
 
+class LocalSentinel:
+    """One Redis Sentinel (``redis-server --sentinel``) on a loopback port, monitoring
+    ``primary`` as ``service`` with a quorum of one: it alone finds the primary down
+    ``down_ms`` after it stops answering and promotes a replica. ``start`` returns once
+    it knows ``replicas`` replicas of the primary (it could promote none before)."""
+
+    def __init__(
+        self, port: int, primary: RedisServer, replicas: int = 1, service: str = "uno"
+    ) -> None:
+        self.port, self.primary, self.replicas, self.service = port, primary, replicas, service
+        self.down_ms = 1000  # not less: a loaded machine may leave a PING unanswered
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.tmp: Path | None = None
+
+    @property
+    def url(self) -> str:
+        """The sessions' ``REDIS_URL`` of the monitored service."""
+        return f"redis+sentinel://127.0.0.1:{self.port}/{self.service}"
+
+    def start(self) -> None:
+        exe = shutil.which("redis-server")
+        assert exe is not None
+        self.tmp = Path(tempfile.mkdtemp(prefix="uno-sentinel-"))
+        conf = self.tmp / "sentinel.conf"  # Sentinel rewrites its file: one of its own
+        conf.write_text(
+            f"port {self.port}\nbind 127.0.0.1\ndir {self.tmp}\n"
+            f"sentinel monitor {self.service} 127.0.0.1 {self.primary.port} 1\n"
+            f"sentinel down-after-milliseconds {self.service} {self.down_ms}\n"
+            f"sentinel failover-timeout {self.service} 5000\n"
+        )
+        self.proc = subprocess.Popen(
+            [exe, str(conf), "--sentinel"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        client = self.client()
+        while True:  # up, and it knows the primary's replicas
+            try:
+                replicas: Any = client.execute_command("SENTINEL", "REPLICAS", self.service)
+                if len(replicas) >= self.replicas:
+                    return
+            except redis.RedisError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis sentinel on port {self.port} did not start")
+            time.sleep(0.05)
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(port=self.port, socket_timeout=2, socket_connect_timeout=0.5)
+
+    def primary_port(self) -> int:
+        """The port of the primary it names now."""
+        _, port = self.client().execute_command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service)
+        return int(port)
+
+    def stop(self) -> None:
+        _stop(self.proc)
+        self.proc = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+
 class LocalCluster:
     """A Redis Cluster of ``masters`` nodes and ``replicas`` replicas of each (the first
     ``masters`` ports are the masters) on free loopback ports.

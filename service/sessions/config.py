@@ -2,7 +2,7 @@
 
 | setting (config key = environment variable) | default | meaning |
 |---|---|---|
-| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``, ``redis+cluster://host:port[,host:port...]``); or ``REDIS_URL_FILE``, a file holding it |
+| ``REDIS_URL`` | unset: the in-process store | where sessions live (``redis://host:6379/0``, ``redis+sentinel://host:port[,host:port...]/<service>``, ``redis+cluster://host:port[,host:port...]``); or ``REDIS_URL_FILE``, a file holding it |
 | ``SESSION_TTL_SECONDS`` | 3600 | idle sessions expire; every write refreshes it |
 | ``SESSION_KEY_PREFIX`` | ``uno:`` | Redis key prefix (keys ``<prefix>{<sid>}:...``) |
 | ``SESSION_MAX_EVENTS`` | 10000 | events kept per session (stream MAXLEN, approximate) |

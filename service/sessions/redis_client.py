@@ -1,7 +1,9 @@
 """Redis clients for the sessions: made from ``REDIS_URL``, failing fast, and a router
 that sends each call on one slot to the node that holds it.
 
-``make_client`` reads ``redis://`` and ``rediss://`` (one server) and
+``make_client`` reads ``redis://`` and ``rediss://`` (one server),
+``redis+sentinel://host:port[,host:port...]/<service>`` (one primary with replicas,
+found through its Sentinels, and found again after a failover) and
 ``redis+cluster://host:port[,host:port...]`` (a cluster; one seed node is enough, more
 are tried in turn). The client has short timeouts and bounded retries, so a dead Redis
 fails in milliseconds; every Redis error becomes ``StoreUnavailable`` naming the cause
@@ -38,12 +40,14 @@ from redis.exceptions import (
     TryAgainError,
 )
 from redis.retry import Retry
+from redis.sentinel import Sentinel
 
 from .store import StoreUnavailable
 
 T = TypeVar("T")
 
 CLUSTER_SCHEME = "redis+cluster"
+SENTINEL_SCHEME = "redis+sentinel"
 
 #: What a Redis client can raise: redis-py's errors, and the cluster client's own
 #: (``RedisClusterException``: no node of the cluster could be reached at all).
@@ -63,30 +67,63 @@ REROUTE = (
 )
 
 
-def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
-    """The seed nodes and the client options of a ``redis+cluster://`` URL
-    (``redis+cluster://[user:password@]host:port[,host:port...][?option=value]``)."""
+def _endpoints(url: str, scheme: str) -> tuple[list[tuple[str, int]], dict[str, Any], Any]:
+    """The ``host:port`` list, the credentials and the split URL of a ``scheme://`` URL
+    of several servers (``scheme://[user:password@]host:port[,host:port...]...``)."""
     parts = urlsplit(url)
-    if parts.scheme != CLUSTER_SCHEME:
-        raise ValueError(f"not a {CLUSTER_SCHEME}:// URL: {url!r}")
+    if parts.scheme != scheme:
+        raise ValueError(f"not a {scheme}:// URL: {url!r}")
     userinfo, _, hosts = parts.netloc.rpartition("@")
-    options: dict[str, Any] = {}
+    auth: dict[str, Any] = {}
     if userinfo:
         user, _, password = userinfo.partition(":")
         if user:
-            options["username"] = unquote(user)
+            auth["username"] = unquote(user)
         if password:
-            options["password"] = unquote(password)
-    nodes = []
+            auth["password"] = unquote(password)
+    endpoints = []
     for hostport in filter(None, hosts.split(",")):
         host, _, port = hostport.rpartition(":")
         if not host or not port.isdigit():
             raise ValueError(f"REDIS_URL: {hostport!r} is not host:port in {url!r}")
-        nodes.append(ClusterNode(host.strip("[]"), int(port)))
-    if not nodes:
-        raise ValueError(f"REDIS_URL names no cluster node: {url!r}")
+        endpoints.append((host.strip("[]"), int(port)))
+    if not endpoints:
+        raise ValueError(f"REDIS_URL names no server: {url!r}")
+    return endpoints, auth, parts
+
+
+def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
+    """The seed nodes and the client options of a ``redis+cluster://`` URL
+    (``redis+cluster://[user:password@]host:port[,host:port...][?option=value]``)."""
+    endpoints, options, parts = _endpoints(url, CLUSTER_SCHEME)
     options.update(parse_qsl(parts.query))
-    return nodes, options
+    return [ClusterNode(host, port) for host, port in endpoints], options
+
+
+def sentinel_parts(url: str) -> tuple[list[tuple[str, int]], str, dict[str, Any], int]:
+    """The Sentinels, the monitored service's name, the credentials (of the Sentinels
+    and the primary alike, as ``limits`` reads the same URL) and the database of a
+    ``redis+sentinel://[user:password@]host:port[,host:port...]/<service>[?db=N]`` URL."""
+    sentinels, auth, parts = _endpoints(url, SENTINEL_SCHEME)
+    service = parts.path.strip("/")
+    if not service or "/" in service:
+        raise ValueError(f"REDIS_URL: name the Sentinels' service as the path: {url!r}")
+    query = dict(parse_qsl(parts.query))
+    db = query.pop("db", "0")
+    if query or not db.isdigit():
+        raise ValueError(f"REDIS_URL: a Sentinel URL takes only ?db=<number>: {url!r}")
+    return sentinels, service, auth, int(db)
+
+
+def sentinel_client(url: str, common: dict[str, Any], max_connections: int | None) -> Any:
+    """The primary of a ``redis+sentinel://`` URL's service, found through its Sentinels
+    and again after a failover (redis-py's ``Sentinel.master_for``: each new connection
+    asks them; a connection to a primary that became a replica is dropped)."""
+    sentinels, service, auth, db = sentinel_parts(url)
+    asking = {k: v for k, v in common.items() if k.startswith("socket_")}
+    sentinel = Sentinel(sentinels, sentinel_kwargs={**asking, **auth}, **common, **auth)
+    pool = {} if max_connections is None else {"max_connections": max_connections}
+    return sentinel.master_for(service, db=db, **pool)
 
 
 def client_options(timeout: float = 0.5, retries: int = 2) -> dict[str, Any]:
@@ -108,10 +145,14 @@ def make_client(
 
     ``redis+cluster://``: a ``RedisCluster`` (it connects to a seed when made, so the
     store makes it on first use), ``max_connections`` per node (redis-py's pool raises
-    ``ConnectionError`` when they are all in use: a 503); anything else:
+    ``ConnectionError`` when they are all in use: a 503); ``redis+sentinel://``: the
+    service's primary (``sentinel_client``), ``max_connections`` in its pool (raising
+    the same way); anything else:
     ``redis.Redis`` on a ``BlockingConnectionPool`` (a command waits up to ``timeout``
     for a connection, then fails the same way)."""
     common = client_options(timeout, retries)
+    if url.startswith(SENTINEL_SCHEME + "://"):
+        return sentinel_client(url, common, max_connections)
     if url.startswith(CLUSTER_SCHEME + "://"):
         nodes, options = cluster_nodes(url)
         if max_connections is not None:
@@ -137,6 +178,23 @@ def idle_pools(client: Any) -> list[Any]:
 
 def is_cluster_url(url: str) -> bool:
     return url.startswith(CLUSTER_SCHEME + "://")
+
+
+#: The schemes of one server's URL (redis-py's ``from_url``).
+SERVER_SCHEMES = ("redis", "rediss", "unix")
+
+
+def check_url(url: str) -> None:
+    """Raise ``ValueError`` naming what is wrong with ``REDIS_URL`` (at start, not at the
+    first request)."""
+    scheme = urlsplit(url).scheme
+    if scheme == CLUSTER_SCHEME:
+        cluster_nodes(url)
+    elif scheme == SENTINEL_SCHEME:
+        sentinel_parts(url)
+    elif scheme not in SERVER_SCHEMES:
+        known = ", ".join(f"{s}://" for s in (*SERVER_SCHEMES, SENTINEL_SCHEME, CLUSTER_SCHEME))
+        raise ValueError(f"REDIS_URL: {scheme or 'no'} scheme; expected one of {known}")
 
 
 def guarded(fn: Callable[[], T]) -> T:
@@ -165,6 +223,8 @@ class SlotRouter:
     ) -> None:
         if client is None and url is None:
             raise ValueError("RedisStore needs a url or a client")
+        if client is None:
+            check_url(str(url))
         self.cluster = (
             isinstance(client, RedisCluster) if client is not None else is_cluster_url(str(url))
         )

@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from service.ratelimit import Limit
 from tests.platform.conftest import MakeApp
-from tests.redis_procs import LocalCluster, RedisServer, free_port, need_redis_server
+from tests.redis_procs import LocalCluster, LocalSentinel, RedisServer, free_port, need_redis_server
 
 PROBLEM = "application/problem+json"
 
@@ -314,3 +314,25 @@ def test_a_wrong_connection_bound_is_refused_at_start(make_app: MakeApp, bound: 
             RATE_LIMIT_MAX_CONNECTIONS=bound,
             REDIS_URL="redis://127.0.0.1:1/0",
         )
+
+
+def test_the_count_is_shared_through_sentinels_primary(make_app: MakeApp) -> None:
+    """``REDIS_URL=redis+sentinel://.../uno``: the limiter finds the primary through the
+    Sentinel as the sessions do, and counts there."""
+    need_redis_server()
+    primary = RedisServer(free_port())
+    primary.start()
+    sentinel = LocalSentinel(free_port(), primary, replicas=0)
+    try:
+        sentinel.start()
+        prefix = f"rl{uuid.uuid4().hex[:6]}:"
+        config = {"RATE_LIMIT": "3/minute", "REDIS_URL": sentinel.url,
+                  "RATE_LIMIT_KEY_PREFIX": prefix, "RATE_LIMIT_MAX_CONNECTIONS": "5"}  # fmt: skip
+        a, b = make_app(**config).test_client(), make_app(**config).test_client()
+        codes = [(a, b)[i % 2].get("/v1/variants").status_code for i in range(5)]
+        assert codes == [200, 200, 200, 429, 429]
+        keys = list(primary.client().scan_iter(match=f"{prefix}*"))
+        assert len(keys) == 1
+    finally:
+        sentinel.stop()
+        primary.stop()

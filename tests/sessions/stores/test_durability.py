@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,15 @@ from flask import Flask
 import engine
 from service.sessions import config
 from service.sessions.config import SessionConfig
-from tests.redis_procs import LocalCluster, RedisServer, cut_off, free_port, need_redis_server
+from service.sessions.redis_client import sentinel_parts
+from tests.redis_procs import (
+    LocalCluster,
+    LocalSentinel,
+    RedisServer,
+    cut_off,
+    free_port,
+    need_redis_server,
+)
 from tests.sessions.api.test_contract import first_move, mover, two_humans
 from tests.sessions.conftest import Api, make_app, problem
 
@@ -213,6 +222,79 @@ def test_a_failover_of_one_redis_loses_no_acknowledged_move(
         assert all(len(moves) == 1 for moves in lost), lost
     for a in (app, promoted):
         a.extensions["sessions"].store.close()
+
+
+# ---------------------------------------------------------------- one Redis with Sentinel
+@pytest.fixture
+def watched() -> Iterator[tuple[RedisServer, list[RedisServer], LocalSentinel]]:
+    """A primary, two replicas and a Sentinel watching them (``redis+sentinel://``)."""
+    need_redis_server()
+    primary = RedisServer(free_port())
+    primary.start()
+    replicas = [RedisServer(free_port(), replica_of=primary) for _ in range(2)]
+    sentinel = LocalSentinel(free_port(), primary, replicas=2)
+    try:
+        for replica in replicas:
+            replica.start()
+        sentinel.start()
+        yield primary, replicas, sentinel
+    finally:
+        sentinel.stop()
+        for server in (*replicas, primary):
+            server.stop()
+
+
+def test_through_sentinel_the_promoted_replica_is_found_and_no_move_is_lost(
+    watched: tuple[RedisServer, list[RedisServer], LocalSentinel],
+) -> None:
+    """``REDIS_URL=redis+sentinel://.../uno`` and ``REDIS_MIN_REPLICAS=1``: the primary
+    SIGKILLed, the Sentinel promotes a replica and points the other at it, and the same
+    app, told nothing, finds the new primary: a move is 503 until then (retried with its
+    Idempotency-Key: made once), then 200; no move answered 200 is lost and every
+    session's move log and record replay."""
+    primary, replicas, sentinel = watched
+    app = durable_app(sentinel.url, 1)
+    api = Api(app.test_client())
+    games = [Game(api) for _ in range(3)]
+    for game in games:
+        answered(game.move(api), 200)
+    primary.crash()
+    deadline = time.monotonic() + 30
+    while sentinel.primary_port() == primary.port and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sentinel.primary_port() in {r.port for r in replicas}
+    for game in games:
+        until_served(partial(api.get, game.sid, game.tokens[0]), 30)
+        seat, body = mover(api, game.sid, game.tokens)
+        move, key = first_move(body), uuid.uuid4().hex
+        made = partial(api.move, game.sid, game.tokens[seat], move, body["version"], key)
+        answered(until_served(made, 30), 200)
+        game.acked.append(move)
+    for game in games:
+        assert game.logged(app) == game.acked  # every move answered 200, each once
+    app.extensions["sessions"].store.close()
+
+
+def test_a_sentinel_url_is_read_and_a_wrong_one_refused_at_start() -> None:
+    hosts, service, auth, db = sentinel_parts(
+        "redis+sentinel://u:p%40ss@h1:26379,[::1]:26380/uno?db=2"
+    )
+    assert (hosts, service, auth, db) == (
+        [("h1", 26379), ("::1", 26380)],
+        "uno",
+        {"username": "u", "password": "p@ss"},
+        2,
+    )
+    for url, says in (
+        ("redis+sentinel://h1:26379", "service"),
+        ("redis+sentinel://h1:26379/a/b", "service"),
+        ("redis+sentinel://h1/uno", "host:port"),
+        ("redis+sentinel://h1:26379/uno?db=x", "db"),
+        ("redis+sentinel://h1:26379/uno?ssl=1", "db"),
+        ("memcached://h1:11211", "scheme"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            durable_app(url, 0)
 
 
 # ---------------------------------------------------------------- a cluster, a replica each
