@@ -48,7 +48,7 @@ help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
 	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make docs, make lint and pytest"
 	@echo "make test-fast  the day-to-day loop: engine rules and in-memory session tests, no servers (about 45 s)"
-	@echo "make lint   ruff, mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
+	@echo "make lint   ruff (check, format), mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
 	@echo "make docs   the documentation site (mkdocs.yml), built in strict mode into $(SITE_DIR)/"
 	@echo "make fuzz   a longer schemathesis run against openapi.yaml (FUZZ_EXAMPLES=300 per operation)"
@@ -148,7 +148,7 @@ test-fast: install-dev
 # down in security/accepted.toml.
 lint: install-dev node-tools
 	@status=0; \
-	for cmd in "ruff check ." "mypy engine service tests benchmarks tools" "hadolint Dockerfile" \
+	for cmd in "ruff check ." "ruff format --check ." "mypy engine service tests benchmarks tools" "hadolint Dockerfile" \
 	           "yamllint --strict k8s .yamllint.yaml" "python security/scan.py" \
 	           "openapi-spec-validator openapi.yaml"; do \
 	  echo "$$cmd"; $(BIN)/$$cmd || status=1; \

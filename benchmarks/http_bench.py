@@ -120,7 +120,9 @@ def apply_answer(body: dict[str, Any]) -> bytes:
 
     import engine
 
-    state, events = engine.apply(engine.from_dict(body["state"]), engine.Move.from_dict(body["move"]))
+    state, events = engine.apply(
+        engine.from_dict(body["state"]), engine.Move.from_dict(body["move"])
+    )
     viewer = body["move"]["player"]
     return orjson.dumps(
         {
@@ -170,7 +172,10 @@ def slices(targets: dict[str, tuple[str, int, str]], seconds: int, count: int) -
             "server_cpu_us_per_request": med("server_cpu_us_per_request"),
             "errors": sum(row["errors"] + row["status_errors"] for row in rows),
             "slices": [
-                {k: row[k] for k in ("requests_per_s", "p50_us", "p99_us", "server_cpu_us_per_request")}
+                {
+                    k: row[k]
+                    for k in ("requests_per_s", "p50_us", "p99_us", "server_cpu_us_per_request")
+                }
                 for row in rows
             ],
         }
@@ -235,7 +240,11 @@ def run(quick: bool) -> dict[str, Any]:
             base + "/v1/games/apply",
             seconds * 2,
             conns,
-            post_script("/v1/games/apply", body, delay_ms=conns * 1000 / (res["apply"]["requests_per_s"] / 2)),
+            post_script(
+                "/v1/games/apply",
+                body,
+                delay_ms=conns * 1000 / (res["apply"]["requests_per_s"] / 2),
+            ),
         )
         rss = worker_rss(master)
         anchor_rss = worker_rss(am)
@@ -298,7 +307,11 @@ def print_table(res: dict[str, Any]) -> None:
         ("apply_logged", "the same, access lines on"),
     ):
         row = res[name]
-        ratio = "1.00x" if name == "anchor" else f"{ratios(res, name, 'anchor')['cpu_per_request']:.2f}x"
+        ratio = (
+            "1.00x"
+            if name == "anchor"
+            else f"{ratios(res, name, 'anchor')['cpu_per_request']:.2f}x"
+        )
         print(
             f"  {label:28} {row['requests_per_s']:8,.0f} {row['p50_us'] / 1000:8.2f} {row['p99_us'] / 1000:8.2f}"
             f" {row['server_cpu_us_per_request']:12,.0f}   {ratio}"
@@ -342,7 +355,9 @@ def print_table(res: dict[str, Any]) -> None:
         f" {f['healthz']['requests_per_s']:,.0f} req/s: CPU {vf['cpu_per_request']:.2f}x,"
         f" req/s {vf['requests_per_s']:.2f}x"
     )
-    print("  floor: a route that reads apply's body and answers apply's bytes (benchmarks/floor_app.py)")
+    print(
+        "  floor: a route that reads apply's body and answers apply's bytes (benchmarks/floor_app.py)"
+    )
 
 
 #: The worker classes compared by ``--servers``: name -> (gunicorn env, extra options).
@@ -352,7 +367,10 @@ SERVERS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
     # gevent's own HTTP server under gunicorn: gunicorn's post_request hook (the
     # fairness yield) and its max_requests recycling do not run there.
     "gevent_pywsgi x1": ({"WEB_CONCURRENCY": "1"}, ("--worker-class", "gevent_pywsgi")),
-    "gthread x2, 8 threads": ({"WEB_CONCURRENCY": "2"}, ("--worker-class", "gthread", "--threads", "8")),
+    "gthread x2, 8 threads": (
+        {"WEB_CONCURRENCY": "2"},
+        ("--worker-class", "gthread", "--threads", "8"),
+    ),
     "sync x4": ({"WEB_CONCURRENCY": "4", "GUNICORN_WORKER_CLASS": "sync"}, ()),
 }
 
@@ -379,7 +397,9 @@ def compare_servers(quick: bool) -> dict[str, Any]:
 
 def print_servers(res: dict[str, Any]) -> None:
     print("\nPOST /v1/games/apply by worker class, wrk -t1 -c16, alternating slices; medians")
-    print("  server                      req/s   p50 ms   p99 ms  p99/p50  CPU us/req  CPU vs anchor")
+    print(
+        "  server                      req/s   p50 ms   p99 ms  p99/p50  CPU us/req  CPU vs anchor"
+    )
     for name, row in res.items():
         ratio = f"{row['vs_anchor']['cpu_per_request']:.2f}x" if "vs_anchor" in row else "1.00x"
         print(

@@ -112,7 +112,9 @@ def run(moves: int = 3000, variants: list[str] | None = None) -> dict[str, Any]:
 
 
 def print_table(res: dict[str, Any]) -> None:
-    print(f"\nEngine, instructions per move (callgrind, {res.get('moves', 0)} moves, load-independent)")
+    print(
+        f"\nEngine, instructions per move (callgrind, {res.get('moves', 0)} moves, load-independent)"
+    )
     if "skipped" in res:
         print(f"  skipped: {res['skipped']}")
         return

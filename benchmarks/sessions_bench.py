@@ -445,7 +445,9 @@ def print_table(res: dict[str, Any]) -> None:
             continue
         ratio = r["ratio_moves_to_healthz"]
         verdict = "met" if ratio >= target else "NOT met"
-        print(f"  target ({store}): moves at least {target:.1f}x the same server's /healthz: {ratio:.2f}x, {verdict}")
+        print(
+            f"  target ({store}): moves at least {target:.1f}x the same server's /healthz: {ratio:.2f}x, {verdict}"
+        )
     print(
         "  server CPU: gunicorn master and workers (+ the redis-server processes); shares are"
         " of all cores;"

@@ -34,9 +34,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m engine", description=DESCRIPTION)
-    sub = parser.add_subparsers(
-        dest="command", required=True, metavar="{simulate,variants,replay}"
-    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{simulate,variants,replay}")
     sim = sub.add_parser(
         "simulate",
         help="play random legal games and report speed",

@@ -31,7 +31,12 @@ def redis_cluster() -> Iterator[LocalCluster]:
 
 #: Directories whose tests are slow as a whole: servers in subprocesses (ops), generated
 #: clients (contract), bot strength and golden games (engine/bots), benchmark smoke runs.
-SLOW_DIRS = (("tests", "ops"), ("tests", "contract"), ("tests", "engine", "bots"), ("tests", "benchmarks"))
+SLOW_DIRS = (
+    ("tests", "ops"),
+    ("tests", "contract"),
+    ("tests", "engine", "bots"),
+    ("tests", "benchmarks"),
+)
 
 
 def _kind_markers(item: pytest.Item) -> set[str]:

@@ -108,7 +108,7 @@ def enums() -> dict[str, dict[str, Any]]:
         "WebhookType": _enum(
             "Every webhook's `type` (what the notifier sends; `webhooks`)", list(WEBHOOK_EVENTS)
         ),
-        "BotLevel": _enum('A bot\'s level (docs: bots)', list(engine.bots.LEVELS)),
+        "BotLevel": _enum("A bot's level (docs: bots)", list(engine.bots.LEVELS)),
         "LostReason": _enum(
             "Why a seat token stopped working: `left` (the seat left), `timeouts` (it ran "
             "out of time `max_timeouts` times in a row and a bot took it)",

@@ -421,7 +421,11 @@ class BotKnowledge:
             if kind in ("played", "turned_up") and isinstance(ev.get("card"), dict):
                 chosen = ev.get("color")
                 face = self._by_code[side].get(ev["card"].get("code", ""))
-                active = Color(chosen) if chosen else (self.color(face, side) if face is not None else None)
+                active = (
+                    Color(chosen)
+                    if chosen
+                    else (self.color(face, side) if face is not None else None)
+                )
             elif kind == "color_chosen" and ev.get("color"):
                 active = Color(ev["color"])
             elif kind == "flipped" or kind == "round_started":

@@ -199,7 +199,8 @@ class Dos(Variant):
     def _pendings(self) -> dict[PendingType, tuple[Pending, ...]]:
         """[decision][seat] -> the ``Pending`` without a card (they are immutable)."""
         return {
-            d: tuple(Pending(d, p) for p in range(self.max_players)) for d in (MATCHING, BONUS_PLACE)
+            d: tuple(Pending(d, p) for p in range(self.max_players))
+            for d in (MATCHING, BONUS_PLACE)
         }
 
     @cached_property
@@ -677,7 +678,10 @@ class Dos(Variant):
             added.append(card)
         if added:
             events.append(
-                {"type": "center_row_refilled", "cards": [{"id": c, "code": codes[c]} for c in added]}
+                {
+                    "type": "center_row_refilled",
+                    "cards": [{"id": c, "code": codes[c]} for c in added],
+                }
             )
         due = min(w.ext.bonus, len(w.hands[player]))
         w.ext = DosExt(tuple(kept), due)

@@ -276,6 +276,7 @@ class MemoryStore(SessionStore):
     def deadline_index(self, sid: str) -> int | None:
         with self._lock:
             return self._deadlines.get(sid)
+
     def claim(self, key: str, member: str, limit: int, until_ms: int, now_ms: int) -> bool:
         with self._lock:
             if now_ms >= self._next_claims_sweep:

@@ -291,6 +291,7 @@ class SessionStore(ABC):
     def deadline_index(self, sid: str) -> int | None:
         """The session's clock deadline as the sweeper's index holds it (epoch ms)."""
         raise NotImplementedError(f"{type(self).__name__} keeps no deadline index")
+
     # ------------------------------------------------------------------ claims
     @abstractmethod
     def claim(self, key: str, member: str, limit: int, until_ms: int, now_ms: int) -> bool:

@@ -215,7 +215,7 @@ def test_the_turn_and_the_sweeper_follow_the_clock_held_after_the_deal(clocks: C
     assert store.deadline_index(sid) == int((T0 + 75) * 1000)
     clocks.t += 5
     assert api.get(sid, ann).status_code == 200  # Ann is told: the clock starts now
-    again = outbox(app, sid)[len(held):]
+    again = outbox(app, sid)[len(held) :]
     assert kinds(again) == ["turn.started"]
     assert again[0]["data"]["deadline"] == "2027-01-15T08:01:05.000Z"  # T0 + 5 + 60
     assert again[0]["data"]["seat"] == held[-1]["data"]["seat"]

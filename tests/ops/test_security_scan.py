@@ -45,9 +45,7 @@ def test_bandit_finds_nothing_unaccepted_in_engine_and_service() -> None:
     # What the issue measured is still found, and accepted, not silenced by a config
     # (the exec it also found is gone: the engine builds its working state without it).
     assert ("B102", "engine/state.py") not in {(f.id, f.where) for f in findings}
-    assert {("B104", "service/gunicorn_conf.py")} <= {
-        (f.id, f.where) for f in findings
-    }
+    assert {("B104", "service/gunicorn_conf.py")} <= {(f.id, f.where) for f in findings}
 
 
 def test_checkov_finds_nothing_unaccepted_in_the_overlays_and_the_dockerfile() -> None:

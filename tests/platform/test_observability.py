@@ -332,9 +332,11 @@ def test_invented_methods_share_one_series(client: FlaskClient) -> None:
     client.open("/healthz", method="PATCH")
     after = scrape(client)
     other = {"method": "other", "route": "<unmatched>", "status": "405"}
-    assert metric(after, "uno_http_requests_total", **other) - metric(
-        before, "uno_http_requests_total", **other
-    ) == 40
+    assert (
+        metric(after, "uno_http_requests_total", **other)
+        - metric(before, "uno_http_requests_total", **other)
+        == 40
+    )
     patch = {**other, "method": "PATCH"}
     assert metric(after, "uno_http_requests_total", **patch) == (
         metric(before, "uno_http_requests_total", **patch) + 1

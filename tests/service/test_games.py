@@ -244,7 +244,10 @@ def test_a_move_and_a_state_with_integral_floats_apply_as_their_integers(api: Ap
     card = body["state"]["hands"][1][0]
     exact = {"state": body["state"], "move": {"type": "play", "player": 1, "card": card}}
     floats = {
-        "state": {**body["state"], "hands": [[float(c) for c in h] for h in body["state"]["hands"]]},
+        "state": {
+            **body["state"],
+            "hands": [[float(c) for c in h] for h in body["state"]["hands"]],
+        },
         "move": {"type": "play", "player": 1.0, "card": float(card)},
     }
     want = api.post("/v1/games/apply", json=exact)

@@ -156,7 +156,9 @@ def foreign_leaks(body: Any, seed: int, over: bool) -> list[str]:
                     continue
                 if k in STATE_KEYS:
                     if not (
-                        key == "seed_commitment" and k == "seed" and v == (str(seed) if over else None)
+                        key == "seed_commitment"
+                        and k == "seed"
+                        and v == (str(seed) if over else None)
                     ):
                         found.append(f"{key}.{k}={v!r}")
                     continue
@@ -232,7 +234,12 @@ def play_bound_game(api: ApiClient, app: Flask, variant: engine.Variant, game: i
     players = min(variant.max_players, 2 + game % 2)
     seat = game % players
     created = sealed_game(
-        api, variant=variant.id, players=players, seat=seat, seed=1000 + game, options={"target": 30}
+        api,
+        variant=variant.id,
+        players=players,
+        seat=seat,
+        seed=1000 + game,
+        options={"target": 30},
     )
     assert "seed" not in created
     token = created["state_token"]

@@ -130,7 +130,9 @@ def test_a_record_whose_stated_result_differs_is_refused_at_the_move_that_ended_
     bad["result"]["winners"] = [s for s in range(players) if s not in bad["result"]["winners"]]
     with pytest.raises(RecordError) as err:
         replay(bad)
-    assert err.value.code == "record_result_differs" and err.value.context["index"] == len(moves) - 1
+    assert (
+        err.value.code == "record_result_differs" and err.value.context["index"] == len(moves) - 1
+    )
     cut = json.loads(json.dumps(rec))
     cut["moves"] = cut["moves"][: ends[-1]]  # the last move is missing: no result
     with pytest.raises(RecordError) as err:

@@ -310,6 +310,7 @@ def test_the_cache_keeps_the_bots_history_within_its_byte_budget(
     with the state."""
     mgr: SessionManager = api.c.application.extensions["sessions"]
     first, _ = play_session(api, "uno_classic", "hard", 6, cold_every=0)
+
     def kept(sid: str) -> Snapshot:
         hit = mgr.cache.peek(sid)
         assert hit is not None

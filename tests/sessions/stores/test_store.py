@@ -43,11 +43,15 @@ def test_create_then_load(store: SessionStore) -> None:
 
 def test_the_move_log_grows_with_commits_only(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [], [b"bot1"])
-    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e"], moves=[b"p1", b"bot2"])).status == "ok"
+    assert (
+        store.commit(CommitRequest("abc", 1, b"s2", [b"e"], moves=[b"p1", b"bot2"])).status == "ok"
+    )
     assert store.commit(CommitRequest("abc", 1, b"sx", [], moves=[b"late"])).status == "conflict"
     idem = Idem("0:k", b"answer")
     assert store.commit(CommitRequest("abc", 2, b"s3", [], idem, moves=[b"p2"])).status == "ok"
-    assert store.commit(CommitRequest("abc", 2, b"s3", [], idem, moves=[b"p2"])).status == "replayed"
+    assert (
+        store.commit(CommitRequest("abc", 2, b"s3", [], idem, moves=[b"p2"])).status == "replayed"
+    )
     assert store.moves("abc") == [b"bot1", b"p1", b"bot2", b"p2"]
     assert store.commit(CommitRequest("abc", 3, b"s4", [], meta=b"m2")).status == "ok"
     got = store.load("abc")
@@ -71,7 +75,9 @@ def test_commit_is_a_compare_and_set(store: SessionStore) -> None:
 
 def test_an_idempotent_answer_is_returned_instead_of_a_second_write(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [])
-    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e"], Idem("0:k", b"answer"))).status == "ok"
+    assert (
+        store.commit(CommitRequest("abc", 1, b"s2", [b"e"], Idem("0:k", b"answer"))).status == "ok"
+    )
     res = store.commit(CommitRequest("abc", 1, b"s3", [b"f"], Idem("0:k", b"other")))
     assert (res.status, res.answer) == ("replayed", b"answer")
     assert store.load("abc", "0:k").idem == b"answer"  # type: ignore[union-attr]
@@ -147,13 +153,18 @@ def test_a_load_brings_the_bots_history_from_where_it_starts(
     # The caller holds the history of the version read: none is read.
     held = store.load("abc", history_known=1)
     assert held is not None and (held.history_from, held.history) == (2, None)
-    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e4", b"e5"], history_from=2)).status == "ok"
+    assert (
+        store.commit(CommitRequest("abc", 1, b"s2", [b"e4", b"e5"], history_from=2)).status == "ok"
+    )
     stale = store.load("abc", history_known=1)  # held for version 1, the session is at 2
     assert stale is not None and stale.history == (b"e2", b"e3", b"e4", b"e5")
     # A new round: the history starts afresh, and only the newest HISTORY_EVENTS come.
     monkeypatch.setattr("service.sessions.memory.HISTORY_EVENTS", 2)
     monkeypatch.setattr("service.sessions.redis_store.HISTORY_EVENTS", 2)
-    assert store.commit(CommitRequest("abc", 2, b"s3", [b"r1", b"r2", b"r3"], history_from=6)).status == "ok"
+    assert (
+        store.commit(CommitRequest("abc", 2, b"s3", [b"r1", b"r2", b"r3"], history_from=6)).status
+        == "ok"
+    )
     got = store.load("abc")
     assert got is not None and (got.history_from, got.history) == (6, (b"r2", b"r3"))
     # No bot needs one: none is read.

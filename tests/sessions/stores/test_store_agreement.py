@@ -34,7 +34,10 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     sid = "agree-1"
     note("load before create", s.load(sid))
     note("commit before create", s.commit(CommitRequest(sid, 1, b"s", [b"x"])))
-    note("idem commit before create", s.commit(CommitRequest(sid, 1, b"s", [b"x"], Idem("0:a", b"A"))))
+    note(
+        "idem commit before create",
+        s.commit(CommitRequest(sid, 1, b"s", [b"x"], Idem("0:a", b"A"))),
+    )
     note("create", s.create(sid, b"meta", b"s1", [b"e1", b"e2"]))
     note("load", s.load(sid))
     note("load, unknown key", s.load(sid, "0:a"))
@@ -42,9 +45,14 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("commit behind", s.commit(CommitRequest(sid, 0, b"sx", [b"x"])))
     note("idem commit", s.commit(CommitRequest(sid, 1, b"s2", [b"e3"], Idem("0:a", b"A"))))
     note("retry, same version", s.commit(CommitRequest(sid, 1, b"sy", [b"y"], Idem("0:a", b"B"))))
-    note("retry, current version", s.commit(CommitRequest(sid, 2, b"sy", [b"y"], Idem("0:a", b"B"))))
+    note(
+        "retry, current version", s.commit(CommitRequest(sid, 2, b"sy", [b"y"], Idem("0:a", b"B")))
+    )
     note("retry, future version", s.commit(CommitRequest(sid, 9, b"sy", [b"y"], Idem("0:a", b"B"))))
-    note("another seat's key, stale", s.commit(CommitRequest(sid, 1, b"sy", [b"y"], Idem("1:a", b"C"))))
+    note(
+        "another seat's key, stale",
+        s.commit(CommitRequest(sid, 1, b"sy", [b"y"], Idem("1:a", b"C"))),
+    )
     note("load, stored key", s.load(sid, "0:a"))
     note("load, other seat's key", s.load(sid, "1:a"))
     note("commit without events", s.commit(CommitRequest(sid, 2, b"s3", [])))
@@ -56,23 +64,36 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("moves, none yet", s.moves(sid))
     note("commit with moves", s.commit(CommitRequest(sid, 4, b"s5", [b"e7"], moves=[b"m1", b"m2"])))
     note("a conflict logs nothing", s.commit(CommitRequest(sid, 4, b"sz", [], moves=[b"lost"])))
-    note("commit with a new meta", s.commit(CommitRequest(sid, 5, b"s6", [], moves=[b"m3"], meta=b"meta2")))
+    note(
+        "commit with a new meta",
+        s.commit(CommitRequest(sid, 5, b"s6", [], moves=[b"m3"], meta=b"meta2")),
+    )
     note("load, new meta", s.load(sid))
     note("moves", s.moves(sid))
     # The idempotency bound: the oldest answers go first, and a forgotten key commits.
     version = 6
     for i in range(IDEM + 1):
-        res = note(f"idem commit k{i}", s.commit(CommitRequest(sid, version, b"s", [], Idem(f"0:k{i}", b"K"))))
+        res = note(
+            f"idem commit k{i}",
+            s.commit(CommitRequest(sid, version, b"s", [], Idem(f"0:k{i}", b"K"))),
+        )
         version = res.version
     for key in ["0:a", *(f"0:k{i}" for i in range(IDEM + 1))]:
         note(f"load {key}", s.load(sid, key))
-    note("forgotten key commits", s.commit(CommitRequest(sid, version, b"s", [b"e7"], Idem("0:k0", b"N"))))
-    note("kept key replays", s.commit(CommitRequest(sid, version, b"s", [b"e8"], Idem("0:k3", b"M"))))
+    note(
+        "forgotten key commits",
+        s.commit(CommitRequest(sid, version, b"s", [b"e7"], Idem("0:k0", b"N"))),
+    )
+    note(
+        "kept key replays", s.commit(CommitRequest(sid, version, b"s", [b"e8"], Idem("0:k3", b"M")))
+    )
     # A second session does not see the first's answers; a re-create starts afresh.
     other = "agree-2"
     note("create, no events", s.create(other, b"meta2", b"t1", [], [b"b1"]))
     note("moves of the other", s.moves(other))
-    note("other session, same key", s.commit(CommitRequest(other, 1, b"t2", [], Idem("0:k3", b"O"))))
+    note(
+        "other session, same key", s.commit(CommitRequest(other, 1, b"t2", [], Idem("0:k3", b"O")))
+    )
     note("events of an empty log", s.events(other, 0, 10))
     note("re-create", s.create(sid, b"meta3", b"u1", [b"f1"]))
     note("load after re-create", s.load(sid, "0:k3"))
@@ -94,7 +115,10 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("load, history held for another version", s.load(third, history_known=7))
     note("commit in the round", s.commit(CommitRequest(third, 1, b"h2", [b"d4"], history_from=2)))
     note("load the longer history", s.load(third, "0:x", history_known=1))
-    note("commit a new round", s.commit(CommitRequest(third, 2, b"h3", [b"n1", b"n2"], history_from=5)))
+    note(
+        "commit a new round",
+        s.commit(CommitRequest(third, 2, b"h3", [b"n1", b"n2"], history_from=5)),
+    )
     note("load the new round", s.load(third))
     note("commit, no history", s.commit(CommitRequest(third, 3, b"h4", [b"n3"])))
     note("load, no history", s.load(third))
