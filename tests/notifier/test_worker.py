@@ -117,6 +117,19 @@ class FakeClock:
         return self.t
 
 
+def swept(url: str | None, **settings: str) -> tuple[dict[str, str], FakeClock, Any, Api]:
+    """The settings of a service on ``url`` whose sessions the sweeper indexes (with
+    ``settings``), the test's clock, the service's session manager on that clock, and
+    its API."""
+    env = {"REDIS_URL": str(url), "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:8]}:",
+           "CLOCK_SWEEPER": "on", "SESSION_START_GRACE_SECONDS": "0", **settings}  # fmt: skip
+    clock = FakeClock()
+    app = make_app({"TESTING": True, **env})
+    mgr = app.extensions["sessions"]
+    mgr.now = clock
+    return env, clock, mgr, Api(app.test_client())
+
+
 @pytest.mark.redis
 @pytest.mark.parametrize("kind", ["redis", "cluster"])
 def test_the_sweeper_plays_a_two_day_turn_with_nobody_there(
@@ -125,15 +138,7 @@ def test_the_sweeper_plays_a_two_day_turn_with_nobody_there(
     """A correspondence game: its session lives past the old 30 minutes (the store's
     TTL follows the deadline); two days on (the test's clock) two sweepers at once play
     its timeout, once, without a request, and index the next deadline."""
-    url = store_url(kind, request)
-    env = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:8]}:",
-           "SESSION_TTL_SECONDS": "1800", "CLOCK_SWEEPER": "on",
-           "SESSION_START_GRACE_SECONDS": "0"}  # fmt: skip
-    clock = FakeClock()
-    app = make_app({"TESTING": True, **env})
-    mgr = app.extensions["sessions"]
-    mgr.now = clock
-    api = Api(app.test_client())
+    env, clock, mgr, api = swept(store_url(kind, request), SESSION_TTL_SECONDS="1800")
     day = 86_400
     r = api.create("uno_classic", 2, seed=5, clock={"turn_seconds": 2 * day})
     sid, seat = r.get_json()["session_id"], r.get_json()["clock"]["seat"]
@@ -183,18 +188,10 @@ def test_the_sweeper_plays_on_the_bots_a_move_left_owed(
     kind: str, request: pytest.FixtureRequest
 ) -> None:
     """A person's move whose bots' replies did not fit in ``SESSION_BOT_CPU_MS`` (1 ms
-    here: three ``hard`` bots of UNO Flip take 5 ms a move, one move a request) indexes the session as due at once; with nobody reading,
-    the sweeper plays the bots on, a budget a poll, until the person's turn, whose
-    deadline is then indexed. A game of bots only is not swept (its readers play it)."""
-    url = store_url(kind, request)
-    env = {"REDIS_URL": url, "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:8]}:",
-           "CLOCK_SWEEPER": "on", "SESSION_START_GRACE_SECONDS": "0",
-           "SESSION_BOT_CPU_MS": "1"}  # fmt: skip
-    clock = FakeClock()
-    app = make_app({"TESTING": True, **env})
-    mgr = app.extensions["sessions"]
-    mgr.now = clock
-    api = Api(app.test_client())
+    here: three ``hard`` bots of UNO Flip take 5 ms a move, one move a request) indexes
+    the session as due at once; with nobody reading, the sweeper plays the bots on, a
+    budget a poll, until the person's turn, whose deadline is then indexed. A game of bots only is not swept (its readers play it)."""
+    env, clock, mgr, api = swept(store_url(kind, request), SESSION_BOT_CPU_MS="1")
     players = [{"name": "Ann"}] + [{"bot": "hard"} for _ in range(3)]
     r = api.create("uno_flip", players, seed=7, clock={"turn_seconds": 3600})
     sid, token = r.get_json()["session_id"], r.get_json()["seats"][0]["token"]
