@@ -213,7 +213,7 @@ def test_the_sweeper_plays_on_the_bots_a_move_left_owed(
     worker = Worker(NotifierSettings.load(env), SessionConfig.load(env), now=clock)
     try:
         versions = [moved["version"]]
-        for _ in range(5):
+        for _ in range(40):  # a poll plays one move here (draws and UNO calls are moves)
             worker.poll()
             loaded = store.load(sid)  # no request: nothing settled but by the sweeper
             assert loaded is not None
@@ -222,10 +222,11 @@ def test_the_sweeper_plays_on_the_bots_a_move_left_owed(
                 break
     finally:
         worker.stop()
-    assert versions == sorted(versions) and versions[-1] > versions[0]
-    after = api.get(sid, token).get_json()
+    assert versions == sorted(versions) and versions[-1] > versions[0], versions
+    assert store.deadline_index(sid) == int((T0 + 3600) * 1000), versions  # Ann's turn
+    after = api.get(sid, token).get_json()  # nothing owed: it plays nothing
     assert turn_seat(after["view"]) == 0, "the sweeper played the bots round to Ann"
-    assert store.deadline_index(sid) == int((T0 + 3600) * 1000)
+    assert after["version"] == versions[-1]
     api.leave(sid, token)  # bots only now: their readers play them, the sweeper does not
     assert store.deadline_index(sid) is None
     store.close()
