@@ -22,12 +22,12 @@ Over a limit: 429 ``rate_limited`` problem with ``Retry-After`` (the seconds unt
 the window ends). Health, readiness, metrics, the OpenAPI document and the docs are not
 limited.
 
-With ``REDIS_URL`` every worker and replica shares the count (``limits``' Redis or
-Redis Cluster storage, keys under ``<RATE_LIMIT_KEY_PREFIX>rl:``, at most
-``RATE_LIMIT_MAX_CONNECTIONS`` (16) connections a worker). When the store
-fails, each worker counts alone in memory with the same limit (Flask-Limiter's
-in-memory fallback: neither open nor closed) until a periodic check finds the store
-again; both switches are logged.
+With ``REDIS_URL`` every worker and replica shares the count (``limits``' Redis,
+Redis Sentinel or Redis Cluster storage, keys under ``<RATE_LIMIT_KEY_PREFIX>rl:``, at
+most ``RATE_LIMIT_MAX_CONNECTIONS`` (16) connections a worker). When the store fails,
+each worker counts alone in memory with the same limit (Flask-Limiter's in-memory
+fallback: neither open nor closed) until a periodic check finds the store again; both
+switches are logged.
 """
 
 from __future__ import annotations
@@ -115,11 +115,15 @@ def max_connections(app: Flask) -> int:
 def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
     """The storage URI and options: ``RATE_LIMIT_STORAGE_URI``, else ``REDIS_URL`` (the
     sessions' Redis or cluster), else ``memory://``; Redis with the sessions' timeouts
-    and at most ``RATE_LIMIT_MAX_CONNECTIONS`` connections a worker (one server: a
-    ``BlockingConnectionPool``, a check waits up to ``REDIS_TIMEOUT_SECONDS`` for one;
-    Sentinel's primary (counted there, never on a replica): that many; a cluster: that
-    many a node, redis-py's cluster client raises at once when a node's
-    are all in use, and the worker counts in memory a while, as when the store fails)."""
+    and at most ``RATE_LIMIT_MAX_CONNECTIONS`` connections a worker:
+
+    - one server: a ``BlockingConnectionPool``; a check waits up to
+      ``REDIS_TIMEOUT_SECONDS`` for a connection;
+    - Sentinel: that many to the primary (the count is kept there, never read from a
+      replica);
+    - a cluster: that many a node; redis-py's cluster client raises at once when a
+      node's are all in use, and the worker counts in memory for a while, as when the
+      store fails."""
     from service.sessions.config import SessionConfig
     from service.sessions.redis_client import CLUSTER_SCHEME, SENTINEL_SCHEME, client_options
 
