@@ -124,7 +124,22 @@ def cut_off(replica: redis.Redis, pid: int, primary: redis.Redis, timeout: float
     raise RuntimeError("the replica could not be cut off from its primary")
 
 
-class RedisServer:
+class _ServerProcess:
+    """A ``redis-server`` process of the tests' own, and the folder it keeps its files in."""
+
+    proc: subprocess.Popen[bytes] | None = None
+    tmp: Path | None = None
+
+    def stop(self) -> None:
+        """End it (SIGTERM, then SIGKILL) and remove its folder."""
+        _stop(self.proc)
+        self.proc = None
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+
+class RedisServer(_ServerProcess):
     """A ``redis-server`` subprocess on one loopback port; ``stop``/``start`` keep the
     port (and, with ``persist``, the data: append-only file in ``dir``). ``args``: more
     settings (``["--maxmemory", "2mb"]``). ``replica_of``: a replica of that server
@@ -190,15 +205,8 @@ class RedisServer:
     def resume(self) -> None:
         os.kill(self.pid, signal.SIGCONT)
 
-    def stop(self) -> None:
-        _stop(self.proc)
-        self.proc = None
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            self.tmp = None
 
-
-class LocalSentinel:
+class LocalSentinel(_ServerProcess):
     """One Redis Sentinel (``redis-server --sentinel``) on a loopback port, monitoring
     ``primary`` as ``service`` with a quorum of one: it alone finds the primary down
     ``down_ms`` after it stops answering and promotes a replica. ``start`` returns once
@@ -251,13 +259,6 @@ class LocalSentinel:
         """The port of the primary it names now."""
         _, port = self.client().execute_command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service)
         return int(port)
-
-    def stop(self) -> None:
-        _stop(self.proc)
-        self.proc = None
-        if self.tmp is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            self.tmp = None
 
 
 class LocalCluster:
