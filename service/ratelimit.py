@@ -125,7 +125,12 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
       node's are all in use, and the worker counts in memory for a while, as when the
       store fails."""
     from service.sessions.config import SessionConfig
-    from service.sessions.redis_client import CLUSTER_SCHEME, SENTINEL_SCHEME, client_options
+    from service.sessions.redis_client import (
+        CLUSTER_SCHEME,
+        SENTINEL_SCHEME,
+        client_options,
+        socket_options,
+    )
 
     config = SessionConfig.load(app.config)
     uri = _setting(app, "RATE_LIMIT_STORAGE_URI") or config.redis_url or "memory://"
@@ -140,8 +145,7 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
         )
         return uri, {"key_prefix": f"{prefix}rl", "connection_pool": pool, **options}
     if uri.startswith(SENTINEL_SCHEME + "://"):  # limits reads the same URL
-        asking = {k: v for k, v in options.items() if k.startswith("socket_")}
-        options.update(sentinel_kwargs=asking, use_replicas=False)
+        options.update(sentinel_kwargs=socket_options(options), use_replicas=False)
     if uri.startswith((CLUSTER_SCHEME + "://", SENTINEL_SCHEME + "://")):
         options["max_connections"] = bound
     return uri, {"key_prefix": f"{prefix}rl", **options}

@@ -3,12 +3,12 @@
 Each commit of a clocked session indexes its next deadline in its slot
 (``outbox_keys``: ``notify:deadlines``); a session whose bots owe moves a request's CPU
 budget left undone, while a person holds a seat, is indexed as due at once
-(``Timekeeper.sweep_at``), so the sweeper plays them on. The sweeper reads the deadlines passed and
-settles each session with the service's own code (``Timekeeper.settle``: the forced
-default moves, ``by: clock``, the timeout event, the bots' replies, in one
-compare-and-set over the version read), so a request and the sweeper, or two sweepers,
-never both play a timeout: the loser of the compare-and-set reads the session again
-and finds nothing owed. The commit indexes the next deadline and writes the
+(``Timekeeper.sweep_at``), so the sweeper plays them on. The sweeper reads the
+deadlines passed and settles each session with the service's own code
+(``Timekeeper.settle``: the forced default moves, ``by: clock``, the timeout event, the
+bots' replies, in one compare-and-set over the version read), so a request and the
+sweeper, or two sweepers, never both play a timeout: the loser of the compare-and-set
+reads the session again and finds nothing owed. The commit indexes the next deadline and writes the
 notifications (the timeout, the next turn) like any other.
 """
 

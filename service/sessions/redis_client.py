@@ -115,13 +115,19 @@ def sentinel_parts(url: str) -> tuple[list[tuple[str, int]], str, dict[str, Any]
     return sentinels, service, auth, int(db)
 
 
+def socket_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The socket timeouts of ``options``: what a Sentinel is asked with (redis-py's
+    ``sentinel_kwargs``; the primary gets every option)."""
+    return {k: v for k, v in options.items() if k.startswith("socket_")}
+
+
 def sentinel_client(url: str, common: dict[str, Any], max_connections: int | None) -> Any:
     """The primary of a ``redis+sentinel://`` URL's service, found through its Sentinels
     and again after a failover (redis-py's ``Sentinel.master_for``: each new connection
     asks them; a connection to a primary that became a replica is dropped)."""
     sentinels, service, auth, db = sentinel_parts(url)
-    asking = {k: v for k, v in common.items() if k.startswith("socket_")}
-    sentinel = Sentinel(sentinels, sentinel_kwargs={**asking, **auth}, **common, **auth)
+    asking = {**socket_options(common), **auth}
+    sentinel = Sentinel(sentinels, sentinel_kwargs=asking, **common, **auth)
     pool = {} if max_connections is None else {"max_connections": max_connections}
     return sentinel.master_for(service, db=db, **pool)
 
