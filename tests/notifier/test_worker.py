@@ -19,7 +19,7 @@ from service.notifier.worker import Worker, backoff
 from service.sessions.config import SessionConfig
 from service.sessions.outbox import entry
 from tests.notifier.conftest import SECRET, Receiver
-from tests.sessions.conftest import Api, make_app, store_url, turn_seat
+from tests.sessions.conftest import Api, first_move, make_app, store_url, turn_seat
 
 T0 = 1_800_000_000.0
 GOOD = {"WEBHOOK_URL": "https://hooks.example.com/uno", "WEBHOOK_SECRET": SECRET}
@@ -190,7 +190,8 @@ def test_the_sweeper_plays_on_the_bots_a_move_left_owed(
     """A person's move whose bots' replies did not fit in ``SESSION_BOT_CPU_MS`` (1 ms
     here: three ``hard`` bots of UNO Flip take 5 ms a move, one move a request) indexes
     the session as due at once; with nobody reading, the sweeper plays the bots on, a
-    budget a poll, until the person's turn, whose deadline is then indexed. A game of bots only is not swept (its readers play it)."""
+    budget a poll, until the person's turn, whose deadline is then indexed. A game of
+    bots only is not swept (its readers play it)."""
     env, clock, mgr, api = swept(store_url(kind, request), SESSION_BOT_CPU_MS="1")
     players = [{"name": "Ann"}] + [{"bot": "hard"} for _ in range(3)]
     r = api.create("uno_flip", players, seed=7, clock={"turn_seconds": 3600})
@@ -204,8 +205,7 @@ def test_the_sweeper_plays_on_the_bots_a_move_left_owed(
     assert turn_seat(body["view"]) == 0
     moved = body
     for _ in range(5):  # Ann's turn (a draw, then pass or play what she drew)
-        legal = [m for m in moved["legal_moves"] if m["type"] not in ("uno", "catch")]
-        moved = api.move(sid, token, legal[0], moved["version"]).get_json()
+        moved = api.move(sid, token, first_move(moved), moved["version"]).get_json()
         if turn_seat(moved["view"]) != 0:
             break
     assert turn_seat(moved["view"]) != 0, "a bot to move: one reply, then the budget is spent"
