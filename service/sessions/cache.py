@@ -1,6 +1,14 @@
 """Each process's copy of the sessions it served: the last snapshot it read or wrote per
 session, so a move whose ``If-Match`` names the cached version needs no read.
 
+A copy is never taken as current on its own word: another process may have committed
+since, and after a failover the store may hold an older version than the copy (or
+the copy's number with another state). A copy identifies its state by version and
+commit id (``Snapshot.commit``); the commit's compare-and-set proves it current, and
+any refusal judged on it is judged again on the session read (``moves.py``). A
+snapshot read from the store replaces the copy whatever its version: the store is
+the truth, and a later version it does not hold is one a failover lost.
+
 At most ``cache_size`` sessions are kept (the least recently used go first). The bots'
 history a snapshot holds counts against ``cache_history_bytes`` in all: past it the least
 recently cached sessions keep their state but lose their history, which their next load
@@ -39,13 +47,14 @@ class SnapshotCache:
         """The cached snapshot, leaving the order as it is."""
         return self._entries.get(sid)
 
-    def put(self, snapshot: Snapshot) -> None:
-        """Keep ``snapshot`` (unless a later version of its session is kept already)."""
+    def put(self, snapshot: Snapshot, read: bool = False) -> None:
+        """Keep ``snapshot`` (unless a later version of its session is kept already and
+        ``snapshot`` was not ``read`` from the store: see the module)."""
         sid = snapshot.sid
         config = self._env.config
         with self._lock:
             old = self._entries.get(sid)
-            if old is not None and old.version > snapshot.version:
+            if not read and old is not None and old.version > snapshot.version:
                 return
             self._uncount(sid)
             self._entries[sid] = snapshot

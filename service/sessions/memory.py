@@ -23,6 +23,7 @@ from .store import (
     Notices,
     SessionStore,
     Subscription,
+    new_commit_id,
 )
 
 
@@ -45,6 +46,8 @@ class _Session:
     warning: tuple[bytes, int, int] | None = None
     #: The bytes of the events and move-log entries written so far.
     stored: int = 0
+    #: The commit id of ``version`` (``store.new_commit_id``).
+    commit: str = ""
 
     def history(self) -> tuple[bytes, ...]:
         """The events numbered ``history_from`` and after, the newest ``HISTORY_EVENTS``."""
@@ -138,6 +141,7 @@ class MemoryStore(SessionStore):
         history_from: int = 0,
         notices: Notices | None = None,
         ttl: float | None = None,
+        commit_id: str | None = None,
     ) -> Commit:
         with self._lock:
             self._sweep()
@@ -147,6 +151,7 @@ class MemoryStore(SessionStore):
             s = self._sessions[sid] = _Session(
                 1, len(events), state, meta, log, expires, moves=list(moves),
                 history_from=history_from, stored=sum(map(len, events)) + sum(map(len, moves)),
+                commit=new_commit_id() if commit_id is None else commit_id,
             )  # fmt: skip
             self._notices(sid, s, notices)
             self._notify(sid)
@@ -169,7 +174,7 @@ class MemoryStore(SessionStore):
             wanted = s.history_from > 0 and s.version != history_known
             return Loaded(
                 s.version, s.seq, s.state, s.meta, answer, dict(s.seen),
-                s.history_from, s.history() if wanted else None, s.stored,
+                s.history_from, s.history() if wanted else None, s.stored, s.commit,
             )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
@@ -188,7 +193,8 @@ class MemoryStore(SessionStore):
                 answer = s.idem.get(idem.key)
                 if answer is not None:
                     return Commit("replayed", s.version, s.seq, answer)
-            if s.version != expected_version:
+            expected_commit = request.expected_commit
+            if s.version != expected_version or expected_commit not in (None, s.commit):
                 return Commit("conflict", s.version, s.seq)
             for e in request.events:
                 s.seq += 1
@@ -200,6 +206,7 @@ class MemoryStore(SessionStore):
             if request.seen is not None:
                 s.seen[request.seen[0]] = request.seen[1]
             s.version += 1
+            s.commit = request.commit_id
             s.state = request.state
             s.history_from = request.history_from
             s.expires = self._clock() + self._ttl(request.ttl)

@@ -325,6 +325,9 @@ class Snapshot:
     history: tuple[bytes, ...] | None = None
     #: The bytes of the events and move-log entries stored so far (``store.Loaded``).
     stored: int = 0
+    #: The commit id of ``version`` (``store.new_commit_id``): with it, the state's
+    #: identity; "" until committed (``then``) or for a session stored before ids.
+    commit: str = ""
 
     @property
     def status(self) -> Status:

@@ -3,8 +3,13 @@ committed with one compare-and-set, idempotently.
 
 One store round trip per move in the steady state: when the client's ``If-Match``
 equals the version of this process's cached copy the move is applied to it and
-committed with one compare-and-set (which fails, 412, if another process moved first);
-only when it does not match is the session read again first (one extra round trip).
+committed with one compare-and-set over the copy's version and commit id; only when it
+does not match is the session read first (one extra round trip). The copy decides no
+refusal: another process may have committed since (a join that dealt, a seat told of
+the deal, a move). A move the copy refuses (401, 403, 409, 412, 422) and a
+compare-and-set lost are judged again on the session read, so every answer is what one
+process would answer: 412 only when the version read shows another game than the
+one ``If-Match`` names (a quiet commit in between leaves it good).
 All bot moves of a request are committed with the person's move, at most
 ``max_bot_moves`` of them. A session takes at most ``max_moves`` moves and stores at most
 ``max_bytes`` of events and moves: past either a move is 409 ``move_limit_reached`` or
@@ -36,6 +41,19 @@ from .repo import Repository
 from .store import Idem, Loaded
 from .timekeeper import Timekeeper, clock_moved
 from .views import Views
+
+#: Reads and judgements of one move at most: its first on this process's copy (or a
+#: read), then one more after each refusal judged on a copy or each lost
+#: compare-and-set (another process committed first, perhaps quietly).
+MOVE_TRIES = 5
+
+
+class Judged(Exception):
+    """A move's refusal decided on the session as read (no copy of this process)."""
+
+    def __init__(self, problem: problems.SessionProblem) -> None:
+        super().__init__(problem)
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -71,16 +89,47 @@ class Moves:
         """One seat's move, the bots' replies, one compare-and-set (see the module)."""
         now = self.env.now()  # a person's move is judged at the time of the request
         c, loaded = self.repo.current(sid)
-        seat = access.holder_seat(c.meta, req.token)
-        c.dealt()
-        settled = self.timekeeper.settle(c, now, caller=seat)
-        if settled is not c:  # the clock moved first: the move is judged on the new state
-            c, loaded = settled, None
+        for _ in range(MOVE_TRIES):
+            done = self._judged(c, loaded, req, now)
+            if done is not None:
+                return done
+            c, loaded = self.repo.load(sid)
+        raise problems.version_mismatch(c.version)
+
+    def _judged(
+        self, c: Snapshot, loaded: Loaded | None, req: MoveRequest, now: float
+    ) -> Reply | None:
+        """The move judged on ``c`` (read from the store when ``loaded`` is given, else
+        this process's copy) and committed over it; None when that is not the answer:
+        the copy refused the move (it may be behind), or the compare-and-set was lost
+        (another process committed first, perhaps only quietly). The caller reads the
+        session again and judges once more."""
+        fresh = loaded is not None
+        try:
             seat = access.holder_seat(c.meta, req.token)
-        ask = checked(c, seat, req)
-        at = self._at_version(c, loaded, ask)
-        if isinstance(at, Reply):
-            return at
+            c.dealt()
+            settled = self.timekeeper.settle(c, now, caller=seat)
+            if settled is not c:  # the clock moved first: the move is judged on the new state
+                c, loaded, fresh = settled, None, True
+                seat = access.holder_seat(c.meta, req.token)
+            ask = checked(c, seat, req)
+            found = self._at_version(c, loaded, ask)
+            if isinstance(found, Reply):
+                return found
+            at, read = found
+            fresh = fresh or read
+            return self._made(at, ask, now)
+        except Judged as judged:
+            raise judged.problem from None
+        except problems.SessionProblem:
+            if fresh:
+                raise
+            return None  # judged on a copy: read the session and judge again
+
+    def _made(self, at: Snapshot, ask: Ask, now: float) -> Reply | None:
+        """``ask`` applied to ``at`` with the bots' replies and committed over it (None:
+        the compare-and-set was lost)."""
+        sid = at.sid
         current = at.dealt()
         if current.move_count >= self.env.config.max_moves:
             raise problems.move_limit_reached(current.move_count)
@@ -103,26 +152,31 @@ class Moves:
             return Reply(out, done.version)
         if done.status == "replayed" and done.answer is not None:
             return replay(done.answer, ask.fingerprint)
-        raise problems.version_mismatch(done.version)
+        return None
 
-    def _at_version(self, c: Snapshot, loaded: Loaded | None, ask: Ask) -> Snapshot | Reply:
+    def _at_version(
+        self, c: Snapshot, loaded: Loaded | None, ask: Ask
+    ) -> tuple[Snapshot, bool] | Reply:
         """The session at the version the move answers (or a later one that shows the
-        same game: ``Snapshot.answers``), or the stored answer of an earlier try with
-        the same Idempotency-Key (its replay), or 412.
+        same game: ``Snapshot.answers``) and whether it was read here, or the stored
+        answer of an earlier try with the same Idempotency-Key (its replay), or 412.
 
         When the cached copy is at that version nothing is read (the commit's
         compare-and-set judges it, and finds a stored answer itself). Otherwise the cache
         is behind (or the client is): the session, and the answer stored under the key,
-        are read before the version is judged."""
+        are read before the version is judged (412 only on the session read)."""
         if c.answers(ask.expected):
-            return c
+            return c, False
         if loaded is None or ask.idem_key is not None:
             c, loaded = self.repo.load(c.sid, ask.idem_key)
-        if loaded.idem is not None:
-            return replay(loaded.idem, ask.fingerprint)
+        try:
+            if loaded.idem is not None:
+                return replay(loaded.idem, ask.fingerprint)
+        except problems.SessionProblem as e:
+            raise Judged(e) from None
         if not c.answers(ask.expected):
-            raise problems.version_mismatch(c.version)
-        return c
+            raise Judged(problems.version_mismatch(c.version))
+        return c, True
 
 
 def checked(c: Snapshot, seat: int, req: MoveRequest) -> Ask:

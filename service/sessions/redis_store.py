@@ -6,7 +6,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 
 | key | type | holds |
 |---|---|---|
-| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none), ``b`` the bytes of the events and moves written |
+| ``<prefix>{<sid>}:state`` | hash | ``v`` version, ``c`` its commit id, ``seq`` last event number, ``s`` state JSON, ``h`` the first event the bots need (0: none), ``b`` the bytes of the events and moves written |
 | ``<prefix>{<sid>}:meta`` | string | meta JSON (variant, seats, token hashes) |
 | ``<prefix>{<sid>}:events`` | stream | entry id ``<seq>-0``, field ``e`` = event JSON (MAXLEN ~) |
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
@@ -52,6 +52,7 @@ from .store import (
     Notices,
     SessionStore,
     Subscription,
+    new_commit_id,
 )
 
 T = TypeVar("T")
@@ -97,24 +98,24 @@ end
 """
 
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen (and NOTICES' keys).
-# ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, number of events,
-# events..., moves... (and NOTICES' arguments). The first write must be one Redis refuses
-# when out of memory (SET): after any write (even a DEL of nothing) a script's later
-# writes pass the maxmemory check.
+# ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, commit id, number of
+# events, events..., moves... (and NOTICES' arguments). The first write must be one Redis
+# refuses when out of memory (SET): after any write (even a DEL of nothing) a script's
+# later writes pass the maxmemory check.
 CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
-local n = tonumber(ARGV[7])
+local n = tonumber(ARGV[8])
 local b = 0
 for i = 1, n do
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[7 + i])
-  b = b + #ARGV[7 + i]
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[8 + i])
+  b = b + #ARGV[8 + i]
 end
-for i = 8 + n, last_move() do
+for i = 9 + n, last_move() do
   redis.call('RPUSH', KEYS[7], ARGV[i])
   b = b + #ARGV[i]
 end
-redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6], 'b', b)
+redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6], 'b', b, 'c', ARGV[7])
 for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
 if #KEYS > 8 then notices(1) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
@@ -124,35 +125,39 @@ return {1, n}
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen (and NOTICES' keys).
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
 # none), idem answer, idem bound, meta ('' keeps it), seen field (the mover's seat, ''
-# for none), seen value (epoch ms), history_from, number of events, events...,
-# moves... (and NOTICES' arguments). Its first
+# for none), seen value (epoch ms), history_from, expected commit id ('*': any), new
+# commit id, number of events, events..., moves... (and NOTICES' arguments). The
+# compare-and-set compares the version and its commit id (``c``; '' for a session stored
+# before them):
+# a version a failover lost, made again with another state, has another id. Its first
 # write is XADD, RPUSH, SET or HSET: refused when Redis is out of memory, so a full
 # Redis changes nothing. The checks run in the order of ``SessionStore.commit`` (and
 # ``MemoryStore``): missing, replayed, conflict.
 COMMIT = """
-local cur = redis.call('HMGET', KEYS[1], 'v', 'seq', 'b')
+local cur = redis.call('HMGET', KEYS[1], 'v', 'seq', 'b', 'c')
 if not cur[1] then return {'missing'} end
 local field = ARGV[6]
 if field ~= '' then
   local answer = redis.call('HGET', KEYS[4], field)
   if answer then return {'replayed', cur[1], cur[2], answer} end
 end
-if cur[1] ~= ARGV[1] then return {'conflict', cur[1], cur[2]} end
+local same = ARGV[13] == '*' or (cur[4] or '') == ARGV[13]
+if cur[1] ~= ARGV[1] or not same then return {'conflict', cur[1], cur[2]} end
 local seq = tonumber(cur[2])
 local b = tonumber(cur[3] or '0') or 0
-local n = tonumber(ARGV[13])
-for i = 14, 13 + n do
+local n = tonumber(ARGV[15])
+for i = 16, 15 + n do
   seq = seq + 1
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
   b = b + #ARGV[i]
 end
-for i = 14 + n, last_move() do
+for i = 16 + n, last_move() do
   redis.call('RPUSH', KEYS[7], ARGV[i])
   b = b + #ARGV[i]
 end
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
-redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12], 'b', b)
+redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12], 'b', b, 'c', ARGV[14])
 if field ~= '' then
   redis.call('HSET', KEYS[4], field, ARGV[7])
   local q = redis.call('RPUSH', KEYS[5], field)
@@ -170,19 +175,21 @@ return {'ok', tostring(v), tostring(seq)}
 
 # KEYS: state, events. ARGV: the version whose history the caller holds, the most
 # events to return. The state's version, last event number, state JSON, ``h`` and ``b``
-# (the bytes stored); with the events numbered ``h`` and after, newest first (at most
-# ARGV[2]), when ``h`` is not 0 and the session is not at version ARGV[1]. Read only:
+# (the bytes stored) and ``c`` (the commit id); with the events numbered ``h`` and after,
+# newest first (at most ARGV[2]), when ``h`` is not 0 and the session is not at version
+# ARGV[1]. Read only:
 # sent with ``EVAL`` in the load's pipeline (a cluster pipeline refuses ``EVALSHA``;
 # Redis caches the script by its hash).
 READ = """
-local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h', 'b')
+local st = redis.call('HMGET', KEYS[1], 'v', 'seq', 's', 'h', 'b', 'c')
 local h = tonumber(st[4] or '0') or 0
 local b = st[5] or '0'
+local c = st[6] or ''
 if h > 0 and st[1] ~= ARGV[1] then
   local rows = redis.call('XREVRANGE', KEYS[2], '+', h .. '-0', 'COUNT', ARGV[2])
-  return {st[1], st[2], st[3], st[4], b, rows}
+  return {st[1], st[2], st[3], st[4], b, c, rows}
 end
-return {st[1], st[2], st[3], tostring(h), b}
+return {st[1], st[2], st[3], tostring(h), b, c}
 """
 
 # KEYS: state, meta, events, idem, idemq, channel, moves, seen. ARGV: publish command.
@@ -337,10 +344,11 @@ class RedisStore(RedisClaims, SessionStore):
         history_from: int = 0,
         notices: Notices | None = None,
         ttl: float | None = None,
+        commit_id: str | None = None,
     ) -> Commit:
         args: list[Any] = [
             self._ttl(ttl), self.max_events, self._publish, meta, state, history_from,
-            len(events), *events, *moves,
+            new_commit_id() if commit_id is None else commit_id, len(events), *events, *moves,
         ]  # fmt: skip
         keys = self._keys(sid) + self._notice_keys(sid, notices, args)
         v, n = self._run("create", NOTICES + CREATE, keys, args)
@@ -378,16 +386,16 @@ class RedisStore(RedisClaims, SessionStore):
 
         res = self.router.on_slot(state_key, read)[0 if seen is None else 2 :]
         row, meta, last = res[0], res[1], res[2]
-        v, seq, state, since, stored = row[:5]
+        v, seq, state, since, stored, commit = row[:6]
         if v is None or meta is None:
             return None
         if idem_key and res[3] is not None:  # a replay: its move must be on the replicas
             self._confirmed(state_key, None)
         presence = {int(k): int(t) for k, t in last.items()}
-        history = tuple(fields[1] for _, fields in reversed(row[5])) if len(row) > 5 else None
+        history = tuple(fields[1] for _, fields in reversed(row[6])) if len(row) > 6 else None
         return Loaded(
             int(v), int(seq), state, meta, res[3] if idem_key else None, presence,
-            int(since), history, int(stored),
+            int(since), history, int(stored), commit.decode(),
         )  # fmt: skip
 
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
@@ -407,8 +415,8 @@ class RedisStore(RedisClaims, SessionStore):
             request.expected_version, self._ttl(request.ttl), self.max_events, self._publish,
             request.state, idem.key if idem else "", idem.answer if idem else b"",
             self.max_idem, request.meta or b"", "" if seen is None else str(seen[0]),
-            0 if seen is None else seen[1], request.history_from, len(request.events),
-            *request.events, *request.moves,
+            0 if seen is None else seen[1], request.history_from,
+            "*" if request.expected_commit is None else request.expected_commit, request.commit_id, len(request.events), *request.events, *request.moves,
         ]  # fmt: skip
 
         keys = self._keys(request.sid) + self._notice_keys(request.sid, request.notices, args)

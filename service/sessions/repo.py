@@ -5,9 +5,9 @@
   cached copy when it will do, else a load.
 - ``create`` stores a new session at version 1.
 - ``commit`` is the one write of a next version: one compare-and-set
-  (``store.CommitRequest``) over the version the snapshot was read at, with the round's
-  events the levelled bots need carried on (``with_history``); an applied commit is
-  cached and its moves counted. Every change of a session goes through it.
+  (``store.CommitRequest``) over the version and commit id the snapshot was read at,
+  with the round's events the levelled bots need carried on (``with_history``); an
+  applied commit is cached and its moves counted. Every change of a session goes through it.
 - ``change`` is the one retry loop: a step (the session as read -> its next version,
   and what to answer) applied with ``commit``, read again and tried again after each
   lost race.
@@ -43,6 +43,7 @@ from .store import (
     Notices,
     SessionStore,
     StoreUnavailable,
+    new_commit_id,
 )
 
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ class Repository:
         # The round's events come with the state unless this copy holds them (and is current).
         known = hit.version if hit is not None and hit.history is not None else 0
         loaded = self.store.load(sid, idem_key, seen, known)
+        if loaded is not None and hit is not None and stale_history(hit, loaded, known):
+            loaded = self.store.load(sid, idem_key, None, 0)
         if loaded is None:
             self.cache.forget(sid)
             raise problems.not_found(sid)
@@ -126,7 +129,7 @@ class Repository:
             self.on_seen(sid, loaded.seen)
         hit = self.cache.get(sid)
         history = loaded.history if loaded.history_from else ()
-        if hit is not None and hit.version == loaded.version:
+        if hit is not None and (hit.version, hit.commit) == (loaded.version, loaded.commit):
             if hit.history is not None or history is None:
                 return hit, loaded
             entry = replace(hit, history_from=loaded.history_from, history=history)
@@ -141,13 +144,16 @@ class Repository:
                 loaded.history_from,
                 history,
                 loaded.stored,
+                loaded.commit,
             )
-        self.cache.put(entry)
+        self.cache.put(entry, read=True)
         return entry, loaded
 
     def current(self, sid: str) -> tuple[Snapshot, Loaded | None]:
         """This process's cached copy when it has one its bots can move from (no read),
-        else the session loaded (then ``Loaded`` too)."""
+        else the session loaded (then ``Loaded`` too). The copy may be behind (see
+        ``cache.py``): only a compare-and-set over it proves it current, and a refusal
+        judged on it is judged again on the session read (``Moves``)."""
         if not SID.match(sid):
             raise problems.not_found(sid)
         hit = self.cache.get(sid)
@@ -160,11 +166,14 @@ class Repository:
         """Store ``new`` (version 1) with its ``events`` and move-log entries; the
         snapshot now cached (with the bots' history)."""
         dumped = dump(events)
-        new = replace(with_history(None, new, events, dumped), stored=size(dumped, moves))
+        new = replace(
+            with_history(None, new, events, dumped), stored=size(dumped, moves),
+            commit=new_commit_id(),
+        )  # fmt: skip
         notices, ttl = self._extras(None, new, events, moves)
         self.store.create(
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
-            notices, ttl,
+            notices, ttl, new.commit,
         )  # fmt: skip
         self._wake(new.sid, notices)
         self.cache.put(new)
@@ -179,9 +188,9 @@ class Repository:
         idem: Idem | None = None,
         seen: tuple[int, int] | None = None,
     ) -> Snapshot | Commit:
-        """Compare-and-set ``new`` over ``base``'s version with ``events``, the move-log
-        entries ``moves`` and the meta when it changed (``idem``: the answer to keep
-        under an idempotency key; ``seen``: presence). Applied: the snapshot now cached
+        """Compare-and-set ``new`` over ``base``'s version and commit id with ``events``,
+        the move-log entries ``moves`` and the meta when it changed (``idem``: the answer
+        to keep under an idempotency key; ``seen``: presence). Applied: the snapshot now cached
         (``new`` with the bots' history). Else the store's outcome: ``replayed`` (the
         stored answer) or ``conflict`` (the cached copy forgotten); a session gone is 404."""
         dumped = dump(events)
@@ -193,9 +202,11 @@ class Repository:
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
             seen=seen, history_from=new.history_from, notices=notices, ttl=ttl,
+            expected_commit=base.commit,
         )  # fmt: skip
         res = self.store.commit(request)
         if res.status == "ok":
+            new = replace(new, commit=request.commit_id)
             self._wake(new.sid, notices)
             self.cache.put(new)
             if moves:
@@ -239,6 +250,16 @@ class Repository:
     def delete(self, sid: str) -> None:
         self.store.delete(sid)
         self.cache.forget(sid)
+
+
+def stale_history(hit: Snapshot, loaded: Loaded, known: int) -> bool:
+    """``loaded`` came without the bots' history because ``hit`` (the copy) is at its
+    version, but with another commit id: another state (a failover lost the copy's),
+    whose history must be read too."""
+    return bool(
+        known and loaded.version == known and loaded.commit != hit.commit
+        and loaded.history is None and loaded.history_from
+    )  # fmt: skip
 
 
 def with_history(

@@ -15,6 +15,13 @@ limit). ``version`` starts at 1 and grows by one per commit; event
 numbers start at 1 and grow by one per event, so a commit of k events moves ``seq``
 by k. Every write refreshes the session's TTL.
 
+Each version carries a *commit id* beside its number: random (``new_commit_id``),
+written by the create or commit that made it, so no failover (a promoted replica that
+lacks the last commits), restart or race can give the same ``(version, commit id)`` to
+two different states. A commit's compare-and-set compares both: a process holding a
+copy of a version that a failover lost (the same number, now another state) loses it
+and reads the session again. Sessions stored before commit ids carry ``""``.
+
 The state also names ``history_from``: the number of the first event the session's
 levelled bots need (the current round's first; 0: none, the session has no "normal" or
 "hard" bot seat). A load returns those events with the state, the newest
@@ -38,6 +45,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from secrets import token_hex
 from typing import Literal
 
 #: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
@@ -47,6 +55,13 @@ LOBBY_SIZE = 1000
 #: The most events a load returns as the bots' history (the newest of the round):
 #: rounds of whole bot games run to a few hundred events.
 HISTORY_EVENTS = 1000
+#: Random bytes in a commit id (hex in the store): two states never share one.
+COMMIT_ID_BYTES = 8
+
+
+def new_commit_id() -> str:
+    """A fresh commit id (``COMMIT_ID_BYTES`` random bytes, hex)."""
+    return token_hex(COMMIT_ID_BYTES)
 
 
 class StoreUnavailable(Exception):
@@ -73,6 +88,8 @@ class Loaded:
     history: tuple[bytes, ...] | None = None
     #: The bytes of the events and move-log entries written so far (see the module).
     stored: int = 0
+    #: The commit id of ``version`` (see the module; "" for a session stored before).
+    commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,7 +97,8 @@ class Commit:
     """The outcome of a compare-and-set.
 
     ``ok``: applied, ``version``/``seq`` are the new ones. ``conflict``: the session is
-    at ``version``, not the expected one; nothing written. ``replayed``: an answer is
+    at ``version``, not the expected one (or at it with another commit id); nothing
+    written. ``replayed``: an answer is
     already stored under the idempotency key (``answer``); nothing written. In both,
     ``version``/``seq`` are the session's current ones. ``missing``: no such session
     (deleted or expired); ``version``/``seq`` are 0.
@@ -139,7 +157,9 @@ class CommitRequest:
     ``sid``, the new ``state`` (and ``history_from``), the ``events`` and ``moves`` to
     append, the ``meta`` when it changed (None keeps it), the answer to keep under an
     idempotency key (``idem``) and the seat to record as seen with it (``seen``:
-    ``(seat, epoch ms)``, presence). Everything is JSON already."""
+    ``(seat, epoch ms)``, presence). Everything is JSON already. The compare-and-set
+    compares ``expected_commit`` too (the commit id of the version read); the new
+    version gets ``commit_id``."""
 
     sid: str
     expected_version: int
@@ -155,6 +175,10 @@ class CommitRequest:
     #: The session's time to live from this commit, when its clock needs longer than
     #: the store's (seconds; None: the store's).
     ttl: float | None = None
+    #: The commit id of the version read (the compare-and-set's; None: the version
+    #: alone, for callers that never read one: tools and tests) and of the new one.
+    expected_commit: str | None = None
+    commit_id: str = field(default_factory=new_commit_id)
 
 
 class Subscription(ABC):
@@ -203,10 +227,11 @@ class SessionStore(ABC):
         history_from: int = 0,
         notices: Notices | None = None,
         ttl: float | None = None,
+        commit_id: str | None = None,
     ) -> Commit:
         """A new session at version 1 with ``events`` numbered from 1, ``moves`` as
         its move log and ``history_from`` (see the module); ``notices`` and ``ttl`` as
-        in a ``CommitRequest``."""
+        in a ``CommitRequest``; ``commit_id``: version 1's (None: a new one)."""
 
     @abstractmethod
     def load(
@@ -228,11 +253,13 @@ class SessionStore(ABC):
     def commit(self, request: CommitRequest) -> Commit:
         """Atomically: if there is no such session, ``missing``; if ``request.idem`` has
         a stored answer, return it (``replayed``, whatever the version); if the session
-        is not at ``expected_version``, ``conflict``; else write the state (and
-        ``history_from``) at version + 1, append the events and moves, replace the meta
-        when one is given, store the idempotent answer (dropping the oldest past
-        ``max_idem``), record ``seen``, write the ``notices`` (``outbox.py``), refresh
-        the TTL (``request.ttl`` when given) and notify subscribers."""
+        is not at ``expected_version`` with ``expected_commit`` (when given),
+        ``conflict``; else
+        write the state (and ``history_from``) at version + 1 with ``commit_id``,
+        append the events and moves, replace the meta when one is given, store the
+        idempotent answer (dropping the oldest past ``max_idem``), record ``seen``,
+        write the ``notices`` (``outbox.py``), refresh the TTL (``request.ttl`` when
+        given) and notify subscribers."""
 
     @abstractmethod
     def events(self, sid: str, after: int, limit: int) -> list[tuple[int, bytes]]:

@@ -2,22 +2,31 @@
 
 One sequence of calls over the whole interface (create, load with and without an
 idempotency key, commit: ok, conflict, replayed, missing, the idempotency bound,
-events, the move log, a new meta, delete, a re-create, the bots' history) runs on a ``MemoryStore`` and on a ``RedisStore`` (one
-server, then the cluster: through each slot's node, and through the cluster client
-only); every answer, ``Commit`` and ``Loaded`` values included, must
-be equal. The log is never trimmed here (Redis trims approximately: ``MAXLEN ~``).
+events, the move log, a new meta, delete, a re-create, the bots' history, the commit
+ids) runs on a ``MemoryStore`` and on a ``RedisStore`` (one server, then the cluster:
+through each slot's node, and through the cluster client only); every answer,
+``Commit`` and ``Loaded`` values included, must be equal (a random commit id a store
+made is compared as the order it first appeared in). The log is never trimmed here (Redis trims approximately: ``MAXLEN ~``).
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from service.sessions.memory import MemoryStore
 from service.sessions.redis_store import RedisStore
-from service.sessions.store import Commit, CommitRequest, Idem, Loaded, SessionStore
+from service.sessions.store import (
+    COMMIT_ID_BYTES,
+    Commit,
+    CommitRequest,
+    Idem,
+    Loaded,
+    SessionStore,
+)
 from tests.sessions.conftest import store_url
 
 IDEM = 3
@@ -26,8 +35,11 @@ IDEM = 3
 def calls(s: SessionStore) -> list[tuple[str, Any]]:
     """Every answer of ``s`` to one sequence of calls, each named by its call."""
     out: list[tuple[str, Any]] = []
+    made: dict[str, str] = {}  # a commit id the store made -> "#<its order>"
 
     def note(name: str, value: Any) -> Any:
+        if isinstance(value, Loaded) and len(value.commit) == 2 * COMMIT_ID_BYTES:
+            value = replace(value, commit=made.setdefault(value.commit, f"#{len(made)}"))
         out.append((name, value))
         return value
 
@@ -122,6 +134,26 @@ def calls(s: SessionStore) -> list[tuple[str, Any]]:
     note("load the new round", s.load(third))
     note("commit, no history", s.commit(CommitRequest(third, 3, b"h4", [b"n3"])))
     note("load, no history", s.load(third))
+    # Commit ids: given, compared by the compare-and-set with the version, made anew.
+    fourth = "agree-4"
+    note("create with an id", s.create(fourth, b"m", b"i1", [], commit_id="a1"))
+    note("load its id", s.load(fourth))
+    for expected in ("b2", ""):
+        note(
+            f"commit over {expected!r}",
+            s.commit(CommitRequest(fourth, 1, b"i2", [], expected_commit=expected)),
+        )
+    note(
+        "commit over the id",
+        s.commit(CommitRequest(fourth, 1, b"i2", [], expected_commit="a1", commit_id="c3")),
+    )
+    note("load the new id", s.load(fourth))
+    note(
+        "the old id is a conflict",
+        s.commit(CommitRequest(fourth, 2, b"i3", [], expected_commit="a1")),
+    )
+    note("any id (None)", s.commit(CommitRequest(fourth, 2, b"i3", [])))
+    note("load an id made", s.load(fourth))
     return out
 
 
@@ -156,3 +188,16 @@ def test_the_sequence_exercises_every_commit_answer() -> None:
     assert any(isinstance(v, Loaded) and v.idem is not None for v in answers.values())
     assert answers["retry, future version"] == Commit("replayed", 2, 3, b"A")
     assert answers["commit ahead"] == Commit("conflict", 1, 2)
+
+
+def test_the_compare_and_set_compares_the_commit_id() -> None:
+    """A version is its number and its commit id: another id at the same number is a
+    conflict; each commit writes its own id (or a fresh random one)."""
+    answers = dict(calls(MemoryStore(60, max_events=1000, max_idem=IDEM)))
+    assert answers["load its id"].commit == "a1"
+    assert answers["commit over 'b2'"] == answers["commit over ''"] == Commit("conflict", 1, 0)
+    assert answers["commit over the id"] == Commit("ok", 2, 0)
+    assert answers["load the new id"].commit == "c3"
+    assert answers["the old id is a conflict"] == Commit("conflict", 2, 0)
+    assert answers["any id (None)"] == Commit("ok", 3, 0)
+    assert answers["load an id made"].commit.startswith("#")  # random, not "c3"

@@ -1,0 +1,206 @@
+"""Several processes on one Redis (or the cluster), each with a copy of the sessions it
+served: no answer is decided on a copy not known to be current (issue 44).
+
+Two apps here are two service replicas (two processes' caches) on one store. The
+reproductions answer what one process would answer: a join dealt on the other replica
+does not make the first move 409 or 401; a quiet commit made on the other replica (a
+seat told of the deal) does not make a move or a rematch claim 412; and after a
+failover that lost a version a process had cached, its copy is not taken for the new
+state that carries the same number (``test_stale_failover``)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from functools import partial
+from typing import Any, cast
+
+import orjson
+import pytest
+from flask import Flask
+
+import engine
+from tests.redis_procs import LocalSentinel, RedisServer, free_port, need_redis_server
+from tests.sessions.api.test_contract import mover
+from tests.sessions.api.test_lobby import Lobby, open_game
+from tests.sessions.conftest import Api, first_move, make_app, turn_seat
+from tests.sessions.stores.test_durability import Game, answered, durable_app, until_served
+
+pytestmark = [pytest.mark.redis]
+
+
+@pytest.fixture
+def pq(redis_url: str) -> Iterator[tuple[Lobby, Lobby]]:
+    """Replicas P and Q (an app each, a process cache each) on one store and prefix."""
+    config = {
+        "REDIS_URL": redis_url,
+        "SESSION_KEY_PREFIX": f"s{uuid.uuid4().hex[:6]}:",
+        "SESSION_START_GRACE_SECONDS": 60,
+    }
+    p, q = make_app(dict(config)), make_app(dict(config))
+    yield Lobby(p.test_client()), Lobby(q.test_client())
+    for app in (p, q):
+        app.extensions["sessions"].store.close()
+
+
+def dealt_across(p: Lobby, q: Lobby, **kw: Any) -> tuple[str, list[str]]:
+    """Ann creates on P with two open seats, Bob joins on P, Cy's join on Q deals: the
+    session id and the three tokens (P's copy last saw the session waiting)."""
+    body = open_game(p, 3, **kw)
+    sid, code = body["session_id"], body["invitation_code"]
+    tokens = [body["seats"][0]["token"]]
+    for api, name in ((p, "Bob"), (q, "Cy")):
+        r = api.join(sid, name, code)
+        assert r.status_code == 200, r.get_data(as_text=True)
+        tokens.append(r.get_json()["token"])
+    return sid, tokens
+
+
+def test_a_join_dealt_on_another_replica_does_not_decide_the_first_move(
+    pq: tuple[Lobby, Lobby],
+) -> None:
+    """Reproduction 1: the seat to move reads on Q and sends its first listed move to P,
+    whose copy still shows the session waiting (and without the joined seat's token)."""
+    p, q = pq
+    for _ in range(4):
+        sid, tokens = dealt_across(p, q)
+        seat = turn_seat(q.get(sid).get_json()["view"])
+        body = q.get(sid, tokens[seat]).get_json()
+        r = p.move(sid, tokens[seat], first_move(body), body["version"])
+        assert r.status_code == 200, r.get_data(as_text=True)
+        assert r.get_json()["version"] == body["version"] + 1
+
+
+def test_a_quiet_commit_on_another_replica_leaves_the_version_good(
+    pq: tuple[Lobby, Lobby],
+) -> None:
+    """Reproduction 2: a clocked three-person game; the mover reads on P, another seat's
+    first read goes to Q (it is told of the deal: a quiet commit), the mover's move to
+    P answers the version it read, as docs/sessions.md promises."""
+    p, q = pq
+    sid, tokens = dealt_across(p, q, clock={"turn_seconds": 30})
+    seat = turn_seat(p.get(sid).get_json()["view"])
+    body = p.get(sid, tokens[seat]).get_json()
+    other = next(s for s in range(3) if s != seat and s != 2)  # seat 2 was told by its join
+    told = q.get(sid, tokens[other]).get_json()
+    assert told["version"] == body["version"] + 1  # the quiet commit
+    r = p.move(sid, tokens[seat], first_move(body), body["version"])
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert r.get_json()["version"] == told["version"] + 1
+
+
+# ---------------------------------------------------------------- a failover
+@pytest.fixture
+def watched() -> Iterator[tuple[RedisServer, list[RedisServer], LocalSentinel]]:
+    """A primary, two replicas and a Sentinel watching them (``redis+sentinel://``)."""
+    need_redis_server()
+    primary = RedisServer(free_port())
+    primary.start()
+    replicas = [RedisServer(free_port(), replica_of=primary) for _ in range(2)]
+    sentinel = LocalSentinel(free_port(), primary, replicas=2)
+    try:
+        for replica in replicas:
+            replica.start()
+        sentinel.start()
+        yield primary, replicas, sentinel
+    finally:
+        sentinel.stop()
+        for server in (*replicas, primary):
+            server.stop()
+
+
+def cut_off_all(primary: RedisServer, replicas: list[RedisServer], timeout: float = 10) -> None:
+    """Every replica stopped (SIGSTOP), then its link closed by the primary (``CLIENT
+    KILL TYPE replica``): a stopped replica cannot connect again, so nothing the
+    primary writes from now on reaches any replica."""
+    for replica in replicas:
+        replica.pause()
+    main = primary.client()
+    deadline = time.monotonic() + timeout
+    try:
+        while cast(dict[str, Any], main.info("replication"))["connected_slaves"]:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the replicas could not be cut off from their primary")
+            main.execute_command("CLIENT KILL TYPE replica")
+            time.sleep(0.02)
+    finally:
+        main.close()
+
+
+def candidates(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The moves a seat's answer lists that play the game on (no UNO call or catch)."""
+    return [m for m in body["legal_moves"] if m["type"] not in ("uno", "catch")]
+
+
+def shown(resp: Any) -> dict[str, Any]:
+    """A session's answer, without presence (``connected``: what this process knows)."""
+    body: dict[str, Any] = resp.get_json()
+    for seat in body["seats"]:
+        seat.pop("connected", None)
+    return body
+
+
+def expected_answer(app: Flask, sid: str, move: dict[str, Any], version: int) -> int:
+    """What one process answers ``move`` sent with ``If-Match: version``, judged on the
+    session as stored now (no copy of any process): 200, 412 or 422."""
+    loaded = app.extensions["sessions"].store.load(sid)
+    assert loaded is not None
+    if loaded.version != version:
+        return 412
+    try:
+        engine.apply(engine.from_dict(orjson.loads(loaded.state)), move)
+    except engine.EngineError:
+        return 422
+    return 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("min_replicas", [1, 0])
+def test_after_a_failover_a_stale_copy_undoes_no_move(
+    watched: tuple[RedisServer, list[RedisServer], LocalSentinel], min_replicas: int
+) -> None:
+    """Reproduction 3: instances A and B through Sentinel. The replicas are cut off; a
+    move on A (503 with ``REDIS_MIN_REPLICAS=1``, 200 with 0) and A's next read make A
+    cache a version only the old primary holds. The primary dies, a replica (a
+    version behind) is promoted and the other follows it, and B's move M2 makes that version number again with
+    another state. A's move sent with the number it read is judged on B's state, as
+    one process would judge it: M2 is not undone and every record replays."""
+    primary, replicas, sentinel = watched
+    a_app, b_app = (durable_app(sentinel.url, min_replicas, "f:") for _ in range(2))
+    a, b = Api(a_app.test_client()), Api(b_app.test_client())
+    game = Game(a)
+    answered(game.move(a), 200)
+    while len(candidates(mover(a, game.sid, game.tokens)[1])) < 2:  # M2 must differ
+        answered(game.move(a), 200)
+    cut_off_all(primary, replicas)
+    answered(game.move(a, "lost"), 503 if min_replicas else 200)
+    seat_y, body_y = mover(a, game.sid, game.tokens)  # A's copy: the version to be lost
+    lost_version = body_y["version"]
+    primary.crash()
+    for replica in replicas:
+        replica.resume()
+    deadline = time.monotonic() + 30
+    while sentinel.primary_port() == primary.port and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sentinel.primary_port() in {r.port for r in replicas}
+    lost = game.acked.pop() if not min_replicas else game.refused[0][1]  # 0: allowed loss
+    until_served(partial(b.get, game.sid), 30)
+    # M2: another move than the lost one, so the lost version's number, another state.
+    seat, body = mover(b, game.sid, game.tokens)
+    m2 = next(m for m in candidates(body) if m != lost)
+    answered(b.move(game.sid, game.tokens[seat], m2, body["version"]), 200)
+    game.acked.append(m2)
+    assert b.get(game.sid).get_json()["version"] == lost_version
+    move = first_move(body_y)
+    want = expected_answer(b_app, game.sid, move, lost_version)
+    r = until_served(partial(a.move, game.sid, game.tokens[seat_y], move, lost_version), 30)
+    assert r.status_code == want, r.get_data(as_text=True)
+    if want == 200:
+        game.acked.append(move)
+    # Both instances show one state under one version, and the record replays it.
+    # (Presence, "connected", is each process's own knowledge: a failover lost a read.)
+    assert shown(a.get(game.sid)) == shown(b.get(game.sid))
+    assert game.logged(a_app) == game.logged(b_app) == game.acked
+    for app in (a_app, b_app):
+        app.extensions["sessions"].store.close()
