@@ -16,30 +16,12 @@ from .state import PendingType
 T = MoveType
 R = TypeVar("R")
 
-#: Class facts read on nearly every move, copied onto the instance when it is made
-#: (``VariantFacts.__init__``): on Python 3.11 reading a class attribute through an
-#: instance is not specialized (~340 instructions), reading an instance attribute is
-#: (~90). A variant class that changes one of these changes it in its class body.
-INSTANCE_FACTS = (
-    "uno_rule", "move_types", "side_moves", "pending_moves", "draw_amounts",
-    "challenge_cards", "hand_size", "target",
-)  # fmt: skip
-
-#: At most this many attributes on a variant instance: CPython 3.11 keeps an instance's
-#: attributes in a compact, specialized form (its class's shared keys) for up to 29
-#: names (measured: the 30th turns them into a plain dict), and every attribute read and
-#: method call costs more after that. tests/engine/paths/test_registry.py checks every variant, with
-#: every lazily made attribute made, stays within it and keeps the compact form.
-MAX_INSTANCE_ATTRIBUTES = 29
-
 
 class cached(Generic[R]):  # noqa: N801 - used like functools.cached_property
-    """``functools.cached_property`` without touching the instance's ``__dict__``: the
-    value is stored with ``setattr``. Reading ``obj.__dict__`` (as cached_property does)
-    turns the instance's compact attribute storage into a dict for good, and on Python
-    3.11 every later attribute read on it is about four times slower. Variant classes
-    get their ``functools.cached_property`` attributes turned into this at class
-    creation (``VariantFacts.__init_subclass__``)."""
+    """``functools.cached_property`` without its lock (Python 3.11's takes one on every
+    first read): the value is made on the first read and stored on the instance with
+    ``setattr``. Variant classes get their ``functools.cached_property`` attributes
+    turned into this at class creation (``VariantFacts.__init_subclass__``)."""
 
     def __init__(self, func: Callable[[Any], R]) -> None:
         self.func = func
@@ -116,10 +98,6 @@ class VariantFacts:
         check_tables(cls)
 
     def __init__(self) -> None:
-        for name in INSTANCE_FACTS:
-            value = getattr(type(self), name, self)
-            if value is not self:
-                setattr(self, name, value)
         self.catalog: Catalog = load_catalog(self.catalog_name)
         self.options: dict[str, OptionSpec] = self._option_specs()
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import MethodType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from . import rng as prng
 from .cards import Color, Kind
@@ -58,6 +58,17 @@ _new = tuple.__new__
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
 #: for a turned-up card acting as if the dealer had played it (UNO All Wild).
 Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
+
+
+class TurnHooks(NamedTuple):
+    """Which rule hooks the listing of a turn must ask in a state (``turn_hooks``); a
+    hook it need not ask is classic UNO's own there, whose answer the listing knows:
+    ``play_targets`` names no seat, ``uno_flag_allowed`` gives one answer for every play
+    of the hand (asked once), ``may_draw`` allows the draw."""
+
+    targets: bool
+    uno_per_play: bool
+    may_draw: bool
 
 
 class UnoRules(Variant):
@@ -120,6 +131,24 @@ class UnoRules(Variant):
         #: Side -> card id -> its bound effect, or None (a number: the turn just passes).
         self._effect_of = tuple(
             tuple(bound.get(kind) for kind in kinds) for kinds in self.catalog.kind
+        )
+        #: ``matches`` compiled (``matching``), and ``play_colors``: side -> card -> colours.
+        self._matching = self.match_table()
+        cat = self.catalog
+        self._colors = tuple(
+            tuple(self.play_colors(side, card) for card in cat.ids) for side in range(cat.sides)
+        )
+        #: The plays of each card naming no seat (``plain_plays``), made as first asked.
+        self._plays: tuple[list[list[tuple[tuple[Move, Move], ...] | None]], ...] = tuple(
+            [[None] * cat.size for _ in range(self.max_players)] for _ in range(cat.sides)
+        )
+        cls = type(self)
+        #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
+        #: the hooks this class keeps from classic UNO need no call per play.
+        self._own_hooks = TurnHooks(
+            targets=cls.play_targets is not UnoRules.play_targets,
+            uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
+            may_draw=cls.may_draw is not UnoRules.may_draw,
         )
 
     def extra_options(self) -> list[OptionSpec]:
@@ -199,11 +228,43 @@ class UnoRules(Variant):
         top_symbol = cat.symbol[side][top]
         return top_symbol >= 0 and cat.symbol[side][card] == top_symbol
 
-    def play_colors(self, s: State | Work, card: int) -> tuple[Color | None, ...]:
-        """The colours a play of ``card`` may name: every colour of the side in play
-        (``colors_for``) for a wild, none (``(None,)``) for any other card."""
-        if self.catalog.wild[s.side][card]:
-            return self.colors_for(s)  # type: ignore[return-value]
+    def matching(self, side: int, active: Color | None, top: int) -> frozenset[int]:
+        """The cards that ``matches`` ``top`` with ``active`` in play: the hook's compiled
+        form (python-chess's attack tables), one set per side, top card and colour, made
+        from this instance's ``matches`` when the variant is built (``match_table``). The
+        listing and the checks ask ``card in matching(...)``, so ``matches`` must depend
+        on its arguments only, as every variant's does."""
+        cards = self._matching[side][top].get(active)
+        if cards is None:  # a colour no card of the side has: made when first asked
+            cards = self._matching[side][top][active] = self.matching_cards(side, active, top)
+        return cards
+
+    def matching_cards(self, side: int, active: Color | None, top: int) -> frozenset[int]:
+        """One entry of the table: every card that ``matches`` ``top`` with ``active``."""
+        matches = self.matches
+        return frozenset(c for c in self.catalog.ids if matches(side, c, active, top))
+
+    def match_table(self) -> tuple[tuple[dict[Color | None, frozenset[int]], ...], ...]:
+        """side -> top card -> colour in play (each colour of the side's cards, or none)
+        -> the cards that match: ``matches`` asked once for every combination."""
+        cat = self.catalog
+        out = []
+        for side in range(cat.sides):
+            colors = [None, *dict.fromkeys(c for c in cat.color[side] if c is not None)]
+            out.append(
+                tuple(
+                    {active: self.matching_cards(side, active, top) for active in colors}
+                    for top in cat.ids
+                )
+            )
+        return tuple(out)
+
+    def play_colors(self, side: int, card: int) -> tuple[Color | None, ...]:
+        """The colours a play of ``card`` on ``side`` may name: every colour of the side
+        (``side_colors``) for a wild, none (``(None,)``) for any other card. Compiled
+        into ``_colors`` (side -> card -> colours) when the variant is built."""
+        if self.catalog.wild[side][card]:
+            return self.side_colors(side)  # type: ignore[return-value]
         return NO_COLOR
 
     def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
@@ -223,7 +284,7 @@ class UnoRules(Variant):
         return (
             pend is not None
             and card == pend.card
-            and self.matches(s.side, card, s.active_color, s.discard[-1])
+            and card in self.matching(s.side, s.active_color, s.discard[-1])
         )
 
     def play_refused(self, s: State | Work, player: int, card: int) -> RulesError:
@@ -265,30 +326,57 @@ class UnoRules(Variant):
         return True
 
     # ------------------------------------------------------------------ legal moves
-    def play_moves(self, s: State, player: int, card: int) -> tuple[Move, ...]:
+    def turn_hooks(self, s: State | Work) -> TurnHooks:
+        """Which play hooks the listing asks in ``s``: the ones this class overrides
+        (classic UNO's house rules answer by the rules a state plays)."""
+        return self._own_hooks
+
+    def plain_plays(self, side: int, player: int, card: int) -> tuple[tuple[Move, Move], ...]:
+        """The plays of ``card`` by ``player`` naming no seat, one per colour it may name
+        (``play_colors``), each without and with ``uno: true`` (made once: moves are
+        immutable)."""
+        pairs = self._plays[side][player][card]
+        if pairs is None:
+            pairs = self._plays[side][player][card] = tuple(
+                (
+                    _new(Move, (T_PLAY, player, card, color, None, None, False, None)),
+                    _new(Move, (T_PLAY, player, card, color, None, None, True, None)),
+                )
+                for color in self._colors[side][card]
+            )
+        return pairs
+
+    def play_moves(self, s: State, player: int, card: int) -> list[Move]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
         seat it may target, each also with ``uno: true`` where that fits."""
-        fits = self.uno_flag_allowed
+        side = s.side
         targets = self.play_targets(s, player, card)
-        made = self._made_plays[player][card]
-        out: list[Move] = []
-        for color in self.play_colors(s, card):
-            for target in targets:
-                pair = made.get((color, target))
-                if pair is None:
-                    pair = made[color, target] = (
+        if targets == NO_TARGET:
+            pairs = self.plain_plays(side, player, card)
+        else:
+            made = self._made_plays[player][card]
+            pairs = made.get((side, targets))  # type: ignore[assignment]
+            if pairs is None:
+                pairs = made[side, targets] = tuple(
+                    (
                         _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
                         _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
                     )
-                out.append(pair[0])
-                if fits(s, pair[1]):
-                    out.append(pair[1])
-        return tuple(out)
+                    for color in self._colors[side][card]
+                    for target in targets
+                )
+        fits = self.uno_flag_allowed
+        out: list[Move] = []
+        for plain, said in pairs:
+            out.append(plain)
+            if fits(s, said):
+                out.append(said)
+        return out
 
     @cached
-    def _made_plays(self) -> list[list[dict[tuple[Any, Any], tuple[Move, Move]]]]:
-        """[seat][card] -> (colour, target) -> the play without and with ``uno: true``
-        (moves are immutable: each is made once)."""
+    def _made_plays(self) -> list[list[dict[tuple[Any, ...], tuple[tuple[Move, Move], ...]]]]:
+        """[seat][card] -> (side, the seats a play may name) -> each play without and with
+        ``uno: true`` (moves are immutable: each is made once)."""
         size = self.catalog.size
         return [[{} for _ in range(size)] for _ in range(self.max_players)]
 
@@ -298,14 +386,33 @@ class UnoRules(Variant):
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """The plays of every card of the hand that ``matches`` the card in play, and the
-        draw where ``may_draw`` allows it."""
-        matches = self.matches
-        side, active, top = state.side, state.active_color, state.discard[-1]
+        draw where ``may_draw`` allows it. A hook ``turn_hooks`` leaves out is not asked
+        per card: the plays then come whole from the table (``plain_plays``), and
+        ``uno_flag_allowed`` is asked once, for the first of them."""
+        side = state.side
+        top = state.discard[-1]
+        playable = self._matching[side][top].get(state.active_color)
+        if playable is None:
+            playable = self.matching(side, state.active_color, top)
+        hooks = self.turn_hooks(state)
         moves: list[Move] = []
-        for card in state.hands[player]:
-            if matches(side, card, active, top):
-                moves += self.play_moves(state, player, card)
-        if self.may_draw(state, player):
+        if hooks.targets or hooks.uno_per_play:
+            for card in state.hands[player]:
+                if card in playable:
+                    moves += self.play_moves(state, player, card)
+        else:
+            plays = self._plays[side][player]
+            uno: bool | None = None
+            for card in state.hands[player]:
+                if card in playable:
+                    pairs = plays[card] or self.plain_plays(side, player, card)
+                    if uno is None:
+                        uno = self.uno_flag_allowed(state, pairs[0][1])
+                    for plain, said in pairs:
+                        moves.append(plain)
+                        if uno:
+                            moves.append(said)
+        if not hooks.may_draw or self.may_draw(state, player):
             moves.append(self._draw_moves[player])
         return moves
 
@@ -313,7 +420,7 @@ class UnoRules(Variant):
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         pend = state.pending
         assert pend is not None and pend.card is not None  # a play_drawn decision names its card
-        moves = [*self.play_moves(state, player, pend.card)]
+        moves = self.play_moves(state, player, pend.card)
         if self.may_keep_drawn(state, player):
             moves.append(Move(T.PASS, player))
         return moves
@@ -360,7 +467,10 @@ class UnoRules(Variant):
         if w.pending is not None or player != w.current:
             if not self.may_play(w, player, card):
                 raise self.play_refused(w, player, card)
-        elif not self.matches(side, card, w.active_color, w.discard[-1]):
+        elif card not in (
+            self._matching[side][w.discard[-1]].get(w.active_color)
+            or self.matching(side, w.active_color, w.discard[-1])
+        ):
             raise self.no_match(w, card)
         targets = self.play_targets(w, player, card)
         if target not in targets:
@@ -378,7 +488,7 @@ class UnoRules(Variant):
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
             )
         # The colour the play leaves in play: the one named, else the card's own.
-        colors = self.play_colors(w, card)
+        colors = self._colors[side][card]
         if color not in colors:
             if colors == NO_COLOR:
                 raise RulesError("only a wild card takes a colour", code="color_not_allowed")
@@ -518,9 +628,8 @@ class UnoRules(Variant):
         cat = self.catalog
         hand = w.hands[offender]
         if w.option("challenge_rule") == "any_playable":
-            return any(
-                not cat.wild[side][c] and self.matches(side, c, prev_color, prev_top) for c in hand
-            )
+            playable = self.matching(side, prev_color, prev_top)
+            return any(not cat.wild[side][c] and c in playable for c in hand)
         return any(not cat.wild[side][c] and cat.color[side][c] is prev_color for c in hand)
 
     @handles(T.ACCEPT)
@@ -593,7 +702,10 @@ class UnoRules(Variant):
         drawn = self.draw_cards(w, player, 1, events, "draw")
         while drawn:
             card = drawn[0]
-            if self.matches(w.side, card, w.active_color, w.discard[-1]):
+            if card in (
+                self._matching[w.side][w.discard[-1]].get(w.active_color)
+                or self.matching(w.side, w.active_color, w.discard[-1])
+            ):
                 w.pending = _new(Pending, (PLAY_DRAWN, player, card, ()))
                 return
             if not self.draws_to_match(w):

@@ -46,8 +46,12 @@ class Views(VariantFacts):
         return card
 
     def colors_for(self, s: State | Work) -> tuple[Color, ...]:
-        """The colours a player may name on the side in play."""
-        return DARK_COLORS if s.side == 1 else LIGHT_COLORS
+        """The colours a player may name on the side in play (``side_colors``)."""
+        return self.side_colors(s.side)
+
+    def side_colors(self, side: int) -> tuple[Color, ...]:
+        """The colours a player may name on ``side`` (0 light, 1 dark)."""
+        return DARK_COLORS if side == 1 else LIGHT_COLORS
 
     def view(self, state: State, player: int | None) -> dict[str, Any]:
         """What ``player`` may see (``None``: a spectator, public information only)."""

@@ -34,8 +34,8 @@ class DrawRules(HouseBase):
 
     def playable(self, s: State | Work, player: int) -> list[int]:
         """The cards of ``player``'s hand that can be played on the card in play."""
-        matches, side, active, top = self.matches, s.side, s.active_color, s.discard[-1]
-        return [c for c in s.hands[player] if matches(side, c, active, top)]
+        playable = self.matching(s.side, s.active_color, s.discard[-1])
+        return [c for c in s.hands[player] if c in playable]
 
     def may_draw(self, s: State | Work, player: int) -> bool:
         """Forced play: only a hand with no playable card may draw."""

@@ -262,7 +262,7 @@ class AllWild(UnoRules):
         )
 
     # ------------------------------------------------------------------ play
-    def play_colors(self, s: State | Work, card: int) -> tuple[Color | None, ...]:
+    def play_colors(self, side: int, card: int) -> tuple[Color | None, ...]:
         """No play names a colour (every card is wild and colourless)."""
         return NO_COLOR
 
@@ -300,9 +300,9 @@ class AllWild(UnoRules):
                 code="must_play_drawn_card",
             )
         code = self.catalog.code[w.side][card]  # type: ignore[index]
-        if not self.matches(w.side, card, w.active_color, w.discard[-1]):  # type: ignore[arg-type]
+        if card not in self.matching(w.side, w.active_color, w.discard[-1]):  # type: ignore[arg-type]
             raise RulesError(f"card {code} cannot be played now", code="does_not_match")
-        if move.color not in self.play_colors(w, card):  # type: ignore[arg-type]
+        if move.color not in self._colors[w.side][card]:  # type: ignore[index]
             raise RulesError(
                 "UNO All Wild has no colours: a play takes no 'color'", code="color_not_allowed"
             )

@@ -205,7 +205,7 @@ def test_listing_and_checks_agree_with_matches_on_every_card_pair(variant: str) 
                     state = table(v, side, (card, top), top, active)
                     # check_play: refuses with does_not_match exactly when it does not fit.
                     w = work_of(state)
-                    color = v.play_colors(w, card)[0]
+                    color = v.play_colors(w.side, card)[0]
                     target = v.play_targets(w, 0, card)[0]
                     try:
                         v.check_play(w, Move(T.PLAY, 0, card, color, target))
