@@ -46,7 +46,7 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
 
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
-	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then make docs, make lint and pytest"
+	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then pytest on both cores with make docs and make lint beside it"
 	@echo "make test-fast  the day-to-day loop: engine rules and in-memory session tests, no servers (about 45 s)"
 	@echo "make lint   ruff (check, format), mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
@@ -128,12 +128,21 @@ docs: install-dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
 
 # The docs site, every linter (make lint) and pytest run; any failing fails the target.
+# pytest runs on TEST_WORKERS processes (pytest-xdist; 0: in this one). --dist loadgroup
+# keeps each xdist_group on one worker (tests/conftest.py: the browser tests, so two
+# Chromiums never run at once). make docs and make lint run beside it, in the time its
+# tests spend waiting on servers; their output is printed after pytest's summary.
+TEST_WORKERS ?= 2
 test: install-dev node-tools redis-server chromium
-	@status=0; \
-	$(MAKE) --no-print-directory docs || status=1; \
-	$(MAKE) --no-print-directory lint || status=1; \
+	@status=0; checks_log=$$(mktemp); trap 'rm -f "$$checks_log"' EXIT; \
+	( st=0; $(MAKE) --no-print-directory docs || st=1; \
+	  $(MAKE) --no-print-directory lint || st=1; exit $$st ) >"$$checks_log" 2>&1 & checks=$$!; \
 	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
-	  $(BIN)/python -m pytest -ra --durations=15 tests $(PYTEST_ARGS) || status=1; \
+	  $(BIN)/python -m pytest -ra --durations=15 -n $(TEST_WORKERS) --dist loadgroup \
+	  tests $(PYTEST_ARGS) || status=1; \
+	checks_status=0; wait $$checks || checks_status=1; \
+	echo "--- make docs and make lint (beside pytest):"; cat "$$checks_log"; \
+	[ $$checks_status -eq 0 ] || { echo "make docs or make lint FAILED"; status=1; }; \
 	exit $$status
 
 # The day-to-day loop: the engine's rule, path and record tests and the session tests on

@@ -69,6 +69,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for name in _kind_markers(item):
             item.add_marker(name)
+        # make test's --dist loadgroup: one Chromium at a time, on one xdist worker.
+        if "browser" in item.keywords:
+            item.add_marker(pytest.mark.xdist_group("browser"))
         parts = item.path.relative_to(root).parts
         if any(parts[: len(d)] == d for d in SLOW_DIRS):
             item.add_marker("slow")

@@ -54,8 +54,9 @@ LATENCY = Histogram(
 )
 OUTBOX_DEPTH = Gauge(
     "uno_notifier_outbox_depth",
-    "Notifications waiting: sessions with outbox work due or ahead (one server or a "
-    "cluster's full scan), the stream's length and its deliveries taken, not finished.",
+    "Notifications waiting: sessions with outbox work due now (one server) or slots "
+    "with work (a cluster's full scan), the stream's length and its deliveries taken, "
+    "not finished.",
     ("part",),
     registry=REGISTRY,
 )

@@ -339,11 +339,13 @@ class NotifyQueue:
         length, pending = self._global(run)
         return {"stream": int(length), "pending": int(pending["pending"])}
 
-    def outbox_sessions(self, tags: list[str]) -> int:
-        """Sessions with notifications waiting in these tags' due indexes."""
+    def outbox_sessions(self, tags: list[str], now_ms: int) -> int:
+        """Sessions whose outbox has a notification due by ``now_ms`` in these tags' due
+        indexes. An entry ahead (a clock warning for later, a retry's backoff, a lease on
+        what the stream holds) is not waiting yet: the stream's parts count what is handed."""
 
         def count(key: str) -> int:
-            return int(self.router.on_slot(key, lambda c: c.zcard(key)))
+            return int(self.router.on_slot(key, lambda c: c.zcount(key, "-inf", now_ms)))
 
         return sum(count(K.due_key(self.prefix, tag)) for tag in tags)
 

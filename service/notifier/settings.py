@@ -3,7 +3,7 @@ start so a wrong one stops the worker with a message that names it.
 
 | setting | default | meaning |
 |---|---|---|
-| ``WEBHOOK_SECRET`` / ``WEBHOOK_SECRET_FILE`` | required with ``WEBHOOK_URL`` | the Standard Webhooks signing secret (``whsec_`` + base64) |
+| ``WEBHOOK_SECRET`` / ``WEBHOOK_SECRET_FILE`` | required with ``WEBHOOK_URL`` | the Standard Webhooks signing secret (``whsec_`` + base64); read only with ``WEBHOOK_URL``, so a file that is not there does not stop a worker that only sweeps |
 | ``WEBHOOK_ALLOW_HTTP`` | off | allow an ``http://`` target (local development) |
 | ``WEBHOOK_ALLOW_PRIVATE`` | off | allow a target whose address is private, loopback or link-local |
 | ``WEBHOOK_TIMEOUT_SECONDS`` | 5 | connect and read timeout of one delivery |
@@ -93,9 +93,11 @@ class NotifierSettings:
             raise SettingError(f"{name} must be on or off, got {value!r}")
 
         sessions = SessionConfig.load(config)
+        # Without a target there is nothing to sign: the secret (an optional Secret's
+        # file, in k8s) is not read, so its absence cannot stop the clock sweeper.
         settings = cls(
             webhook_url=sessions.webhook_url,
-            secret=raw("WEBHOOK_SECRET"),
+            secret=raw("WEBHOOK_SECRET") if sessions.webhook_url else None,
             allow_http=flag("WEBHOOK_ALLOW_HTTP"),
             allow_private=flag("WEBHOOK_ALLOW_PRIVATE"),
             timeout=number("WEBHOOK_TIMEOUT_SECONDS", cls.timeout),

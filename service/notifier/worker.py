@@ -170,7 +170,7 @@ class Worker:
             self.queue.rewake(tag, told)
         if not self.queue.cluster:
             metrics.OUTBOX_DEPTH.labels("sessions").set(
-                self.queue.outbox_sessions(self.queue.all_tags())
+                self.queue.outbox_sessions(self.queue.all_tags(), now_ms)
             )
         if self.sender is not None:
             for part, n in self.queue.depth().items():

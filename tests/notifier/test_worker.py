@@ -58,6 +58,19 @@ def test_the_secret_may_come_from_a_file(tmp_path: Any, monkeypatch: pytest.Monk
     assert NotifierSettings.load({"WEBHOOK_URL": GOOD["WEBHOOK_URL"]}).secret == SECRET
 
 
+def test_a_missing_secret_file_does_not_stop_a_worker_that_only_sweeps(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The prod overlay sets WEBHOOK_SECRET_FILE always and mounts the Secret optional.
+    monkeypatch.setenv("WEBHOOK_SECRET_FILE", str(tmp_path / "absent" / "WEBHOOK_SECRET"))
+    monkeypatch.delenv("WEBHOOK_SECRET", raising=False)
+    monkeypatch.delenv("WEBHOOK_URL", raising=False)
+    assert NotifierSettings.load({}).secret is None
+    # With a target the file is required, and its path is named.
+    with pytest.raises(ValueError, match="WEBHOOK_SECRET_FILE=.*cannot read it"):
+        NotifierSettings.load({"WEBHOOK_URL": GOOD["WEBHOOK_URL"]})
+
+
 @pytest.mark.parametrize(
     ("address", "refused"),
     [

@@ -93,8 +93,9 @@ def test_every_pod_is_restricted(target: str) -> None:
             assert {"cpu", "memory"} <= set(resources["limits"]), name
             assert container["readinessProbe"] and container["livenessProbe"], name
             assert ":" in container["image"] and not container["image"].endswith(":latest")
-            # A tag can move: pulled every time. A digest cannot.
-            if "@sha256:" not in container["image"]:
+            # A tag can move: pulled every time. A digest cannot. Dev's own image is built
+            # and loaded into the cluster by hand (test_deploy.py): never pulled.
+            if "@sha256:" not in container["image"] and container["image"] != "uno-rules:dev":
                 assert container["imagePullPolicy"] == "Always", name
             # Secrets are files, never environment variables.
             assert not [
@@ -210,7 +211,7 @@ def test_prod_runs_the_image_by_digest_and_dev_by_tag() -> None:
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), api["image"]
     assert name.rpartition("/")[2] == "uno-rules", "no tag beside the digest"
     (dev,) = one("dev", "Deployment", "uno-rules")["spec"]["template"]["spec"]["containers"]
-    assert dev["image"] == "uno-rules:0.1.0" and dev["imagePullPolicy"] == "Always"
+    assert dev["image"] == "uno-rules:dev" and dev["imagePullPolicy"] == "IfNotPresent"
 
 
 def test_dev_redis_runs_as_a_high_uid() -> None:
@@ -359,7 +360,7 @@ def test_the_notifier_reaches_redis_and_public_https_only(target: str) -> None:
     ingress = [port for rule in policy["spec"]["ingress"] for port in rule["ports"]]
     assert ingress == [{"protocol": "TCP", "port": 9102}]
     egress = policy["spec"]["egress"]
-    assert {p["port"] for rule in egress for p in rule["ports"]} == {53, 443, 6379, 6380}
+    assert {p["port"] for rule in egress for p in rule["ports"]} == {53, 443, 6379, 6380, 26379}
     (https,) = [rule for rule in egress if {"protocol": "TCP", "port": 443} in rule["ports"]]
     (block,) = https["to"]
     assert block["ipBlock"]["cidr"] == "0.0.0.0/0"
