@@ -40,3 +40,29 @@ def test_a_webhook_spells_a_bot_seat_as_the_answers_do() -> None:
     assert [s["bot"] for s in started["data"]["seats"]] == [s["bot"] for s in answer["seats"]]
     for w in hooks:
         webhook_schema().validate({k: v for k, v in w.items() if k != "id"})
+
+
+def test_a_seat_taken_back_writes_seat_returned() -> None:
+    """A notifying session: the bot's takeover, then the return with the old token,
+    each a webhook valid for the spec; the return's seat is the returned one."""
+    clocks = Clocks()
+    app = app_with(clocks, **HOOK)
+    api = Api(app.test_client())
+    players = [{"name": "Ann", "external_id": "u-0"}, {"name": "Bo", "external_id": "u-1"}]
+    r = api.create("uno_classic", players, notify=True, seed=5,
+                   clock={"turn_seconds": 30, "max_timeouts": 1})  # fmt: skip
+    created = r.get_json()
+    sid, seat = created["session_id"], created["clock"]["seat"]
+    clocks.t += 31  # no hold (SESSION_START_GRACE_SECONDS 0): the turn ran out
+    assert api.get(sid).status_code == 200
+    token = created["seats"][seat]["token"]
+    n = len(outbox(app, sid))
+    back = api.c.post(f"/v1/sessions/{sid}/return", headers=api.auth(token))
+    assert back.status_code == 200, back.get_data(as_text=True)
+    new = outbox(app, sid)[n:]
+    assert [w["type"] for w in new] == ["seat.returned"]
+    assert new[0]["data"] == {"session_id": sid, "version": back.get_json()["version"],
+                              "variant": "uno_classic", "seat": seat,
+                              "external_id": f"u-{seat}"}  # fmt: skip
+    for w in outbox(app, sid):
+        webhook_schema().validate({k: v for k, v in w.items() if k != "id"})
