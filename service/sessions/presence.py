@@ -45,7 +45,7 @@ class Presence:
         config = self.env.config
         now = self.env.now()
         key = (sid, seat)
-        hit = self._cache.get(sid)  # the window's setting: a copy is enough to pace writes
+        hit = self._cache.peek(sid)  # the window's setting: a copy is enough to pace writes
         half = self.window(hit.meta if hit is not None else None) / 2
         with self._lock:
             last = self._recorded.get(key)
