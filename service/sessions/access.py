@@ -16,11 +16,17 @@ from .events import rfc3339
 from .models import LostToken, Meta, SpectatorAccess
 
 
+def sent(token: str | None) -> str:
+    """The bearer token sent (None: none sent: 401 ``missing_token``)."""
+    if token is None:
+        raise problems.missing_token("this needs a seat token: Authorization: Bearer <token>")
+    return token
+
+
 def holder_seat(meta: Meta, token: str | None) -> int:
     """The seat ``token`` (the bearer token; None: none sent, "": not a bearer token)
     holds: 401 ``missing_token`` or ``invalid_token`` otherwise."""
-    if token is None:
-        raise problems.missing_token("this needs a seat token: Authorization: Bearer <token>")
+    token = sent(token)
     seat = tokens.seat_of(token, meta.hashes) if token else None
     if seat is None:
         raise not_a_seat_token(meta, token)

@@ -231,6 +231,11 @@ def leave_session(sid: str) -> Response:
     return _answer(manager().leave(sid, _token()))
 
 
+@bp.post("/<sid>/return")
+def return_to_seat(sid: str) -> Response:
+    return _answer(manager().take_back(sid, _token()))
+
+
 @bp.post("/<sid>/rematch")
 def rematch_session(sid: str) -> Response:
     return _answer(manager().rematch(sid, _token()))

@@ -15,8 +15,10 @@ The clock starts when every person has been told the game began (``dealt``): it 
 (``held_for``: the persons not told yet) until each of them has made a request with its
 token after the deal (``told``), or until ``held_until`` (the deal plus the start grace,
 ``SESSION_START_GRACE_SECONDS``), whichever comes first. The answer that deals (a join, a
-create, a rematch) tells its own seat. While it holds, every deadline counts from
-``held_until`` at the earliest.
+create, a rematch) tells its own seat. While it holds, the deadline that will be owed
+counts from ``held_until`` (``deadline``); the deadline an answer shows is not running
+and never later than the one the turn gets (``view``), so no seat ever sees its
+deadline move earlier.
 
 The clock's state lives in the session's meta (``Clock.to_json``), written with the
 commit of each move, so every replica reads the same deadlines.
@@ -113,6 +115,13 @@ class Clock:
         timeouts[seat] += 1
         return replace(self, bank=tuple(bank), timeouts=tuple(timeouts))
 
+    def returned(self, seat: int) -> Clock:
+        """``seat``'s person took it back from a bot: its timeouts in a row start again
+        from zero (its bank stays as the timeouts left it)."""
+        timeouts = list(self.timeouts)
+        timeouts[seat] = 0
+        return replace(self, timeouts=tuple(timeouts))
+
     def hand_over(self, seat: int) -> bool:
         """Whether ``seat``'s timeouts in a row now hand it to a bot."""
         return self.max_timeouts is not None and self.timeouts[seat] >= self.max_timeouts
@@ -128,12 +137,29 @@ class Clock:
         """The game waits for a new move from ``at``."""
         return replace(self, started=at)
 
+    def holds(self, at: float) -> bool:
+        """Whether the clock holds at ``at`` (some person not told yet, ``held_until``
+        not reached): the turn's time is not running."""
+        return self.held_until is not None and at < self.held_until
+
+    def shown_deadline(self, seat: int, at: float) -> float:
+        """``seat``'s deadline as an answer or a webhook made at ``at`` shows it: the
+        deadline, or while the clock holds the one the turn would have were the clock to
+        start at ``at`` (never later than the one it gets: see ``view``)."""
+        start = max(at, self.started) if self.holds(at) else self.start
+        return start + self.turn_seconds + self.bank[seat]
+
     def view(self, waiting: int | None, at: float) -> dict[str, Any]:
         """The clock as every seat sees it at ``at`` (``waiting``: the person the game
-        waits for, or None: a bot's move or the game's end)."""
-        deadline = self.deadline(waiting) if waiting is not None else None
+        waits for, or None: a bot's move or the game's end).
+
+        A deadline shown never moves earlier for the same turn: while the clock holds
+        (``running`` false) the deadline is the one the turn would have were it to start
+        at ``at``, with its whole time left, which is never later than the deadline it
+        gets when the hold ends (at ``at`` or after, ``held_until`` at the latest)."""
+        holds = self.holds(at)
+        deadline = None if waiting is None else self.shown_deadline(waiting, at)
         bank = [self.bank_left(s, at) if s == waiting else b for s, b in enumerate(self.bank)]
-        holds = self.held_until is not None and at < self.held_until
         return {
             "turn_seconds": self.turn_seconds,
             "bank_seconds": self.bank_seconds,
@@ -141,6 +167,7 @@ class Clock:
             "seat": waiting,
             "deadline": rfc3339(deadline) if deadline is not None else None,
             "seconds_left": round(max(0.0, deadline - at), 3) if deadline is not None else None,
+            "running": deadline is not None and not holds,
             "bank_left": [round(b, 3) for b in bank],
             "timeouts": list(self.timeouts),
             "held_for": list(self.held_for) if holds else [],

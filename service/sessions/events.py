@@ -34,6 +34,9 @@ SESSION_EVENTS: dict[str, tuple[str, ...]] = {
     # A bot plays ``player``'s seat from now on (``reason``: ``timeouts``, the seat ran
     # out of time ``max_timeouts`` times in a row).
     "bot_took_seat": ("player", "reason"),
+    # ``player``'s person took the seat back from the bot that took it after its
+    # timeouts (``POST .../return``, or its rematch claim): the bot's moves stand.
+    "seat_returned": ("player",),
 }
 
 

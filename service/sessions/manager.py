@@ -13,7 +13,7 @@ the work to the part whose job it is.
 | ``repo.Repository`` | read a session, write its next version (the one compare-and-set), retry a change |
 | ``cache.SnapshotCache`` | this process's last snapshot of each session (and the bots' history) |
 | ``creation.Creation`` | a new session: seats, seed, deal |
-| ``seats.Seats`` | join, leave, a bot takes a seat |
+| ``seats.Seats`` | join, leave, a person takes back the seat a bot took |
 | ``rematch.Rematches`` | the next game with the same seats |
 | ``lobby.Lobby`` | the public lobby |
 | ``quotas.Quotas`` | what one client may hold: sessions, waiting sessions, streams |
@@ -122,6 +122,9 @@ class SessionManager:
 
     def leave(self, sid: str, token: str | None) -> Reply:
         return self.seats.leave(sid, token)
+
+    def take_back(self, sid: str, token: str | None) -> Reply:
+        return self.seats.take_back(sid, token)
 
     def rematch(self, sid: str, token: str | None) -> Reply:
         return self.rematches.rematch(sid, token)

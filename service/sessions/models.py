@@ -258,6 +258,13 @@ class Meta:
             replace(old, bot=BotLevel.SIMPLE, token_sha256=None, open=False, lost=lost)
         )
 
+    def taken_back(self, seat: int, lost: LostToken) -> Meta:
+        """This meta with ``seat`` played by its person again, with the token it lost to a
+        bot (``lost``, no longer kept as lost)."""
+        old = self.seats[seat]
+        rest = tuple(t for t in old.lost if t != lost)
+        return self.with_seat(replace(old, bot=None, token_sha256=lost.token_sha256, lost=rest))
+
     def to_json(self) -> bytes:
         return orjson.dumps({
             "variant": self.variant,

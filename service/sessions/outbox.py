@@ -31,7 +31,7 @@ from engine import Event
 
 from .config import Env
 from .events import rfc3339
-from .models import Meta, Snapshot
+from .models import Meta, Snapshot, wire_bot
 from .store import Notices
 
 #: Each webhook type and the fields of its ``data`` beside ``COMMON``.
@@ -48,6 +48,8 @@ WEBHOOK_EVENTS: dict[str, tuple[str, ...]] = {
     "turn.timed_out": ("seat", "external_id", "deadline", "forced_moves"),
     # A bot plays ``seat`` from now on (``reason``: ``timeouts`` or ``left``).
     "seat.bot_took_over": ("seat", "external_id", "reason"),
+    # ``seat``'s person took it back from the bot that took it after its timeouts.
+    "seat.returned": ("seat", "external_id"),
     # The game is over: the ``winners`` (seats) and every seat's ``scores``.
     "game.over": ("seats", "winners", "scores"),
 }
@@ -66,8 +68,10 @@ def webhook(kind: str, at: float, common: dict[str, Any], **fields: Any) -> dict
 
 
 def seats_of(meta: Meta) -> list[dict[str, Any]]:
+    """Every seat as a webhook shows it: its ``bot`` spelled as in every answer
+    (``models.wire_bot``: false, true for the simple bot, or the level's name)."""
     return [
-        {"seat": s.seat, "name": s.name, "bot": s.bot is not None, "external_id": s.external_id}
+        {"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "external_id": s.external_id}
         for s in meta.seats
     ]
 
@@ -168,6 +172,9 @@ class Outbox:
                     "seat.bot_took_over", now, common, seat=seat, external_id=ext(seat),
                     reason=reason,
                 )  # fmt: skip
+            elif kind == "seat_returned":
+                seat = e["player"]
+                yield webhook("seat.returned", now, common, seat=seat, external_id=ext(seat))
             elif kind == "game_over":
                 yield webhook(
                     "game.over", now, common, seats=seats_of(meta),
@@ -175,10 +182,12 @@ class Outbox:
                 )  # fmt: skip
         seat = new.waiting_person()
         if seat is not None and (turn_began(base, seat, moves, timed_out) or released(base, new)):
+            shown = None  # the deadline as the answers show it (never moving earlier)
+            if deadline is not None and meta.clock is not None:
+                shown = rfc3339(meta.clock.shown_deadline(seat, now))
             yield webhook(
-                "turn.started", now, common, seat=seat, external_id=ext(seat),
-                deadline=None if deadline is None else rfc3339(deadline),
-            )  # fmt: skip
+                "turn.started", now, common, seat=seat, external_id=ext(seat), deadline=shown
+            )
 
 
 def turn_began(base: Snapshot | None, seat: int, moves: Sequence[bytes], timed_out: bool) -> bool:

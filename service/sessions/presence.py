@@ -1,11 +1,15 @@
-"""Presence: which seats are connected (``connected`` in every answer's seats).
+"""Presence: which seats are connected and when each was last seen (``connected`` and
+``last_seen`` in every answer's seats).
 
 A seat is connected when it made a request with its token (a read, a move, its join),
-or held a stream open, in the last ``presence_seconds``. The time rides on the store
-call the request makes anyway (the read's, the move's or the join's commit: ``seen``),
-written at most once per half ``presence_seconds`` per process and seat; an open stream
-writes it on its own (``keep``) at the same pace, and so does a read that could not
-name its seat before the store call.
+or held a stream open, within the session's presence window (``window``): the last
+``presence_seconds``, or with a turn clock the turn's seconds when that is shorter, so
+a phone gone quiet shows as gone before its timeouts hand its seat to a bot (that takes
+at least one whole turn after its last request when ``max_timeouts`` is 2 or more). The
+time rides on the store call the request makes anyway (the read's, the move's or the
+join's commit: ``seen``), written at most once per half window per process and seat;
+an open stream writes it on its own (``keep``) at the same pace, and so does a read
+that could not name its seat before the store call.
 
 Each process remembers the times it read or wrote (``learn``, ``due``): an answer that
 reads nothing (a move, a join) shows the seats as this process last knew them.
@@ -41,9 +45,11 @@ class Presence:
         config = self.env.config
         now = self.env.now()
         key = (sid, seat)
+        hit = self._cache.peek(sid)  # the window's setting: a copy is enough to pace writes
+        half = self.window(hit.meta if hit is not None else None) / 2
         with self._lock:
             last = self._recorded.get(key)
-            if last is not None and now - last < config.presence_seconds / 2:
+            if last is not None and now - last < half:
                 return None
             self._recorded[key] = now
             self._recorded.move_to_end(key)
@@ -77,10 +83,22 @@ class Presence:
         if seen is not None:
             store.touch(sid, *seen)
 
-    def connected(self, sid: str, meta: Meta) -> frozenset[int]:
-        """The persons' seats seen in the last ``presence_seconds`` (as this process
-        knows: see ``learn``)."""
-        since = (self.env.now() - self.env.config.presence_seconds) * 1000
+    def window(self, meta: Meta | None) -> float:
+        """How long after its last request a seat counts as connected: ``presence_seconds``,
+        or the turn's seconds of the session's clock when shorter."""
+        seconds = self.env.config.presence_seconds
+        clock = None if meta is None else meta.clock
+        return seconds if clock is None else min(seconds, clock.turn_seconds)
+
+    def last_seen(self, sid: str, meta: Meta) -> dict[int, int]:
+        """When each person's seat was last seen (epoch ms, as this process knows: see
+        ``learn``); a seat never seen is not in it."""
         with self._lock:
             known = dict(self._known.get(sid, {}))
-        return frozenset(s for s in meta.persons if known.get(s, -1) >= since)
+        return {s: known[s] for s in meta.persons if s in known}
+
+    def connected(self, sid: str, meta: Meta) -> frozenset[int]:
+        """The persons' seats seen within the session's window (as this process knows:
+        see ``learn``)."""
+        since = (self.env.now() - self.window(meta)) * 1000
+        return frozenset(s for s, ms in self.last_seen(sid, meta).items() if ms >= since)

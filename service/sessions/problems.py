@@ -109,7 +109,8 @@ def seat_lost(seat: int, at: str, reason: str, replaced_by: str) -> ApiProblem:
     if reason == "timeouts":
         return ApiProblem(
             401, "seat_taken_by_bot",
-            f"a bot took seat {seat} at {at}: it ran out of time too often in a row",
+            f"a bot took seat {seat} at {at}: it ran out of time too often in a row; while "
+            "the game runs, POST /v1/sessions/{id}/return with this token takes it back",
             headers, **extra,
         )  # fmt: skip
     now = "a bot plays it now" if replaced_by == "bot" else "it is open again"
@@ -183,6 +184,31 @@ def session_full(wanted: int | None) -> ApiProblem:
         "session_full",
         "no open seat here" + ("" if wanted is None else f" (seat {wanted})"),
     )
+
+
+# ---------------------------------------------------------------- taking a seat back (409)
+def return_game_over(seat: int) -> ApiProblem:
+    return ApiProblem(
+        409, "seat_return_game_over",
+        f"the game has ended: seat {seat} is not taken back; ask for the rematch with this "
+        "token (POST /v1/sessions/{id}/rematch)", seat=seat,
+    )  # fmt: skip
+
+
+def return_left(seat: int) -> ApiProblem:
+    return ApiProblem(
+        409, "seat_return_left",
+        f"seat {seat} was left by its person: only a seat a bot took after its timeouts is "
+        "given back", seat=seat,
+    )  # fmt: skip
+
+
+def return_taken(seat: int) -> ApiProblem:
+    return ApiProblem(
+        409, "seat_return_taken",
+        f"seat {seat} is no longer the bot's that took it from this token (a person holds "
+        "it, or it changed hands since)", seat=seat,
+    )  # fmt: skip
 
 
 def game_not_over() -> ApiProblem:

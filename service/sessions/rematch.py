@@ -8,7 +8,10 @@ token for the caller derived from its token in the finished game and the next ga
 (``tokens.derived``), with the next game as that seat sees it (the seat is there and
 told of the deal: the clock holds for the seats that have not asked yet). A second
 claim by the same seat gets the same token and changes nothing (the next game's version
-stays; a stream opened with that token goes on).
+stays; a stream opened with that token goes on). A seat a bot took after its timeouts
+is claimed with the token it lost (``claimant``): its person plays it again in the next
+game (a ``seat_returned`` event there), as ``Seats.take_back`` gives it back while the
+game runs.
 """
 
 from __future__ import annotations
@@ -19,15 +22,17 @@ from typing import cast
 import orjson
 
 import engine
+from engine import Event
 
 from . import access, problems, tokens
 from .config import Env
 from .creation import Creation, new_sid, server_seed
 from .events import session_event
-from .models import Meta, Reply, Snapshot, Status
+from .models import LostReason, Meta, Reply, Snapshot, Status
 from .presence import Presence
 from .repo import Change, Repository
 from .streams import MAX_EVENTS_PAGE
+from .timekeeper import restarted
 from .views import Views, event_row
 
 
@@ -45,7 +50,7 @@ class Rematches:
         """The next game of ``sid`` (made by the first call, found by the others), and a
         new token for the caller's seat in it."""
         c, _ = self.repo.load(sid)
-        seat = access.holder_seat(c.meta, token)
+        seat, back = claimant(c.meta, token)
         if c.status is not Status.OVER:
             raise problems.game_not_over()
         next_sid = c.meta.rematch or self._make(c)
@@ -57,11 +62,18 @@ class Rematches:
             held = n.meta.seats[seat]
             if held.token_sha256 == hashed:
                 return Change(None)  # claimed already: nothing changes
+            events: list[Event] = []
+            if back and held.bot is not None:  # its person takes it back from the bot
+                held = replace(held, bot=None)
+                events = [session_event("seat_returned", player=seat)]
             meta = n.meta.with_seat(replace(held, token_sha256=hashed))
             if meta.clock is not None:
                 meta = replace(meta, clock=meta.clock.told(seat, self.env.now()))
+                if events and n.state is not None and engine.waiting_for(n.state) == seat:
+                    meta = restarted(meta, self.env.now())  # its turn from now
             seen = self.presence.due(next_sid, seat)
-            return Change(None, n.then(n.state, meta, 0, quiet=True), [], [], seen)
+            quiet = not events
+            return Change(None, n.then(n.state, meta, len(events), quiet), events, [], seen)
 
         n, _ = self.repo.change(next_sid, claim)
         rows = self.repo.store.events(next_sid, 0, MAX_EVENTS_PAGE)
@@ -114,3 +126,19 @@ class Rematches:
             created=now, client_seeded=False, seed=seed, dealer=dealer,
             public=False, invite_sha256=None, rematch=None, creator=None, clock=clock,
         )  # fmt: skip
+
+
+def claimant(meta: Meta, token: str | None) -> tuple[int, bool]:
+    """The seat ``token`` claims in the next game of ``meta``'s, and whether it takes the
+    seat back from the bot that took it after its timeouts (a former token of the seat,
+    the newest, the seat still that bot's). Any other token: its problem (401)."""
+    seat = access.token_seat(meta, token)
+    if seat is not None:
+        return seat, False
+    found = access.lost_token(meta, token)
+    if found is not None:
+        seat, lost = found
+        held = meta.seats[seat]
+        if lost.reason is LostReason.TIMEOUTS and held.bot is not None and held.lost[-1] == lost:
+            return seat, True
+    return access.holder_seat(meta, token), False  # raises the token's problem

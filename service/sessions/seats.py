@@ -1,9 +1,10 @@
 """Seat changes: a person joins an open seat (the last one deals the cards), a seat
 leaves (before the start it is open again, after it a bot plays it:
 ``Meta.handed_to_bot``, as after too many timeouts; its moves within
-``SESSION_BOT_CPU_MS``, the rest owed to the next requests). A seat's token that stops
-working is kept as its former token (``Seat.lost``), so its holder is told what became
-of the seat (``access.not_a_seat_token``).
+``SESSION_BOT_CPU_MS``, the rest owed to the next requests), a person takes back the
+seat a bot took after its timeouts (``take_back``, with the token it lost). A seat's
+token that stops working is kept as its former token (``Seat.lost``), so its holder is
+told what became of the seat (``access.not_a_seat_token``).
 
 Each change is a compare-and-set that replaces the meta (``Repository.change``), retried
 after a lost race, so a race for the last seat has one winner.
@@ -24,7 +25,7 @@ from .bots import BotPlayer
 from .config import Env
 from .events import session_event
 from .lobby import Lobby
-from .models import LostReason, Meta, Reply, Seat, Snapshot
+from .models import LostReason, LostToken, Meta, Reply, Seat, Snapshot, Status
 from .presence import Presence
 from .records import logged
 from .repo import Change, Repository
@@ -141,6 +142,55 @@ class Seats:
         c, (seat, events) = self.repo.change(sid, step)
         body = self.views.answer(c, seat, None, redacted(events, c.seq - len(events) + 1, None))
         return Reply(orjson.dumps(body), c.version)
+
+    def take_back(self, sid: str, token: str | None) -> Reply:
+        """The seat a bot took from ``token`` after its timeouts, played by its person
+        again while the game runs (``returnable``): the token works again, the seat's
+        timeouts in a row start from zero, everyone sees a ``seat_returned`` event; the
+        bot's moves stand. One compare-and-set over the session as read: of two returns
+        (or a return and a bot's move) racing, one wins; a return whose token already
+        holds its seat changes nothing and answers the seat (a repeat, or the race lost
+        to the same token)."""
+        bearer = access.sent(token)
+
+        def step(c: Snapshot) -> Change[tuple[int, list[Event]]]:
+            held = access.token_seat(c.meta, bearer)
+            if held is not None:  # back already: nothing changes
+                return Change((held, []))
+            seat, lost = returnable(c, bearer)
+            now = self.env.now()
+            meta = c.meta.taken_back(seat, lost)
+            if meta.clock is not None:
+                meta = replace(meta, clock=meta.clock.returned(seat))
+                if c.state is not None and engine.waiting_for(c.state) == seat:
+                    meta = restarted(meta, now)  # its bot had not moved yet: its turn from now
+            events = [session_event("seat_returned", player=seat)]
+            seen = self.presence.due(sid, seat)
+            return Change((seat, events), c.then(c.state, meta, len(events)), events, [], seen)
+
+        c, (seat, events) = self.repo.change(sid, step)
+        body = self.views.answer(c, seat, seat, redacted(events, c.seq - len(events) + 1, seat))
+        return Reply(orjson.dumps(body), c.version)
+
+
+def returnable(c: Snapshot, token: str) -> tuple[int, LostToken]:
+    """The seat ``token`` may take back, and the token as its seat lost it: a token a bot
+    took the seat from after its timeouts, the seat still that bot's, the game not over.
+    Else 401 ``invalid_token`` (no former token of a seat), 409 ``seat_return_left`` (its
+    person left it), ``seat_return_game_over``, ``seat_return_taken`` (the seat changed
+    hands since)."""
+    found = access.lost_token(c.meta, token)
+    if found is None:
+        raise problems.invalid_token()
+    seat, lost = found
+    held = c.meta.seats[seat]
+    if lost.reason is not LostReason.TIMEOUTS:
+        raise problems.return_left(seat)
+    if c.status is not Status.PLAYING:
+        raise problems.return_game_over(seat)
+    if held.bot is None or held.lost[-1] != lost:
+        raise problems.return_taken(seat)
+    return seat, lost
 
 
 def open_seat(meta: Meta, wanted: int | None) -> int:

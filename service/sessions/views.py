@@ -53,6 +53,7 @@ class Views:
         sees), with ``events`` (numbered and redacted already), each seat's token when
         ``tokens`` are given (the creator's answer) and ``extra`` (a token, codes)."""
         state, sid = c.state, c.sid
+        seen = self.presence.last_seen(sid, c.meta)
         connected = self.presence.connected(sid, c.meta)
         body = {
             "session_id": sid,
@@ -68,7 +69,7 @@ class Views:
             "view": engine.view(state, viewer) if state else None,
             "legal_moves": legal_moves(state, viewer),
             "clock": self.clock(c),
-            "seats": seat_rows(c.meta, connected, tokens),
+            "seats": seat_rows(c.meta, connected, tokens, seen),
             "events": events,
             **extra,
         }
@@ -93,13 +94,20 @@ def legal_moves(state: State | None, seat: int | None) -> list[dict[str, Any]]:
 
 
 def seat_rows(
-    meta: Meta, connected: frozenset[int], tokens: Sequence[str | None] | None = None
+    meta: Meta,
+    connected: frozenset[int],
+    tokens: Sequence[str | None] | None = None,
+    seen: dict[int, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """The seats as everyone may see them (no token, no hash), each with ``connected``;
-    with each seat's token when ``tokens`` are given (the creator's answer, once)."""
+    """The seats as everyone may see them (no token, no hash), each with ``connected``
+    and ``last_seen`` (RFC 3339, from ``seen``: seat -> epoch ms; null for a seat never
+    seen, a bot or an open seat); with each seat's token when ``tokens`` are given (the
+    creator's answer, once)."""
+    seen = seen or {}
     rows: list[dict[str, Any]] = [
         {"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "open": s.open,
-         "connected": s.seat in connected}
+         "connected": s.seat in connected,
+         "last_seen": rfc3339(seen[s.seat] / 1000) if s.person and s.seat in seen else None}
         for s in meta.seats
     ]  # fmt: skip
     if tokens is not None:

@@ -400,8 +400,10 @@ def test_a_clocked_session_through_the_generated_client(api: Api) -> None:
     )  # fmt: skip
     created = api.op("sessions", "create_session").sync(client=api.client, body=body)
     assert isinstance(created, m.SessionState), created
-    # The clock holds for seat 1 (not told yet) for 15 s at most, then seat 1 has 40.
-    assert isinstance(created.clock, m.SessionClock) and created.clock.seconds_left == 15 + 40
+    # The clock holds for seat 1 (not told yet) for 15 s at most: not running, the turn's
+    # whole 40 s shown; then the waited-for seat has 40.
+    assert isinstance(created.clock, m.SessionClock) and created.clock.seconds_left == 40
+    assert created.clock.running is False
     assert created.clock.held_for == [1] and created.clock.held_until is not None
     now[0] += 15 + 40
     state = api.op("sessions", "get_session").sync(created.session_id, client=api.client)
@@ -412,6 +414,33 @@ def test_a_clocked_session_through_the_generated_client(api: Api) -> None:
     assert isinstance(log, m.SessionEvents)
     first = log.events[0]
     assert isinstance(first, m.EventTimeout) and first.moves >= 1
+
+
+def test_a_seat_taken_back_from_a_bot_through_the_generated_client(api: Api) -> None:
+    """The return, its ``seat_returned`` event, ``running`` and ``last_seen`` parse into
+    the generated models; a refused return into ``Problem`` with its code."""
+    m = api.models
+    now = [1_800_000_000.0]
+    api.app.extensions["sessions"].now = lambda: now[0]
+    body = m.SessionCreate.from_dict(
+        {"variant": "uno_classic", "players": 2, "seed": 5,
+         "clock": {"turn_seconds": 30, "max_timeouts": 1}}
+    )  # fmt: skip
+    created = api.op("sessions", "create_session").sync(client=api.client, body=body)
+    assert isinstance(created, m.SessionState) and created.clock.running is False
+    seat = created.clock.seat
+    now[0] += 15 + 30  # the hold's end, then the turn: a bot has the seat
+    me = api.seat_client(created.seats[seat].token)
+    lost = api.op("sessions", "get_session").sync(created.session_id, client=me)
+    assert isinstance(lost, m.TokenProblem) and lost.code is m.ProblemCode.SEAT_TAKEN_BY_BOT
+    back = api.op("sessions", "return_to_seat").sync(created.session_id, client=me)
+    assert isinstance(back, m.SessionState) and back.seat == seat, back
+    assert back.seats[seat].bot is False and back.seats[seat].last_seen is not None
+    assert isinstance(back.events[0], m.EventSeatReturned) and back.clock.running is True
+    other = api.seat_client(created.seats[1 - seat].token)
+    api.op("sessions", "leave_session").sync(created.session_id, client=other)
+    refused = api.op("sessions", "return_to_seat").sync(created.session_id, client=other)
+    assert isinstance(refused, m.Problem) and refused.code is m.ProblemCode.SEAT_RETURN_LEFT
 
 
 def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None:

@@ -202,8 +202,9 @@ def test_the_sweeper_index_is_written_only_when_sweeping(clocks: Clocks) -> None
 
 def test_the_turn_and_the_sweeper_follow_the_clock_held_after_the_deal(clocks: Clocks) -> None:
     """Held for Ann (not told of the deal Bo's join made), the first turn's deadline is
-    the hold's end plus the turn; Ann's first read starts the clock: the sweeper's index
-    and a second ``turn.started`` carry the earlier deadline."""
+    the hold's end plus the turn for the sweeper, while ``turn.started`` shows it as the
+    answers do (not running: the turn from now); Ann's first read starts the clock: the
+    sweeper's index has the earlier deadline, a second ``turn.started`` a later one."""
     app = app_with(clocks, CLOCK_SWEEPER="on", SESSION_START_GRACE_SECONDS="15", **HOOK)
     api = Api(app.test_client())
     store = app.extensions["sessions"].store
@@ -211,7 +212,7 @@ def test_the_turn_and_the_sweeper_follow_the_clock_held_after_the_deal(clocks: C
     join(api, sid, code)
     held = outbox(app, sid)
     assert kinds(held)[-1] == "turn.started"
-    assert held[-1]["data"]["deadline"] == "2027-01-15T08:01:15.000Z"  # T0 + 15 + 60
+    assert held[-1]["data"]["deadline"] == "2027-01-15T08:01:00.000Z"  # T0 + 60, not running
     assert store.deadline_index(sid) == int((T0 + 75) * 1000)
     clocks.t += 5
     assert api.get(sid, ann).status_code == 200  # Ann is told: the clock starts now

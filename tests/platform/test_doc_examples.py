@@ -97,6 +97,7 @@ def test_a_pages_examples_run_in_order_from_a_fresh_shell(
         digest = next(i for i, line in enumerate(lines) if line.endswith("  -"))
         assert lines[digest].split()[0] == lines[digest + 1]
         assert '"code":"seat_taken_by_bot"' in out and '"code":"seat_left"' in out
+        assert '"events":["seat_returned"],"bots":[false,false]' in out  # the seat taken back
         assert '"previous_session_id"' in out and '"status":"playing"' in out
         assert sum(1 for s, _ in statuses.seen if s == 401) == 2  # the two lost seats only
     if page.name == "api.md":

@@ -7,7 +7,8 @@ stream) with a 3-second turn clock, on every session store.
   has read the session after the deal (or the start grace), so nobody loses a turn
   before their first read.
 - A phone whose seat a bot took after its timeouts, or that left, is told so by its
-  old token (401 ``seat_taken_by_bot`` / ``seat_left``), for the session's life.
+  old token (401 ``seat_taken_by_bot`` / ``seat_left``), for the session's life; the
+  former claims its seat in the rematch with it.
 - A join and a create count as being there (``connected``).
 """
 
@@ -138,7 +139,10 @@ def test_four_phones_that_poll_play_the_multiplayer_story(lobby: Lobby, app: Fla
     assert [e["type"] for e in joined["events"]][:2] == ["joined", "started"]
     clock = joined["clock"]
     assert clock["held_for"] == [0, 1, 2] and clock["held_until"] == rfc3339(deal + GRACE)
-    assert clock["seconds_left"] == GRACE + TURN
+    # Not running yet: the turn's whole time, from now (it never shows a later deadline
+    # than the one the turn gets once the clock starts).
+    assert clock["running"] is False and clock["seconds_left"] == TURN
+    assert clock["deadline"] == rfc3339(deal + TURN)
 
     # The phones read at their own pace: Ann after 1 s, Bob after 2 s, Cy after 9 s
     # (three turns' worth). Whoever is to move and has read moves at once.
@@ -204,7 +208,12 @@ def test_four_phones_that_poll_play_the_multiplayer_story(lobby: Lobby, app: Fla
     assert again["clock"]["held_for"] == [3]  # Di has not asked yet
     di = seat_answer(api.rematch(sid, phones[3].token))
     assert di["session_id"] == again["session_id"] and di["clock"]["held_for"] == []
-    problem(api.rematch(sid, bob.token), 401, "seat_taken_by_bot")
+    # Bob's seat, a bot's after his timeouts, is his again in the rematch (his old
+    # token claims it); Cy left hers: her token is told so.
+    back = seat_answer(api.rematch(sid, bob.token))
+    assert back["session_id"] == again["session_id"] and back["seat"] == 1
+    assert back["seats"][1]["bot"] is False and back["token"]
+    assert [e for e in back["events"] if e["type"] == "seat_returned"][0]["player"] == 1
     problem(api.rematch(sid, cy.token), 401, "seat_left")
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import orjson
 import pytest
 
+import engine
 from service.sessions import tokens
 from service.sessions.manager import SessionManager
-from service.sessions.models import BotLevel, LostReason, Meta, Seat, Status
+from service.sessions.models import BotLevel, LostReason, LostToken, Meta, Seat, Snapshot, Status
 from service.sessions.problems import SessionProblem
-from service.sessions.seats import open_seat
+from service.sessions.seats import open_seat, returnable
 
 from .conftest import T0, SpyStore, Time, body, created
 
@@ -75,6 +76,7 @@ def test_a_seat_that_leaves_before_the_start_is_open_again(mgr: SessionManager) 
         "bot": False,
         "open": True,
         "connected": False,
+        "last_seen": None,
     }
     assert code_of(mgr.leave, sid, joined["token"]) == "seat_left"
 
@@ -100,3 +102,25 @@ def test_a_bot_takes_a_seat_and_a_join_finds_one() -> None:
         with pytest.raises(SessionProblem):
             open_seat(meta, wanted)
     assert Status.WAITING.value == "waiting"
+
+
+def test_a_return_is_refused_once_the_seat_changed_hands() -> None:
+    """``returnable``: a token a bot took the seat from after its timeouts, the seat still
+    that bot's; a token the seat lost before another (``seat_return_taken``), a seat a
+    person holds again, a token that left (``seat_return_left``)."""
+    state, _ = engine.start("uno_classic", 2, 4)
+    old = LostToken(tokens.digest("old"), T0, LostReason.TIMEOUTS, "bot")
+    newer = LostToken(tokens.digest("newer"), T0 + 5, LostReason.TIMEOUTS, "bot")
+    left = LostToken(tokens.digest("left"), T0, LostReason.LEFT, "bot")
+    ann = Seat(0, "Ann", None, tokens.digest("ann"))
+
+    def snap(seat: Seat) -> Snapshot:
+        return Snapshot("s" * 8, 3, 9, state, Meta("uno_classic", (ann, seat), T0))
+
+    bot = Seat(1, "Bob", BotLevel.SIMPLE, None, lost=(left, old, newer))
+    assert returnable(snap(bot), "newer") == (1, newer)
+    assert code_of(returnable, snap(bot), "old") == "seat_return_taken"
+    assert code_of(returnable, snap(bot), "left") == "seat_return_left"
+    assert code_of(returnable, snap(bot), "ann") == "invalid_token"
+    person = Seat(1, "Bob", None, tokens.digest("another"), lost=(newer,))
+    assert code_of(returnable, snap(person), "newer") == "seat_return_taken"

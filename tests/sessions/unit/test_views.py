@@ -75,15 +75,18 @@ def test_the_clock_is_seen_at_the_time_now(env: Env, clock: Time) -> None:
 
 
 def test_the_seats_everyone_sees_hold_no_token_hash(env: Env) -> None:
-    seats = seat_rows(snapshot().meta, frozenset({0}))
+    seats = seat_rows(snapshot().meta, frozenset({0}), seen={0: 1_800_000_000_500, 1: 7})
     assert seats == [
-        {"seat": 0, "name": "Ann", "bot": False, "open": False, "connected": True},
-        {"seat": 1, "name": "Bot", "bot": "hard", "open": False, "connected": False},
-    ]
+        {"seat": 0, "name": "Ann", "bot": False, "open": False, "connected": True,
+         "last_seen": "2027-01-15T08:00:00.500Z"},
+        {"seat": 1, "name": "Bot", "bot": "hard", "open": False, "connected": False,
+         "last_seen": None},  # a bot is never seen
+    ]  # fmt: skip
     body = views_of(env).answer(snapshot(), 1, None, [], token="t")
     assert body["version"] == 3 and body["token"] == "t"
-    assert [{k: v for k, v in s.items() if k != "connected"} for s in body["seats"]] == [
-        {k: v for k, v in s.items() if k != "connected"} for s in seats
+    presence = ("connected", "last_seen")
+    assert [{k: v for k, v in s.items() if k not in presence} for s in body["seats"]] == [
+        {k: v for k, v in s.items() if k not in presence} for s in seats
     ]
     assert "secret-hash" not in orjson.dumps(body).decode()
 
