@@ -2,7 +2,7 @@
 the configured URL only, at an address the settings allow.
 
 The target's host is resolved here (again every ``RESOLVE_SECONDS``) and each address is
-checked (``settings.refused_address``: no private, loopback or link-local address unless
+checked (``addresses.refusal``: no address that is not global unless
 ``WEBHOOK_ALLOW_PRIVATE``); the connection goes to the address checked, with the host
 name kept for TLS (SNI and the certificate's name) and the ``Host`` header, so a DNS
 answer that changes between the check and the connection cannot redirect it. Redirects
@@ -26,7 +26,8 @@ from urllib.parse import urlsplit
 import urllib3
 from standardwebhooks import Webhook
 
-from .settings import NotifierSettings, refused_address
+from .addresses import refusal
+from .settings import NotifierSettings
 
 #: How long a resolved address is used before the host is resolved again (seconds).
 RESOLVE_SECONDS = 30.0
@@ -73,11 +74,11 @@ class Sender:
             raise AddressRefused(f"{self.host} does not resolve: {e}") from None
         addresses = [str(info[4][0]) for info in infos]
         if not self.settings.allow_private:
-            refused = [a for a in addresses if refused_address(a)]
+            refused = [f"{a} ({why})" for a in addresses if (why := refusal(a))]
             if refused:
                 raise AddressRefused(
-                    f"{self.host} resolves to {', '.join(refused)}: private, loopback or "
-                    "link-local (set WEBHOOK_ALLOW_PRIVATE=on to allow it)"
+                    f"{self.host} resolves to {', '.join(refused)}: not a global address "
+                    "(set WEBHOOK_ALLOW_PRIVATE=on to allow it)"
                 )
         if not addresses:
             raise AddressRefused(f"{self.host} resolves to no address")
