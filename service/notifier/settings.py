@@ -6,7 +6,7 @@ start so a wrong one stops the worker with a message that names it.
 | ``WEBHOOK_SECRET`` / ``WEBHOOK_SECRET_FILE`` | required with ``WEBHOOK_URL`` | the Standard Webhooks signing secret (``whsec_`` + base64) |
 | ``WEBHOOK_ALLOW_HTTP`` | off | allow an ``http://`` target (local development) |
 | ``WEBHOOK_ALLOW_PRIVATE`` | off | allow a target whose address is not global (``addresses.REFUSED``) |
-| ``WEBHOOK_TIMEOUT_SECONDS`` | 5 | connect and read timeout of one delivery |
+| ``WEBHOOK_TIMEOUT_SECONDS`` | 5 | the deadline of one try: connecting, sending and the whole answer |
 | ``WEBHOOK_BACKOFF_SECONDS`` | 5 | the first retry's delay; each next one doubles, with jitter |
 | ``WEBHOOK_BACKOFF_MAX_SECONDS`` | 3600 | the longest delay between two tries |
 | ``NOTIFIER_POLL_SECONDS`` | 1 | how often the worker looks for due notifications and deadlines |
