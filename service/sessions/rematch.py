@@ -22,7 +22,7 @@ import engine
 
 from . import access, problems, tokens
 from .config import Env
-from .creation import Creation, new_sid, server_seed
+from .creation import Creation, new_nonce, new_sid, server_seed
 from .events import session_event
 from .models import Meta, Reply, Snapshot, Status
 from .presence import Presence
@@ -111,6 +111,6 @@ class Rematches:
         return replace(
             meta,
             seats=tuple(replace(s, token_sha256=None, lost=()) for s in meta.seats),
-            created=now, client_seeded=False, seed=seed, dealer=dealer,
+            created=now, client_seeded=False, seed=seed, seed_nonce=new_nonce(), dealer=dealer,
             public=False, invite_sha256=None, rematch=None, creator=None, clock=clock,
         )  # fmt: skip
