@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .commitment import commitment
+from .commitment import NONCE, commitment
 from .errors import EngineError, InvalidMove
 from .events import Event, redact, reveal_all
 from .moves import Move, MoveType
@@ -228,15 +228,17 @@ def record(
     deck: Sequence[int] | None = None,
     game_id: str | None = None,
     seat: int | None = None,
+    nonce: str | None = None,
 ) -> dict[str, Any]:
     """The record of the game set up so and played with ``moves`` (``Move``\\ s, move
     dicts or move-log entries ``{"by", "at", "move"}``; ``at`` in epoch ms or RFC 3339).
 
-    ``game_id``: the record carries the seed commitment for it. ``seat``: the record as
+    ``game_id``: the record carries the seed commitment for it (with ``nonce``, the
+    game's secret nonce, when it has one: null in a seat's copy). ``seat``: the record as
     that seat may see it while the game runs (no seed or deck, hidden move fields left
     out); once the game is over every seat sees the whole record. Raises
     ``RecordError`` when a move is illegal, ``SetupError`` for a bad setup."""
-    return build(variant, players, seed, moves, dealer, options, deck, game_id, seat)[0]
+    return build(variant, players, seed, moves, dealer, options, deck, game_id, seat, nonce)[0]
 
 
 def build(
@@ -249,6 +251,7 @@ def build(
     deck: Sequence[int] | None = None,
     game_id: str | None = None,
     seat: int | None = None,
+    nonce: str | None = None,
 ) -> tuple[dict[str, Any], State]:
     """``record(...)`` and the final state it replays to."""
     seats = _players(players)
@@ -270,14 +273,23 @@ def build(
         "dealer": dealer,
         "seed": None if sealed else str(seed),
         "deck": None if sealed or deck is None else list(deck),
-        "seed_commitment": (
-            {"game_id": game_id, "sha256": commitment(game_id, seed)} if game_id else None
-        ),
+        "seed_commitment": _commitment(game_id, seed, nonce, sealed),
         "moves": [_entry(s, by, at, view_of) for s, (_, by, at) in zip(steps, listed, strict=True)],
         "rounds": rounds,
         "result": _final_result(final),
     }
     return rec, final
+
+
+def _commitment(
+    game_id: str | None, seed: int, nonce: str | None, sealed: bool
+) -> dict[str, Any] | None:
+    """A record's ``seed_commitment``: with the nonce (hidden, null, in a seat's copy
+    of a running game) when the game has one."""
+    if not game_id:
+        return None
+    sc = {"game_id": game_id, "sha256": commitment(game_id, seed, nonce)}
+    return sc if nonce is None else {**sc, "nonce": None if sealed else nonce}
 
 
 def dumps(rec: Mapping[str, Any]) -> str:
@@ -370,7 +382,13 @@ def check(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Parsed:
     _int_list(raw.get("deck"), "deck", nullable=True, limit=MAX_DECK)
     sc = raw.get("seed_commitment")
     if sc is not None:
-        _closed(sc, ("game_id", "sha256"), ("game_id", "sha256"), "seed_commitment")
+        _closed(sc, ("game_id", "sha256", "nonce"), ("game_id", "sha256"), "seed_commitment")
+        nonce = sc.get("nonce")
+        if nonce is not None and not (isinstance(nonce, str) and NONCE.fullmatch(nonce)):
+            raise InvalidRecord(
+                "seed_commitment.nonce must be 32 lowercase hex digits (or null when hidden)",
+                field="seed_commitment.nonce",
+            )
         if not isinstance(sc["game_id"], str) or not _GAME_ID.fullmatch(sc["game_id"]):
             raise InvalidRecord(
                 "seed_commitment.game_id must be a game id (1 to 64 of A-Z a-z 0-9 _ -)",
@@ -462,7 +480,7 @@ def replay(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Replayed:
             index=-1,
         )
     sc = rec.raw.get("seed_commitment")
-    if sc is not None and commitment(sc["game_id"], rec.seed) != sc["sha256"]:
+    if sc is not None and commitment(sc["game_id"], rec.seed, sc.get("nonce")) != sc["sha256"]:
         raise RecordError(
             f"the seed does not match the seed commitment of game {sc['game_id']!r}",
             code="seed_commitment_mismatch",

@@ -38,7 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.dead_letters is not None:
         for letter in worker.queue.dead_letters(args.dead_letters):
             webhook_id, body = parse_entry(letter.pop("entry").encode())
-            out = {**letter, "webhook_id": webhook_id, "body": orjson.loads(body)}
+            try:
+                shown = orjson.loads(body)
+            except orjson.JSONDecodeError:  # an entry that could not be decoded
+                shown = body.decode()
+            out = {**letter, "webhook_id": webhook_id, "body": shown}
             print(orjson.dumps(out).decode())
         worker.store.close()
         return 0

@@ -322,10 +322,14 @@ class NotifyQueue:
         self._global(run)
 
     def dead_letters(self, count: int = 100) -> list[dict[str, str]]:
-        """The newest dead letters (ops): sid, entry (webhook-id and body), reason."""
+        """The newest dead letters (ops): sid, entry (webhook-id and body), reason (an
+        entry that could not be decoded: its bad bytes replaced)."""
         key = K.dead_key(self.prefix)
         rows = self._global(lambda c: c.xrevrange(key, count=count))
-        return [{k.decode(): v.decode() for k, v in fields.items()} for _, fields in rows]
+        return [
+            {k.decode(): v.decode(errors="replace") for k, v in fields.items()}
+            for _, fields in rows
+        ]
 
     def depth(self) -> dict[str, int]:
         """The stream's length and the deliveries taken and not finished."""

@@ -5,8 +5,8 @@ start so a wrong one stops the worker with a message that names it.
 |---|---|---|
 | ``WEBHOOK_SECRET`` / ``WEBHOOK_SECRET_FILE`` | required with ``WEBHOOK_URL`` | the Standard Webhooks signing secret (``whsec_`` + base64); read only with ``WEBHOOK_URL``, so a file that is not there does not stop a worker that only sweeps |
 | ``WEBHOOK_ALLOW_HTTP`` | off | allow an ``http://`` target (local development) |
-| ``WEBHOOK_ALLOW_PRIVATE`` | off | allow a target whose address is private, loopback or link-local |
-| ``WEBHOOK_TIMEOUT_SECONDS`` | 5 | connect and read timeout of one delivery |
+| ``WEBHOOK_ALLOW_PRIVATE`` | off | allow a target whose address is not global (``addresses.REFUSED``) |
+| ``WEBHOOK_TIMEOUT_SECONDS`` | 5 | the deadline of one try: connecting, sending and the whole answer |
 | ``WEBHOOK_BACKOFF_SECONDS`` | 5 | the first retry's delay; each next one doubles, with jitter |
 | ``WEBHOOK_BACKOFF_MAX_SECONDS`` | 3600 | the longest delay between two tries |
 | ``NOTIFIER_POLL_SECONDS`` | 1 | how often the worker looks for due notifications and deadlines |
@@ -24,7 +24,6 @@ start so a wrong one stops the worker with a message that names it.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import socket
 from collections.abc import Mapping
@@ -140,16 +139,3 @@ class NotifierSettings:
             Webhook(self.secret)
         except Exception as e:  # the library raises several kinds for a bad secret
             raise SettingError(f"WEBHOOK_SECRET is not a Standard Webhooks secret: {e}") from None
-
-
-def refused_address(address: str) -> bool:
-    """Whether ``address`` is one a webhook may not reach unless ops allow it: private,
-    loopback, link-local, multicast, reserved or unspecified (an IPv4 address mapped
-    into IPv6 is judged as itself)."""
-    ip: Any = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return bool(
-        ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
-        or ip.is_reserved or ip.is_unspecified
-    )  # fmt: skip

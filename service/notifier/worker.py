@@ -44,6 +44,9 @@ BATCH = 256
 #: The longest a deliverer's read blocks (ms) and the worker's Redis socket timeout.
 BLOCK_MS = 1000
 SOCKET_TIMEOUT = 3.0
+#: A try is stuck past twice ``WEBHOOK_TIMEOUT_SECONDS`` and this (seconds: resolving
+#: the host, which no socket timeout bounds, and Redis's calls around it).
+STUCK_SLACK = 30.0
 
 
 def backoff(attempts: int, base: float, cap: float, rnd: Callable[[], float]) -> float:
@@ -81,6 +84,8 @@ class Worker:
         self._threads: list[threading.Thread] = []
         #: When the poller last finished a round (monotonic; the health check reads it).
         self.last_round = time.monotonic()
+        #: Each deliverer's try under way: when it started (monotonic; the health check).
+        self.trying: dict[str, float] = {}
 
     def now_ms(self) -> int:
         return int(self.now() * 1000)
@@ -126,8 +131,18 @@ class Worker:
 
     def healthy(self) -> bool:
         """The poller finished a round lately (a store that is down is a round too: it
-        is logged and tried again, and a restart would not bring it back)."""
-        return time.monotonic() - self.last_round <= max(60.0, 20 * self.settings.poll_seconds)
+        is logged and tried again, and a restart would not bring it back), and no
+        delivery is stuck (``stuck``)."""
+        now = time.monotonic()
+        polled = now - self.last_round <= max(60.0, 20 * self.settings.poll_seconds)
+        return polled and not self.stuck(now)
+
+    def stuck(self, now: float | None = None) -> list[str]:
+        """The deliverers whose try has lasted past twice its deadline and the time to
+        resolve the host (``STUCK_SLACK``): a try the deadline did not end."""
+        now = time.monotonic() if now is None else now
+        limit = 2 * self.settings.timeout + STUCK_SLACK
+        return sorted(name for name, at in list(self.trying.items()) if now - at > limit)
 
     def _deliver_loop(self, consumer: str) -> None:
         claim_ms = int(self.settings.claim_seconds * 1000)
@@ -141,7 +156,11 @@ class Worker:
                 if not found:
                     found = self.queue.read(consumer, 1, BLOCK_MS)
                 for message in found:
-                    self.deliver(message)
+                    self.trying[consumer] = time.monotonic()
+                    try:
+                        self.deliver(message)
+                    finally:
+                        del self.trying[consumer]
             except StoreUnavailable as e:
                 log.warning("notifier: the store failed: %s", e)
                 self.stopping.wait(self.settings.poll_seconds)
@@ -202,13 +221,17 @@ class Worker:
         if not self.queue.is_head(sid, entry):
             self.queue.ack(message)  # done by another worker (or the session stopped)
             return "skipped"
-        webhook_id, body = parse_entry(entry)
+        try:
+            webhook_id, body = parse_entry(entry)
+            kind, at = caused(body)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # orjson's and
+            # UnicodeDecodeError are ValueErrors; the others: a body of another shape
+            return self._undecodable(message, f"the outbox entry cannot be decoded: {e}")
         outcome = self.sender.send(webhook_id, body)
         now_ms = self.now_ms()
         if outcome.result == "delivered":
             if self.queue.done(sid, entry, now_ms) > 0:
                 self._next(sid, now_ms)
-            kind, at = caused(body)
             metrics.DELIVERED.labels(kind).inc()
             metrics.LATENCY.observe(max(0.0, now_ms / 1000 - at))
             result = "delivered"
@@ -236,6 +259,17 @@ class Worker:
                 log.info("notifier: %s: %s; again in %.1f s", webhook_id, outcome.reason, delay)
         self.queue.ack(message)
         return result
+
+    def _undecodable(self, message: Message, reason: str) -> str:
+        """An entry no try can send: a dead letter at once, and the session's next."""
+        sid, now_ms = message.sid, self.now_ms()
+        self.queue.dead(sid, message.entry, reason)
+        if self.queue.done(sid, message.entry, now_ms) > 0:
+            self._next(sid, now_ms)
+        metrics.DEAD.inc()
+        log.error("notifier: session %s: %s (a dead letter)", sid, reason)
+        self.queue.ack(message)
+        return "dead"
 
 
 def caused(body: bytes) -> tuple[str, float]:

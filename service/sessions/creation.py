@@ -13,6 +13,7 @@ import orjson
 
 import engine
 from engine import Event, State
+from service.fairness import new_nonce
 
 from . import access, problems, tokens
 from .bots import BotPlayer
@@ -90,6 +91,7 @@ class Creation:
             on_leave=OnLeave(req.get("on_leave", "bot")),
             clock=self._clock(req.get("clock"), seats, first, now, dealt=not waiting),
             notify=bool(req.get("notify")),
+            seed_nonce=new_nonce(),
             host=first,
             creator=client,
         )  # fmt: skip

@@ -214,6 +214,9 @@ class Meta:
     quiet_from: int | None = None
     #: The session's notifications go to the deployment's webhook (``notify``).
     notify: bool = False
+    #: The secret nonce of the seed commitment (``service.fairness``; hidden like the
+    #: seed until the game is over). None: a session stored before nonces.
+    seed_nonce: str | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -285,6 +288,7 @@ class Meta:
             "creator": self.creator,
             "quiet_from": self.quiet_from,
             **({"notify": True} if self.notify else {}),
+            **({"seed_nonce": self.seed_nonce} if self.seed_nonce is not None else {}),
         })  # fmt: skip
 
     @classmethod
@@ -310,6 +314,7 @@ class Meta:
             d.get("creator"),
             d.get("quiet_from"),
             d.get("notify", False),
+            d.get("seed_nonce"),
         )
 
 

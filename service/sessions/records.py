@@ -80,6 +80,7 @@ class Records:
             dict(dealt.options),
             game_id=c.sid,
             seat=seat,
+            nonce=c.meta.seed_nonce,
         )
         if final != dealt:
             log.error("session %s: its move log does not replay to its state", c.sid)

@@ -26,7 +26,7 @@ from engine import Event
 
 from . import access, problems, tokens
 from .config import Env
-from .creation import Creation, new_sid, server_seed
+from .creation import Creation, new_nonce, new_sid, server_seed
 from .events import session_event
 from .models import LostReason, Meta, Reply, Snapshot, Status
 from .presence import Presence
@@ -123,7 +123,7 @@ class Rematches:
         return replace(
             meta,
             seats=tuple(replace(s, token_sha256=None, lost=()) for s in meta.seats),
-            created=now, client_seeded=False, seed=seed, dealer=dealer,
+            created=now, client_seeded=False, seed=seed, seed_nonce=new_nonce(), dealer=dealer,
             public=False, invite_sha256=None, rematch=None, creator=None, clock=clock,
         )  # fmt: skip
 

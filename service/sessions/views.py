@@ -64,7 +64,9 @@ class Views:
             "seat": seat,
             "client_seeded": c.meta.client_seeded,
             "seed_commitment": (
-                seed_commitment(sid, state) if state else waiting_commitment(sid, c.meta)
+                seed_commitment(sid, state, c.meta.seed_nonce)
+                if state
+                else waiting_commitment(sid, c.meta)
             ),
             "view": engine.view(state, viewer) if state else None,
             "legal_moves": legal_moves(state, viewer),
@@ -148,7 +150,8 @@ def waiting_commitment(sid: str, meta: Meta) -> dict[str, Any]:
     """The seed commitment of a session not dealt yet (its seed is chosen already)."""
     if meta.seed is None:
         raise RuntimeError(f"session {sid}: its meta keeps no seed")
-    return {"game_id": sid, "sha256": commitment(sid, meta.seed), "seed": None}
+    sha256 = commitment(sid, meta.seed, meta.seed_nonce)
+    return {"game_id": sid, "sha256": sha256, "seed": None, "nonce": None}
 
 
 def redacted(events: list[Event], first_seq: int, seat: int | None) -> list[Event]:

@@ -14,7 +14,7 @@ from standardwebhooks import Webhook
 
 from service.notifier import metrics
 from service.notifier.delivery import Sender
-from service.notifier.settings import NotifierSettings, SettingError, refused_address
+from service.notifier.settings import NotifierSettings, SettingError
 from service.notifier.worker import Worker, backoff
 from service.sessions.config import SessionConfig
 from service.sessions.outbox import entry
@@ -69,19 +69,6 @@ def test_a_missing_secret_file_does_not_stop_a_worker_that_only_sweeps(
     # With a target the file is required, and its path is named.
     with pytest.raises(ValueError, match="WEBHOOK_SECRET_FILE=.*cannot read it"):
         NotifierSettings.load({"WEBHOOK_URL": GOOD["WEBHOOK_URL"]})
-
-
-@pytest.mark.parametrize(
-    ("address", "refused"),
-    [
-        ("10.1.2.3", True), ("172.16.0.1", True), ("192.168.1.1", True), ("127.0.0.1", True),
-        ("169.254.169.254", True), ("0.0.0.0", True), ("::1", True), ("fe80::1", True),
-        ("fc00::1", True), ("::ffff:10.0.0.1", True), ("224.0.0.1", True),
-        ("93.184.216.34", False), ("2606:2800:220:1:248:1893:25c8:1946", False),
-    ],
-)  # fmt: skip
-def test_private_loopback_and_link_local_addresses_are_refused(address: str, refused: bool) -> None:
-    assert refused_address(address) is refused
 
 
 def test_backoff_doubles_to_its_cap_with_jitter() -> None:

@@ -43,9 +43,12 @@ def no_seed(body: Any, seed: int, over: bool, where: Any) -> None:
         node, key = stack.pop()
         if isinstance(node, dict):
             for k, v in node.items():
-                if k in ("seed", "rng", "state"):
-                    assert key == "seed_commitment" and k == "seed", (where, key, k)
-                    assert v == (str(seed) if over else None), (where, v)
+                if k in ("seed", "rng", "state", "nonce"):
+                    assert key == "seed_commitment" and k in ("seed", "nonce"), (where, key, k)
+                    if k == "seed":
+                        assert v == (str(seed) if over else None), (where, v)
+                    else:  # the commitment's nonce: hidden like the seed
+                        assert (v is not None) == over, (where, v)
                     continue
                 stack.append((v, k))
         elif isinstance(node, list):
@@ -60,9 +63,10 @@ def check_commitment(body: dict[str, Any], sid: str, seed: int, over: bool) -> d
     assert c["game_id"] == sid
     assert c["seed"] == (str(seed) if over else None)
     if over:
-        # What a player does with the revealed seed (the bytes spelled out here, not
-        # taken from the service).
-        assert c["sha256"] == hashlib.sha256(f"uno-rules-seed-v1:{sid}:{seed}".encode()).hexdigest()
+        # What a player does with the revealed seed and nonce (the bytes spelled out
+        # here, not taken from the service).
+        hashed = f"uno-rules-seed-v2:{sid}:{c['nonce']}:{seed}".encode()
+        assert c["sha256"] == hashlib.sha256(hashed).hexdigest()
     return c  # type: ignore[no-any-return]
 
 
@@ -168,7 +172,7 @@ def play_random_game(app: Flask, variant: engine.Variant, seed: int) -> None:
         if state.phase is engine.Phase.GAME_OVER:
             for body in bodies:
                 last = check_commitment(body, sid, hidden_seed, True)
-                assert {**last, "seed": None} == first
+                assert {**last, "seed": None, "nonce": None} == first
             log = [(q, orjson.loads(e)) for q, e in store.events(sid, 0, 100_000)]
             check_streams(api, sid, tokens, hidden_seed, log)
             return

@@ -20,9 +20,12 @@ from .conftest import T0, Time
 SID = "session0"
 
 
+NONCE = "0123456789abcdef" * 2
+
+
 def snapshot(state: engine.State | None = None, clock: Clock | None = None) -> Snapshot:
     seats = (Seat(0, "Ann", None, "secret-hash"), Seat(1, "Bot", BotLevel.HARD, None))
-    meta = Meta("uno_classic", seats, T0, seed=42, clock=clock)
+    meta = Meta("uno_classic", seats, T0, seed=42, clock=clock, seed_nonce=NONCE)
     return Snapshot(SID, 3, 9, state, meta)
 
 
@@ -47,9 +50,11 @@ def test_a_waiting_session_commits_to_its_seed_without_showing_it(env: Env) -> N
     assert answer["status"] == "waiting" and answer["view"] is None
     assert answer["seed_commitment"] == {
         "game_id": SID,
-        "sha256": commitment(SID, 42),
+        "sha256": commitment(SID, 42, NONCE),
         "seed": None,
+        "nonce": None,
     }
+    assert NONCE not in orjson.dumps(answer).decode()
 
 
 def test_the_clock_is_seen_at_the_time_now(env: Env, clock: Time) -> None:
