@@ -169,6 +169,17 @@ def post_worker_init(worker: Any) -> None:
     gc.freeze()
 
 
+def pre_request(worker: Any, req: Any) -> None:
+    """Give the app a way to close this request's connection after its answer: a body
+    it refused unread (over its limit, rate-limited, ...) is then not drained by
+    gunicorn, 1 KiB at a time, before the next request (360-510 ms of worker CPU for
+    8 MiB, measured). gunicorn ignores an app's ``Connection: close``; the request's
+    ``force_close`` is what its own errors use. The callable rides on the request's
+    body, which is the app's ``wsgi.input`` (``service.http.CLOSE_CONNECTION``)."""
+    worker.log.debug("%s %s", req.method, req.path)  # gunicorn's default hook
+    req.body.uno_close_connection = req.force_close
+
+
 def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
     """gevent: after each answer, let every other connection run before this one reads
     its next request (``gevent.idle`` returns once the event loop has polled and served

@@ -28,6 +28,11 @@ JSON = "application/json"
 DEFAULT_MAX_JSON_DEPTH = 32
 #: The pieces a body is read (and scanned) in.
 CHUNK = 64 * 1024
+#: What marks a request's connection to close after its answer: an attribute of the
+#: WSGI input stream (set by ``gunicorn_conf.pre_request``).
+CLOSE_CONNECTION = "uno_close_connection"
+#: The environ key set once the app has read a body to its end.
+BODY_READ = "uno.body_read"
 
 
 class OrjsonProvider(JSONProvider):
@@ -42,6 +47,31 @@ class OrjsonProvider(JSONProvider):
 
 def install(app: Flask) -> None:
     app.json = OrjsonProvider(app)
+    app.after_request(close_if_unread)
+
+
+def body_left_unread(environ: dict[str, Any]) -> bool:
+    """The request carries a body (a Content-Length over 0, or chunked) that the app did
+    not read to its end."""
+    if environ.get(BODY_READ):
+        return False
+    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return True
+    length = environ.get("CONTENT_LENGTH", "").strip()
+    return bool(length) and length != "0"
+
+
+def close_if_unread(resp: Response) -> Response:
+    """After each answer: when the body was left unread, the connection closes instead
+    of being read to the body's end for the next request (the whole point of refusing
+    a body unread)."""
+    environ = request.environ
+    if body_left_unread(environ):
+        close = getattr(environ.get("wsgi.input"), CLOSE_CONNECTION, None)
+        if close is not None:
+            close()
+        resp.headers["Connection"] = "close"
+    return resp
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -63,9 +93,10 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
 
 def read_scanned(scan: JsonScan) -> bytes:
     """The request body, each piece fed to ``scan`` as it is read (so an over-deep or
-    over-full body is refused after its first pieces, before anything parses it); 413
-    past ``request.max_content_length``, as werkzeug checks it, and only past it (a body
-    of unknown length that ends exactly at the limit is read whole)."""
+    over-full body is refused after its first pieces, before anything parses it, and the
+    rest is never read: ``close_if_unread``); 413 past ``request.max_content_length``,
+    as werkzeug checks it (at once for a Content-Length over it), and only past it (a
+    body of unknown length that ends exactly at the limit is read whole)."""
     req: Request = request._get_current_object()  # type: ignore[attr-defined]
     limit = req.max_content_length
     stream = get_input_stream(req.environ, max_content_length=None if limit is None else limit + 1)
@@ -78,19 +109,10 @@ def read_scanned(scan: JsonScan) -> bytes:
         try:
             scan.feed(piece)
         except (TooDeep, TooManyValues) as exc:
-            _discard(stream, limit, size)
             raise ApiProblem(400, "invalid_json", f"the request body {exc}") from None
         pieces.append(piece)
+    req.environ[BODY_READ] = True
     return b"".join(pieces)
-
-
-def _discard(stream: Any, limit: int | None, size: int) -> None:
-    """Read the rest of a refused body without keeping it (the client then reads the
-    answer, not a reset connection); 413 if it goes past ``limit``, as it would have."""
-    while piece := stream.read(CHUNK):
-        size += len(piece)
-        if limit is not None and size > limit:
-            raise RequestEntityTooLarge()
 
 
 def read_json(max_values: int | None = None) -> Any:

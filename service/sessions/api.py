@@ -194,11 +194,13 @@ def client() -> str:
 
 @bp.post("")
 def create_session() -> Response:
+    caller = client()
+    manager().quotas.refuse_when_full(caller)  # before the body is read
     req = _body(create_schema)
     for i, seat in enumerate(req["players"]):
         if "name" in seat:
             seat["name"] = names.clean(seat["name"], f"players.{i}.name")
-    return _answer(manager().create(req, client()), 201)
+    return _answer(manager().create(req, caller), 201)
 
 
 @bp.get("")

@@ -70,6 +70,18 @@ class Quotas:
         self._next_idle = 0.0
 
     # ------------------------------------------------------------------ sessions
+    def refuse_when_full(self, client: str) -> None:
+        """429 at once when ``client`` holds its whole sessions quota already: a create
+        is then refused before its body is read (``take_session`` decides for one that
+        is read)."""
+        config = self.env.config
+        if len(self.store.claimed(f"client:{client}:sessions", now_ms())) >= (
+            config.sessions_per_client
+        ):
+            raise problems.too_many_sessions(
+                config.sessions_per_client, int(config.ttl), SESSIONS_RETRY_AFTER
+            )
+
     def take_session(self, client: str, sid: str, waiting: bool) -> Callable[[], None]:
         """Count the new session ``sid`` in ``client``'s quotas (``waiting``: it has open
         seats): 429 when one is full. Returns what gives the places back (for a create

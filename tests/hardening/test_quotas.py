@@ -75,6 +75,17 @@ def test_a_client_creates_so_many_sessions_per_ttl(app: Flask) -> None:
     created(mallory.create("uno_classic", [{"name": "A"}, {"bot": True}]))
 
 
+def test_a_full_sessions_quota_refuses_a_create_unread(app: Flask) -> None:
+    """Issue 46: with the quota full, a create is 429 before its body is read (a body
+    that is not even JSON is not looked at), and its connection is to close."""
+    mallory = client_at(app, "10.0.0.67")
+    for _ in range(6):
+        created(mallory.create("uno_classic", [{"name": "A"}, {"bot": True}]))
+    r = mallory.c.post("/v1/sessions", data=b"not json", content_type="application/json")
+    problem(r, 429, "too_many_sessions")
+    assert r.headers["Connection"] == "close"
+
+
 def test_one_creator_does_not_bury_the_lobby(make: Callable[..., Flask]) -> None:
     """A page shows at most ``SESSION_LOBBY_PER_CLIENT`` (2) sessions of one creator:
     Ann's, made first, stays on the first page below Mallory's newest two."""
