@@ -50,6 +50,9 @@ from .store import IDEMPOTENCY_KEYS, LOBBY_SIZE
 
 #: Redis connections a worker keeps beside its streams' at the least (its commands).
 STREAM_SPARE_CONNECTIONS = 4
+#: The shortest IDENTITY_ASSERTION_KEY (bytes): RFC 7518 asks HS256 for a key of at least
+#: the hash's size.
+IDENTITY_KEY_MIN_BYTES = 32
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -174,8 +177,11 @@ class SessionConfig:
             clock_sweeper=flag("CLOCK_SWEEPER", None),
             identity_key=get("IDENTITY_ASSERTION_KEY", None, str),
         )
-        if loaded.identity_key is not None and len(loaded.identity_key.encode()) < 32:
-            raise ValueError("IDENTITY_ASSERTION_KEY must be at least 32 bytes (HS256)")
+        key = loaded.identity_key
+        if key is not None and len(key.encode()) < IDENTITY_KEY_MIN_BYTES:
+            raise ValueError(
+                f"IDENTITY_ASSERTION_KEY must be at least {IDENTITY_KEY_MIN_BYTES} bytes (HS256)"
+            )
         if loaded.redis_max_connections < loaded.streams_per_worker + STREAM_SPARE_CONNECTIONS:
             raise ValueError(
                 f"REDIS_MAX_CONNECTIONS ({loaded.redis_max_connections}) must be at least "

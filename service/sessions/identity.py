@@ -36,8 +36,6 @@ AUDIENCE = "uno-rules-sessions"
 MAX_LIFETIME_SECONDS = 600
 #: Clock skew allowed between the app's backend and the service (seconds).
 LEEWAY_SECONDS = 5
-#: The shortest key (bytes): RFC 7518 asks HS256 for a key of at least the hash's size.
-MIN_KEY_BYTES = 32
 
 
 def external_id(key: str | None, seat: dict[str, Any], field: str) -> str | None:
