@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 #: The settings that may come from a file.
-SECRETS = ("REDIS_URL", "STATE_TOKEN_KEYS", "WEBHOOK_SECRET")
+SECRETS = ("REDIS_URL", "STATE_TOKEN_KEYS", "WEBHOOK_SECRET", "IDENTITY_ASSERTION_KEY")
 SUFFIX = "_FILE"
 
 

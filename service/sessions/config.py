@@ -32,6 +32,7 @@
 | ``WEBHOOK_WARNING_SECONDS`` | 300 | a ``turn.clock_warning`` this long before a deadline (0: none; a turn shorter than this gets none) |
 | ``WEBHOOK_RETRY_SECONDS`` | 86400 | how long a notification is retried before it is a dead letter (its outbox is kept that long) |
 | ``CLOCK_SWEEPER`` | on with ``WEBHOOK_URL``, else off | index each clocked session's next deadline for the notifier's sweeper (it plays timeouts without a request) |
+| ``IDENTITY_ASSERTION_KEY`` | unset: no assertions | the HS256 key (at least 32 bytes) the app's backend signs identity assertions with: a seat's ``external_id`` comes only from one (``identity.py``); or ``IDENTITY_ASSERTION_KEY_FILE`` |
 | ``ALLOW_CLIENT_SEED`` | on | off (``0``, ``false``, ``no``, ``off``): a ``seed`` on create is 422 ``client_seed_not_allowed`` |
 """
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from service import secretfiles
@@ -49,6 +50,9 @@ from .store import IDEMPOTENCY_KEYS, LOBBY_SIZE
 
 #: Redis connections a worker keeps beside its streams' at the least (its commands).
 STREAM_SPARE_CONNECTIONS = 4
+#: The shortest IDENTITY_ASSERTION_KEY (bytes): RFC 7518 asks HS256 for a key of at least
+#: the hash's size.
+IDENTITY_KEY_MIN_BYTES = 32
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -86,6 +90,7 @@ class SessionConfig:
     webhook_warning_seconds: float = 300.0
     webhook_retry_seconds: float = 86_400.0
     clock_sweeper: bool | None = None
+    identity_key: str | None = field(default=None, repr=False)
 
     @property
     def notifying(self) -> bool:
@@ -170,7 +175,13 @@ class SessionConfig:
             ),
             webhook_retry_seconds=get("WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds, float),
             clock_sweeper=flag("CLOCK_SWEEPER", None),
+            identity_key=get("IDENTITY_ASSERTION_KEY", None, str),
         )
+        key = loaded.identity_key
+        if key is not None and len(key.encode()) < IDENTITY_KEY_MIN_BYTES:
+            raise ValueError(
+                f"IDENTITY_ASSERTION_KEY must be at least {IDENTITY_KEY_MIN_BYTES} bytes (HS256)"
+            )
         if loaded.redis_max_connections < loaded.streams_per_worker + STREAM_SPARE_CONNECTIONS:
             raise ValueError(
                 f"REDIS_MAX_CONNECTIONS ({loaded.redis_max_connections}) must be at least "

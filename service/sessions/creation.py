@@ -15,7 +15,7 @@ import engine
 from engine import Event, State
 from service.fairness import new_nonce
 
-from . import access, problems, tokens
+from . import access, identity, problems, tokens
 from .bots import BotPlayer
 from .clock import Clock
 from .config import Env
@@ -69,6 +69,8 @@ class Creation:
             )
         if req.get("notify") and not self.env.config.notifying:
             raise problems.notifications_not_configured()
+        key = self.env.config.identity_key
+        externals = [identity.external_id(key, s, f"players.{i}") for i, s in enumerate(players)]
         seed, client_seeded = self._seed(req.get("seed"))
         variant, dealer, options = req["variant"], req.get("dealer"), req.get("options")
         state, setup = problems.judged(engine.start, variant, len(players), seed, dealer, options)
@@ -80,7 +82,7 @@ class Creation:
             "spectator_code": tokens.new_token() if spectators is SpectatorAccess.CODE else None,
         }
         now = self.env.now()
-        seats = new_seats(players, toks)
+        seats = new_seats(players, toks, externals)
         first = next((s.seat for s in seats if s.person), None)
         meta = Meta(
             state.variant, seats, now, client_seeded,
@@ -164,9 +166,11 @@ class Creation:
         return seed, True
 
 
-def new_seats(players: list[dict[str, Any]], toks: list[str | None]) -> tuple[Seat, ...]:
+def new_seats(
+    players: list[dict[str, Any]], toks: list[str | None], externals: list[str | None]
+) -> tuple[Seat, ...]:
     """The seats as requested: a default name, the hash of each person's token (an open
-    seat has neither)."""
+    seat has neither), each person's ``external_id`` as asserted (``identity``)."""
     return tuple(
         Seat(
             i,
@@ -174,7 +178,7 @@ def new_seats(players: list[dict[str, Any]], toks: list[str | None]) -> tuple[Se
             BotLevel.from_wire(s["bot"]),
             t and tokens.digest(t),
             bool(s.get("open")),
-            external_id=s.get("external_id"),
+            external_id=e,
         )
-        for i, (s, t) in enumerate(zip(players, toks, strict=True))
+        for i, (s, t, e) in enumerate(zip(players, toks, externals, strict=True))
     )

@@ -74,6 +74,71 @@ def client_seed_refused() -> ApiProblem:
     )
 
 
+# ---------------------------------------------------------------- identity assertions (422)
+def _seat_identity(field: str, detail: str, name: str = "identity") -> dict[str, list[str]]:
+    """The ``errors`` of a seat's ``identity`` (or ``external_id``) the service will not
+    take; ``field``: the seat's place in the body ("" for a join's)."""
+    return {f"{field}.{name}" if field else name: [detail]}
+
+
+def identity_assertion_missing(field: str) -> ApiProblem:
+    detail = (
+        "external_id comes from an identity assertion the app's backend signs: send it "
+        "as identity (docs/notifications.md)"
+    )
+    return ApiProblem(
+        422,
+        "identity_assertion_missing",
+        detail,
+        errors=_seat_identity(field, detail, "external_id"),
+    )
+
+
+def identity_assertion_expired(field: str) -> ApiProblem:
+    detail = "the identity assertion has expired: get a new one"
+    return ApiProblem(
+        422, "identity_assertion_expired", detail, errors=_seat_identity(field, detail)
+    )
+
+
+def identity_assertion_bad_signature(field: str) -> ApiProblem:
+    detail = "the identity assertion is not signed with this service's IDENTITY_ASSERTION_KEY"
+    return ApiProblem(
+        422, "identity_assertion_bad_signature", detail, errors=_seat_identity(field, detail)
+    )
+
+
+def identity_assertion_wrong_audience(field: str, audience: str) -> ApiProblem:
+    detail = f"the identity assertion is not for this service: its aud must be {audience!r}"
+    return ApiProblem(
+        422, "identity_assertion_wrong_audience", detail, errors=_seat_identity(field, detail)
+    )
+
+
+def identity_assertion_invalid(field: str, why: str) -> ApiProblem:
+    detail = f"the identity assertion is not valid: {why}"
+    return ApiProblem(
+        422, "identity_assertion_invalid", detail, errors=_seat_identity(field, detail)
+    )
+
+
+def identity_assertion_mismatch(field: str) -> ApiProblem:
+    detail = "external_id differs from the identity assertion's sub: leave external_id out"
+    return ApiProblem(
+        422,
+        "identity_assertion_mismatch",
+        detail,
+        errors=_seat_identity(field, detail, "external_id"),
+    )
+
+
+def identity_assertions_not_configured(field: str) -> ApiProblem:
+    detail = "this deployment takes no identity assertions (IDENTITY_ASSERTION_KEY is not set)"
+    return ApiProblem(
+        422, "identity_assertions_not_configured", detail, errors=_seat_identity(field, detail)
+    )
+
+
 def rules(code: str, detail: str) -> ApiProblem:
     """An engine's rules error (``EngineError``) with its own code: 422."""
     return ApiProblem(422, code, detail)

@@ -15,6 +15,8 @@ MAX_SEED = (1 << 64) - 1
 MAX_SEATS = 10
 #: The longest ``external_id`` a seat may carry.
 MAX_EXTERNAL_ID = 256
+#: The longest identity assertion (a JWT) a seat may send.
+MAX_IDENTITY = 4096
 #: The bot levels a seat may ask for (``true``: the simple bot of before the levels).
 BOT_LEVELS: tuple[str, ...] = engine.bots.LEVELS
 
@@ -44,14 +46,18 @@ class SeatSpec(Schema):
     bot = BotField(load_default=False)
     #: An open seat: nobody has it yet; a person takes it with ``POST .../join``.
     open = Bool(load_default=False)
-    #: The app's reference of the person: the webhooks echo it; no answer shows it.
+    #: The app's reference of the person: the webhooks echo it; no answer shows it. It
+    #: comes from ``identity`` (``identity.py``): alone it is refused.
     external_id = fields.String(validate=validate.Length(min=1, max=MAX_EXTERNAL_ID))
+    #: The app's backend's signed assertion of the person (a JWT): gives ``external_id``.
+    identity = fields.String(validate=validate.Length(min=1, max=MAX_IDENTITY))
 
     @validates_schema
     def _open_is_alone(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("open") and (data.get("bot") or "name" in data or "external_id" in data):
+        taken = data.get("bot") or {"name", "external_id", "identity"} & set(data)
+        if data.get("open") and taken:
             raise ValidationError(
-                "an open seat has no name or external_id and is not a bot", "open"
+                "an open seat has no name, external_id or identity and is not a bot", "open"
             )
 
 
@@ -113,7 +119,7 @@ class CreateSession(Schema):
 
 
 class JoinRequest(Schema):
-    """``{name, code?, seat?, external_id?}``: take an open seat (the lowest, or ``seat``)."""
+    """``{name, code?, seat?, identity?}``: take an open seat (the lowest, or ``seat``)."""
 
     class Meta:
         unknown = RAISE
@@ -121,8 +127,9 @@ class JoinRequest(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=40))
     code = fields.String(validate=validate.Length(min=1, max=256))
     seat = Int(validate=validate.Range(min=0, max=MAX_SEATS - 1))
-    #: The app's reference of the person (see ``SeatSpec``).
+    #: The app's reference of the person and its assertion (see ``SeatSpec``).
     external_id = fields.String(validate=validate.Length(min=1, max=MAX_EXTERNAL_ID))
+    identity = fields.String(validate=validate.Length(min=1, max=MAX_IDENTITY))
 
 
 class MoveRequest(Schema):

@@ -20,7 +20,7 @@ import orjson
 import engine
 from engine import Event, State
 
-from . import access, problems, tokens
+from . import access, identity, problems, tokens
 from .bots import BotPlayer
 from .config import Env
 from .events import session_event
@@ -57,6 +57,7 @@ class Seats:
         the clock holds for the others (``Clock.dealt``)."""
         token = tokens.new_token()
         name: str = req["name"]
+        ext = identity.external_id(self.env.config.identity_key, req, "")
 
         def step(c: Snapshot) -> Change[tuple[int, list[Event]]]:
             meta = c.meta
@@ -65,7 +66,6 @@ class Seats:
                 raise problems.session_started()
             seat = open_seat(meta, req.get("seat"))
             old = meta.seats[seat]
-            ext = req.get("external_id")
             meta = meta.with_seat(
                 Seat(seat, name, None, tokens.digest(token), lost=old.lost, external_id=ext)
             )

@@ -152,6 +152,23 @@ def test_answers_type_what_they_always_carry(generated: Generated) -> None:
 
 
 # ---------------------------------------------------------------- variants and health
+def test_a_seat_is_named_by_an_identity_assertion_in_the_generated_client(
+    generated: Generated,
+) -> None:
+    """A join (and a person's seat on create) sends ``identity``, the backend's signed
+    assertion; its problems are typed codes."""
+    m = generated.module("models")
+    join = m.SessionJoinRequest(name="Bo", identity="eyJhbGciOiJIUzI1NiJ9.e30.sig")
+    assert join.to_dict() == {"name": "Bo", "identity": "eyJhbGciOiJIUzI1NiJ9.e30.sig"}
+    codes = {c.value for c in m.ProblemCode}
+    assert {
+        "identity_assertion_missing", "identity_assertion_expired",
+        "identity_assertion_bad_signature", "identity_assertion_wrong_audience",
+        "identity_assertion_invalid", "identity_assertion_mismatch",
+        "identity_assertions_not_configured",
+    } <= codes  # fmt: skip
+
+
 def test_variants_and_health_parse(api: Api) -> None:
     m = api.models
     listed = api.op("variants", "list_variants").sync(client=api.client)

@@ -26,6 +26,26 @@ from tests.sessions.conftest import Api, make_app, store_url
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "whsec_" + base64.b64encode(b"the notifier tests' secret, 32 b").decode()
+#: The key the tests' "app backend" signs identity assertions with (IDENTITY_ASSERTION_KEY).
+IDENTITY_KEY = "the notifier tests' identity assertion key"
+
+
+def asserted(
+    external_id: str, key: str | None = IDENTITY_KEY, algorithm: str = "HS256", **claims: Any
+) -> str:
+    """An identity assertion of ``external_id`` as the app's backend signs it
+    (docs/notifications.md): HS256, for the service's audience, living 5 minutes;
+    ``claims`` replace or add claims (None: leave that claim out)."""
+    import jwt
+
+    from service.sessions.identity import AUDIENCE
+
+    now = int(time.time())
+    body = {"sub": external_id, "aud": AUDIENCE, "iat": now, "exp": now + 300, **claims}
+    claims = {k: v for k, v in body.items() if v is not None}
+    return jwt.encode(claims, key or "", algorithm=algorithm)
+
+
 #: Fast settings for workers under test: polled often, a short timeout and claim time,
 #: retries a second apart.
 FAST = {
@@ -171,6 +191,7 @@ class Deployment:
             "SESSION_KEY_PREFIX": f"n{uuid.uuid4().hex[:8]}:",
             "WEBHOOK_URL": receiver.url,
             "WEBHOOK_SECRET": SECRET,
+            "IDENTITY_ASSERTION_KEY": IDENTITY_KEY,
             "WEBHOOK_WARNING_SECONDS": "0",
             # The clock starts at the deal (test_outbox.py tests the hold after it).
             "SESSION_START_GRACE_SECONDS": "0",

@@ -19,7 +19,7 @@ from service.notifier.settings import NotifierSettings
 from service.notifier.worker import Worker
 from service.sessions import outbox_keys as K
 from service.sessions.config import SessionConfig
-from tests.notifier.conftest import SECRET, Deployment, Receiver, wait_until
+from tests.notifier.conftest import IDENTITY_KEY, SECRET, Deployment, Receiver, wait_until
 from tests.notifier.test_delivery import started
 from tests.redis_procs import free_port
 from tests.sessions.conftest import make_app, store_url
@@ -119,7 +119,7 @@ def test_an_undecodable_outbox_entry_is_a_dead_letter_and_the_next_goes_on(
     env = {"REDIS_URL": str(store_url("redis", request)), "WEBHOOK_URL": receiver.url,
            "WEBHOOK_SECRET": SECRET, "WEBHOOK_ALLOW_HTTP": "on", "WEBHOOK_ALLOW_PRIVATE": "on",
            "SESSION_KEY_PREFIX": f"u{uuid.uuid4().hex[:8]}:", "WEBHOOK_WARNING_SECONDS": "0",
-           "SESSION_START_GRACE_SECONDS": "0"}  # fmt: skip
+           "SESSION_START_GRACE_SECONDS": "0", "IDENTITY_ASSERTION_KEY": IDENTITY_KEY}  # fmt: skip
     app = make_app({"TESTING": True, **env})
     from tests.sessions.conftest import Api
 

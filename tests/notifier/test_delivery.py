@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.notifier.conftest import Deployment, wait_until
+from tests.notifier.conftest import Deployment, asserted, wait_until
 from tests.sessions.conftest import Api
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -19,14 +19,15 @@ pytestmark = [pytest.mark.redis, pytest.mark.slow]
 def started(api: Api, **extra: Any) -> tuple[str, list[str]]:
     """A notifying two-seat session (target 1: one round), both seats taken."""
     r = api.create(
-        "uno_classic", [{"name": "Ann", "external_id": "app-user-0"}, {"open": True}],
+        "uno_classic", [{"name": "Ann", "identity": asserted("app-user-0")}, {"open": True}],
         notify=True, options={"target": 1}, **extra,
     )  # fmt: skip
     assert r.status_code == 201, r.get_data(as_text=True)
     body = r.get_json()
     sid, code = body["session_id"], body["invitation_code"]
     joined = api.c.post(
-        f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "app-user-1"}
+        f"/v1/sessions/{sid}/join",
+        json={"name": "Bo", "code": code, "identity": asserted("app-user-1")},
     )
     assert joined.status_code == 200, joined.get_data(as_text=True)
     return sid, [body["seats"][0]["token"], joined.get_json()["token"]]

@@ -16,11 +16,13 @@ from flask import Flask
 
 from service.sessions.memory import MemoryStore
 from service.sessions.outbox import COMMON, SEATS, WEBHOOK_EVENTS, parse_entry
+from tests.notifier.conftest import IDENTITY_KEY, asserted
 from tests.sessions.conftest import Api, make_app, problem, store_url, turn_seat
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_800_000_000.0
-HOOK = {"WEBHOOK_URL": "https://hooks.example.com/uno", "WEBHOOK_WARNING_SECONDS": "10"}
+HOOK = {"WEBHOOK_URL": "https://hooks.example.com/uno", "WEBHOOK_WARNING_SECONDS": "10",
+        "IDENTITY_ASSERTION_KEY": IDENTITY_KEY}  # fmt: skip
 
 
 class Clocks:
@@ -77,7 +79,7 @@ def kinds(found: list[dict[str, Any]]) -> list[str]:
 def create(api: Api, **extra: Any) -> tuple[str, str, str]:
     """A notifying session: seat 0 ``u-0``, seat 1 open; its id, token, invitation code."""
     r = api.create(
-        "uno_classic", [{"name": "Ann", "external_id": "u-0"}, {"open": True}],
+        "uno_classic", [{"name": "Ann", "identity": asserted("u-0")}, {"open": True}],
         notify=True, seed=5, options={"target": 1}, **extra,
     )  # fmt: skip
     assert r.status_code == 201, r.get_data(as_text=True)
@@ -87,7 +89,7 @@ def create(api: Api, **extra: Any) -> tuple[str, str, str]:
 
 def join(api: Api, sid: str, code: str) -> str:
     r = api.c.post(
-        f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "u-1"}
+        f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "identity": asserted("u-1")}
     )
     assert r.status_code == 200, r.get_data(as_text=True)
     return str(r.get_json()["token"])
@@ -228,14 +230,15 @@ def test_external_id_is_in_no_answer(app: Flask, api: Api) -> None:
     """Not in the creator's answer, the join's, any seat's or a spectator's read, the
     events, the record, the stream, the lobby."""
     r = api.create(
-        "uno_classic", [{"name": "Ann", "external_id": "secret-ref-0"}, {"open": True}],
+        "uno_classic", [{"name": "Ann", "identity": asserted("secret-ref-0")}, {"open": True}],
         notify=True, public=True,
     )  # fmt: skip
     body = r.get_json()
     sid, ann, code = body["session_id"], body["seats"][0]["token"], body["invitation_code"]
     answers = [r.get_data(as_text=True), api.c.get("/v1/sessions").get_data(as_text=True)]
     r = api.c.post(
-        f"/v1/sessions/{sid}/join", json={"name": "Bo", "code": code, "external_id": "secret-ref-1"}
+        f"/v1/sessions/{sid}/join",
+        json={"name": "Bo", "code": code, "identity": asserted("secret-ref-1")},
     )
     bo = r.get_json()["token"]
     answers.append(r.get_data(as_text=True))
