@@ -100,10 +100,12 @@ def test_a_clocked_session_fits_the_spec(api: ApiClient, api_app: Any) -> None:
     sid, clock = created["session_id"], created["clock"]
     # The clock holds until seat 1 (not told by the create) reads, 15 s at most.
     assert clock["held_for"] == [1] and clock["held_until"] == "2027-01-15T08:00:15.000Z"
-    assert clock["seat"] == turn_seat(created["view"]) and clock["seconds_left"] == 15 + 35
+    assert clock["seat"] == turn_seat(created["view"]) and clock["seconds_left"] == 35
+    assert clock["running"] is False  # the turn's whole time, not counting down yet
     tokens = [s["token"] for s in created["seats"]]
     told = api.get(f"/v1/sessions/{sid}", headers=auth(tokens[1])).get_json()["clock"]
     assert told["held_for"] == [] and told["held_until"] is None and told["seconds_left"] == 35
+    assert told["running"] is True and told["deadline"] == clock["deadline"]
     now[0] += 35
     waiting = api.get(f"/v1/sessions/{sid}", headers=auth(tokens[1 - clock["seat"]]))
     assert waiting.status_code == 200
