@@ -66,11 +66,13 @@ def gunicorn(
     options: tuple[str, ...] = (),
     conf: Path | None = ROOT / "service" / "gunicorn_conf.py",
     ready_path: str = "/readyz",
+    start_seconds: float = 20,
 ) -> Iterator[tuple[str, int, int]]:
     """gunicorn with the production config (``service/gunicorn_conf.py``; ``conf=None``:
     stock gunicorn, no config file) serving ``app`` on a free loopback port, no access
     lines, its logs in a file (a pipe nobody reads fills up and stalls the workers),
-    ``options`` added to its command line: (host, port, master pid)."""
+    ``options`` added to its command line: (host, port, master pid). ``start_seconds``:
+    how long it may take to answer (``serve``)."""
     port = free_port()
     env = {
         **os.environ,
@@ -86,19 +88,23 @@ def gunicorn(
     cmd = [
         sys.executable, "-m", "gunicorn", *config, "--bind", f"127.0.0.1:{port}", *options, app,
     ]  # fmt: skip
-    with serve("gunicorn", cmd, env, f"http://127.0.0.1:{port}{ready_path}") as pid:
+    ready = f"http://127.0.0.1:{port}{ready_path}"
+    with serve("gunicorn", cmd, env, ready, start_seconds) as pid:
         yield "127.0.0.1", port, pid
 
 
 @contextmanager
-def serve(name: str, cmd: list[str], env: dict[str, str], ready_url: str) -> Iterator[int]:
+def serve(
+    name: str, cmd: list[str], env: dict[str, str], ready_url: str, start_seconds: float = 20
+) -> Iterator[int]:
     """Run the server ``cmd`` (from the project's root, its logs in a file: a pipe nobody
-    reads fills up and stalls the workers) until ``ready_url`` answers 200 (20 s at
-    most; its log's end in the error otherwise); its pid; SIGTERM when done."""
+    reads fills up and stalls the workers) until ``ready_url`` answers 200
+    (``start_seconds`` at most; its log's end in the error otherwise); its pid; SIGTERM
+    when done."""
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
         try:
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + start_seconds
             while True:
                 try:
                     with urllib.request.urlopen(ready_url, timeout=1) as r:

@@ -9,16 +9,18 @@ conflict) and each read that finds a stored answer to replay, before it returns:
 slot's node, one pipeline on one connection writes the session's ack key
 (``<prefix>{<sid>}:ack``, ``SET ... PX``, gone a second later) and sends
 ``WAIT n timeout``. Redis answers ``WAIT`` when n replicas have
-acknowledged everything that connection wrote, the ack key included; the node has one
+acknowledged the stream up to that ``SET`` (see below), the ack key included; the node has one
 replication stream, in order, so they also have every write the node made before it:
 the change, whichever connection of the pool made it. Fewer than n within the timeout:
 ``StoreUnavailable`` (503 ``store_unavailable`` with ``Retry-After``); the change may be
 on the primary alone, and the client's retry with the same Idempotency-Key finds it
 (its stored answer, confirmed again) or, after a failover lost it, makes it once.
 
-Why the ack key: ``WAIT`` counts from the connection's own last write, and the change
-may have been made on another connection of the pool, or made nothing at all (a replay
-of an answer stored by an earlier try whose ``WAIT`` failed). A write of the session's
+Why the ack key: ``WAIT`` counts up to the replication offset the connection's previous
+command left (Redis 7.0: whatever that command was, a read too; later versions: its
+last write), and the change may have been made on another connection of the pool, or
+made nothing at all (a replay of an answer stored by an earlier try whose ``WAIT``
+failed): the ``SET`` just before it fixes that offset after everything written so far. A write of the session's
 own keys would not do: ``PEXPIRE`` of a deleted key writes nothing.
 
 Why not the cluster client's ``wait``: redis-py's ``RedisCluster`` sends ``WAIT`` to its

@@ -95,3 +95,22 @@ def test_the_counted_session_moves_are_answered_and_the_game_lasts(monkeypatch) 
     monkeypatch.delenv("REDIS_URL", raising=False)
     session_instructions.child("move", 3)
     session_instructions.child("healthz", 3)
+
+
+@pytest.mark.redis
+def test_the_redis_cpu_benchmark_plays_its_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    """``redis_move_cpu``'s child plays its moves on a real Redis (each answered 200, or
+    it raises) and prints the Redis CPU a move; the parent runs it per tree."""
+    from benchmarks import redis_move_cpu
+    from tests.redis_procs import RedisServer, free_port, need_redis_server
+
+    need_redis_server()
+    server = RedisServer(free_port())
+    server.start()
+    try:
+        redis_move_cpu.child(str(redis_move_cpu.ROOT), server.url, 20, [server.port])
+        assert orjson.loads(capsys.readouterr().out.splitlines()[-1])["us_per_move"] >= 0
+        rows = redis_move_cpu.measure([str(redis_move_cpu.ROOT)], server.url, [server.port], 10, 1)
+        assert [(tree, len(each)) for tree, _, each in rows] == [(str(redis_move_cpu.ROOT), 1)]
+    finally:
+        server.stop()

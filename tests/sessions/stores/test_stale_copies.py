@@ -23,7 +23,7 @@ from flask import Flask
 import engine
 from tests.redis_procs import LocalSentinel, RedisServer, free_port, need_redis_server
 from tests.sessions.api.test_contract import mover
-from tests.sessions.api.test_lobby import Lobby, open_game
+from tests.sessions.api.test_lobby import Lobby, open_game, play_to_the_end
 from tests.sessions.conftest import Api, first_move, make_app, turn_seat
 from tests.sessions.stores.test_durability import Game, answered, durable_app, until_served
 
@@ -204,3 +204,32 @@ def test_after_a_failover_a_stale_copy_undoes_no_move(
     assert game.logged(a_app) == game.logged(b_app) == game.acked
     for app in (a_app, b_app):
         app.extensions["sessions"].store.close()
+
+
+def test_a_rematch_claim_on_another_replica_leaves_the_version_good(
+    pq: tuple[Lobby, Lobby],
+) -> None:
+    """Reproduction 2 for rematch claims: the next game of a clocked game holds for the
+    seats until each claims it; the mover reads the next game on P, the last seat's
+    claim goes to Q (a quiet commit), the mover's move to P answers the version read."""
+    p, q = pq
+    r = p.create(
+        "uno_classic", [{"name": n} for n in ("Ann", "Bob", "Cy")],
+        options={"target": 30}, clock={"turn_seconds": 3600},
+    )  # fmt: skip
+    body = r.get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    play_to_the_end([p], sid, toks)
+    first = p.rematch(sid, toks[0]).get_json()
+    nxt, new = first["session_id"], {0: first["token"]}
+    seat = turn_seat(first["view"])
+    last = next(s for s in (1, 2) if s != seat)
+    for s in (1, 2):
+        if s != last:
+            new[s] = p.rematch(sid, toks[s]).get_json()["token"]
+    body = p.get(nxt, new[seat]).get_json()
+    claimed = q.rematch(sid, toks[last]).get_json()
+    assert claimed["version"] == body["version"] + 1  # the quiet commit
+    r = p.move(nxt, new[seat], first_move(body), body["version"])
+    assert r.status_code == 200, r.get_data(as_text=True)
+    assert r.get_json()["version"] == claimed["version"] + 1
