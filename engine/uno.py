@@ -273,7 +273,9 @@ class UnoRules(Variant):
         return NO_TARGET
 
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
-        """Whether ``uno: true`` fits this play: it leaves the player one card."""
+        """Whether ``uno: true`` fits this play: it leaves the player one card. (The
+        listing asks it once for the plays of a card that differ by colour only: it may
+        read the play's player, card, target and chain, not its colour.)"""
         return self.uno_rule and len(s.hands[move[1]]) == 2
 
     def may_play(self, s: State | Work, player: int, card: int) -> bool:
@@ -348,25 +350,31 @@ class UnoRules(Variant):
 
     def play_moves(self, s: State, player: int, card: int) -> list[Move]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
-        seat it may target, each also with ``uno: true`` where that fits."""
+        seat it may target, each also with ``uno: true`` where that fits (asked once for
+        each seat named: ``uno_flag_allowed`` does not read a play's colour)."""
         side = s.side
         targets = self.play_targets(s, player, card)
-        if targets == NO_TARGET:
-            pairs = self.plain_plays(side, player, card)
-        else:
-            made = self._made_plays[player][card]
-            pairs = made.get((side, targets))  # type: ignore[assignment]
-            if pairs is None:
-                pairs = made[side, targets] = tuple(
-                    (
-                        _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
-                        _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
-                    )
-                    for color in self._colors[side][card]
-                    for target in targets
-                )
         fits = self.uno_flag_allowed
         out: list[Move] = []
+        if targets == NO_TARGET:
+            pairs = self._plays[side][player][card] or self.plain_plays(side, player, card)
+            if fits(s, pairs[0][1]):
+                for plain, said in pairs:
+                    out += plain, said
+            else:
+                out += [plain for plain, _ in pairs]
+            return out
+        made = self._made_plays[player][card]
+        pairs = made.get((side, targets))  # type: ignore[assignment]
+        if pairs is None:
+            pairs = made[side, targets] = tuple(
+                (
+                    _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
+                    _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
+                )
+                for color in self._colors[side][card]
+                for target in targets
+            )
         for plain, said in pairs:
             out.append(plain)
             if fits(s, said):

@@ -94,6 +94,8 @@ class Variant(Scoring):
         #: Whether this variant names cards to a seat other than by catalog id (its
         #: ``decode_move`` is not the identity).
         self._translates = type(self).decode_move is not Variant.decode_move
+        #: ``cut_value`` compiled: card id -> its value in the cut for dealer.
+        self._cut_values = tuple(self.cut_value(card) for card in self.catalog.ids)
 
     # ------------------------------------------------------------------ setup
 
@@ -220,18 +222,22 @@ class Variant(Scoring):
         """
         pile = list(self.catalog.ids)
         w.rng = prng.shuffle(w.rng, pile)
+        values = self._cut_values
+        codes = self.catalog.code[w.side]
+        custom = self._custom_refs
         contenders = list(range(w.num_players))
         drawn: list[dict[str, Any]] = []
         position = 0
         while len(contenders) > 1 and position + len(contenders) <= len(pile):
-            values = {}
+            got = {}
             for seat in contenders:
                 card = pile[position]
                 position += 1
-                values[seat] = self.cut_value(card)
-                drawn.append({"player": seat, "card": self.public_ref(w, card)})
-            best = max(values.values())
-            contenders = [s for s in contenders if values[s] == best]
+                got[seat] = values[card]
+                ref = self.public_ref(w, card) if custom else {"id": card, "code": codes[card]}
+                drawn.append({"player": seat, "card": ref})
+            best = max(got.values())
+            contenders = [s for s in contenders if got[s] == best]
         if len(contenders) > 1:
             index, w.rng = prng.below(w.rng, len(contenders))
             contenders = [contenders[index]]
