@@ -133,6 +133,15 @@ BAD_NAMES = [
     "Ann\r\nX-Injected: 1",
     "Ann\u2028Bob",  # a line separator
     "   ",
+    # Issue 46: nothing visible (each was 201).
+    "\u200b",
+    "\u200b" * 10,
+    "\u2060",
+    "\ufeff",
+    "\u00ad",
+    "\u3164",
+    "\u2800",
+    "\U000e0020",
 ]
 
 
