@@ -14,6 +14,7 @@ from engine import Move, Phase, State
 from service import schemas
 from service.fairness import new_game_id, seed_commitment
 from service.http import json_body, json_response, read_json
+from service.jsonscan import Bounds
 from service.observability import count_moves
 from service.problems import ApiProblem
 from service.sealing import Keyring, seal, unseal
@@ -204,12 +205,23 @@ def score() -> Response:
 #: parses in less memory than the heaviest record (benchmarks/deep_json.py).
 REPLAY_VALUES_PER_MOVE = 32
 REPLAY_SPARE_VALUES = 4096
+#: Keys a record may hold per move (the heaviest entry holds 18) and besides them; its
+#: other bounds: names of 40 characters are its longest strings, numbers of 20 digits.
+REPLAY_KEYS_PER_MOVE = 24
+REPLAY_SPARE_KEYS = 1024
+REPLAY_BOUNDS = {"object_keys": 64, "string": 4096, "digits": 32}
 
 
 def replay_max_values(max_moves: int) -> int:
     """The most JSON values a replay body may hold: what a record of ``max_moves`` moves
     needs, so a body of any other shape costs no more to read than such a record."""
     return REPLAY_VALUES_PER_MOVE * max_moves + REPLAY_SPARE_VALUES
+
+
+def replay_bounds(max_moves: int) -> Bounds:
+    """The rest of what a replay body may hold: keys, as a record of ``max_moves``
+    moves needs them, and ``REPLAY_BOUNDS``."""
+    return Bounds(keys=REPLAY_KEYS_PER_MOVE * max_moves + REPLAY_SPARE_KEYS, **REPLAY_BOUNDS)
 
 
 @bp.post("/replay")
@@ -220,7 +232,7 @@ def replay() -> Response:
     one that does not verify."""
     request.max_content_length = current_app.config["REPLAY_MAX_CONTENT_LENGTH"]
     max_moves = current_app.extensions["sessions"].config.max_moves
-    data = read_json(max_values=replay_max_values(max_moves))
+    data = read_json(replay_max_values(max_moves), replay_bounds(max_moves))
     try:
         done = engine.replay(data, max_moves)
     except engine.InvalidRecord as e:

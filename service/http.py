@@ -20,7 +20,7 @@ from marshmallow import Schema
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wsgi import get_input_stream
 
-from service.jsonscan import JsonScan, TooDeep, TooManyValues
+from service.jsonscan import Bounds, JsonScan, Refused
 from service.problems import ApiProblem
 
 JSON = "application/json"
@@ -28,6 +28,11 @@ JSON = "application/json"
 DEFAULT_MAX_JSON_DEPTH = 32
 #: The pieces a body is read (and scanned) in.
 CHUNK = 64 * 1024
+#: What any other body may hold (``JsonScan``), far more than any the API takes: a
+#: state holds at most ~300 values, 61 keys, 24 in one object, numbers of 20 digits
+#: (a 64-bit seed); a sealed state token is the longest string (``StateToken``).
+MAX_BODY_VALUES = 4096
+BODY_BOUNDS = Bounds(keys=1024, object_keys=64, string=65536, digits=32)
 #: What marks a request's connection to close after its answer: an attribute of the
 #: WSGI input stream (set by ``gunicorn_conf.pre_request``).
 CLOSE_CONNECTION = "uno_close_connection"
@@ -108,17 +113,18 @@ def read_scanned(scan: JsonScan) -> bytes:
             raise RequestEntityTooLarge()
         try:
             scan.feed(piece)
-        except (TooDeep, TooManyValues) as exc:
+        except Refused as exc:
             raise ApiProblem(400, "invalid_json", f"the request body {exc}") from None
         pieces.append(piece)
     req.environ[BODY_READ] = True
     return b"".join(pieces)
 
 
-def read_json(max_values: int | None = None) -> Any:
+def read_json(max_values: int = MAX_BODY_VALUES, bounds: Bounds = BODY_BOUNDS) -> Any:
     """The request body as parsed JSON, or a 400 / 413 / 415 problem. Nesting deeper
-    than ``MAX_JSON_DEPTH`` and more than ``max_values`` values (``JsonScan``) are
-    refused while the body is read."""
+    than ``MAX_JSON_DEPTH``, more than ``max_values`` values and anything past
+    ``bounds`` (keys, keys in one object, a string's bytes, a number's digits:
+    ``JsonScan``) are refused while the body is read, before it is parsed."""
     mimetype = request.mimetype
     if mimetype != JSON:
         shown = f"Content-Type {mimetype}" if mimetype else "no Content-Type"
@@ -126,7 +132,7 @@ def read_json(max_values: int | None = None) -> Any:
             415, "unsupported_media_type", f"send the body as application/json (got {shown})"
         )
     depth = current_app.config.get("MAX_JSON_DEPTH", DEFAULT_MAX_JSON_DEPTH)
-    raw = read_scanned(JsonScan(depth, max_values))
+    raw = read_scanned(JsonScan(depth, max_values, bounds))
     if not raw:
         raise ApiProblem(400, "invalid_json", "the request body is empty; send a JSON object")
     try:

@@ -1,9 +1,12 @@
-"""A streaming pre-scan of a JSON body: how deep it nests and how many values it holds,
-read from the raw bytes piece by piece, before any parser sees them.
+"""A streaming pre-scan of a JSON body: how deep it nests, how many values and keys it
+holds (and at most in one object), how long its strings and numbers are, read from the
+raw bytes piece by piece, before any parser sees them.
 
-``JsonScan(max_depth, max_values)``; ``feed(piece)`` for each piece as it is read
-(``TooDeep`` or ``TooManyValues`` as soon as one is passed); ``depth`` is the deepest
-nesting seen. Brackets inside strings do not count (escapes handled, a string or an
+``JsonScan(max_depth, max_values, bounds=Bounds(...))``; ``feed(piece)`` for each piece
+as it is read (``TooDeep``, ``TooManyValues`` or ``TooLong``, all ``Refused``, as soon
+as a bound is passed); ``depth`` is the deepest nesting seen. A string's length is its
+bytes as written between its quotes (escapes included); a number's, its longest run of
+digits (whole part, fraction or exponent). Brackets inside strings do not count (escapes handled, a string or an
 escape may be cut between two pieces). Each piece is scanned with bytes methods and
 regular expressions, at C speed: its strings go, then everything but brackets and
 commas; the nesting is then measured (``_deepest``), and only when the piece could go
@@ -15,6 +18,7 @@ the parser refuses the body anyway.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from itertools import accumulate, chain
 from operator import sub
 
@@ -24,17 +28,43 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 #: ``bytes.translate`` arguments: objects become lists; all but brackets and commas go.
 _TO_BRACKETS = bytes.maketrans(b"{}", b"[]")
-_NOT_STRUCTURE = bytes(set(range(256)) - set(b"[]{},"))
-_NOT_STRUCTURE_OR_QUOTE = bytes(set(range(256)) - set(b'[]{},"'))
+_NOT_STRUCTURE = bytes(set(range(256)) - set(b"[]{},:"))
+_NOT_STRUCTURE_OR_QUOTE = bytes(set(range(256)) - set(b'[]{},:"'))
 _RUNS = re.compile(rb"\[+|\]+")
+#: What the per-object key count walks: containers, and the runs between them.
+_OBJECT_EVENTS = re.compile(rb"[\[\]{}]|[^\[\]{}]+")
+_DIGITS = b"0123456789"
 
 
-class TooDeep(ValueError):
+class Refused(ValueError):
+    """The body passes one of the scan's bounds."""
+
+
+class TooDeep(Refused):
     """The body nests containers deeper than the limit."""
 
 
-class TooManyValues(ValueError):
-    """The body holds more values than the limit."""
+class TooManyValues(Refused):
+    """The body holds more values (or keys) than the limit."""
+
+
+class TooLong(Refused):
+    """A string or a number in the body is longer than the limit."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a body may hold besides its depth and values (None: unbounded): keys in all
+    (``keys``) and in one object (``object_keys``), the bytes of one string as written
+    (``string``), the digits of one run in a number (``digits``)."""
+
+    keys: int | None = None
+    object_keys: int | None = None
+    string: int | None = None
+    digits: int | None = None
+
+
+UNBOUNDED = Bounds()
 
 
 class JsonScan:
@@ -42,16 +72,25 @@ class JsonScan:
     commas outside strings: for valid JSON the number of values less one, plus one per
     empty container; so a cap on it caps the values a parser can be made to build."""
 
-    def __init__(self, max_depth: int, max_values: int | None = None) -> None:
+    def __init__(
+        self, max_depth: int, max_values: int | None = None, bounds: Bounds = UNBOUNDED
+    ) -> None:
         self.max_depth = max_depth
         self.max_values = max_values
+        self.bounds = bounds
         #: Nesting at the end of what was fed; the deepest seen.
         self.level = 0
         self.depth = 0
         self.values = 0
-        #: Inside a string at the end of what was fed; its next byte is escaped.
+        self.keys = 0
+        #: The keys of each object open at the end of what was fed (-1: an array).
+        self._open: list[int] = []
+        #: Inside a string at the end of what was fed; its next byte is escaped; the
+        #: bytes of that string so far; the digits ending what was fed (outside strings).
         self._in_string = False
         self._escaped = False
+        self._string_bytes = 0
+        self._trailing_digits = 0
         #: The bytes are not JSON (a closing bracket too many): left to the parser.
         self._broken = False
 
@@ -59,14 +98,15 @@ class JsonScan:
         """Scan the next ``piece`` of the body."""
         if self._broken or not piece:
             return
+        started_outside = not self._in_string
+        if self.bounds.digits is not None:
+            self._check_digits(piece, started_outside)
         outside = self._outside(piece)
-        structure = outside.translate(_TO_BRACKETS, _NOT_STRUCTURE)
+        keyed = outside.translate(None, _NOT_STRUCTURE)
+        structure = keyed.replace(b":", b"").translate(_TO_BRACKETS)
         commas = structure.count(b",")
         opens = structure.count(b"[")
         closes = len(structure) - commas - opens
-        self.values += opens + commas
-        if self.max_values is not None and self.values > self.max_values:
-            raise TooManyValues(f"holds more than {self.max_values} JSON values")
         start = self.level
         self.level = start + opens - closes
         if self.level < 0:
@@ -74,6 +114,15 @@ class JsonScan:
             return
         if start + opens > self.depth:
             self._measure(start, structure.replace(b",", b""))
+        self.values += opens + commas
+        if self.max_values is not None and self.values > self.max_values:
+            raise TooManyValues(f"holds more than {self.max_values} JSON values")
+        self.keys += len(keyed) - len(structure)
+        bounds = self.bounds
+        if bounds.keys is not None and self.keys > bounds.keys:
+            raise TooManyValues(f"holds more than {bounds.keys} keys")
+        if bounds.object_keys is not None:
+            self._count_object_keys(keyed)
 
     def _measure(self, start: int, brackets: bytes) -> None:
         """The deepest nesting in ``brackets`` (this piece's, begun ``start`` deep)."""
@@ -93,23 +142,35 @@ class JsonScan:
         if self._in_string:
             pos = 1 if self._escaped else 0
             end = _STRING_REST.match(piece, pos).end()  # type: ignore[union-attr]
+            self._string_long(self._string_bytes + end)
             if end == len(piece):  # the string goes on
                 self._escaped = False
+                self._string_bytes += end
                 return b""
             if end == len(piece) - 1 and piece[end] == 0x5C:  # ends on an escape
                 self._escaped = True
+                self._string_bytes += len(piece)
                 return b""
             self._in_string = False
             pos = end + 1  # after the closing quote
         rest = piece[pos:] if pos else piece
+        strings = self.bounds.string is not None and b'"' in rest
         if b"\\" in rest:
+            if strings:
+                self._string_long(max(map(len, _STRING.findall(rest)), default=2) - 2)
             text = _STRING.sub(b"", rest)
             open_at = text.find(b'"')  # a string that does not end in this piece
             if open_at < 0:
                 return text
+            self._string_bytes = len(text) - open_at - 1  # all after it is that string's
+            self._string_long(self._string_bytes)
             text = text[:open_at]
             trailing = len(rest) - len(rest.rstrip(b"\\"))
         else:
+            if strings:
+                parts = rest.split(b'"')
+                self._string_long(max(map(len, parts[1::2])))
+                self._string_bytes = len(parts[-1])
             # Without a backslash: once all but the structure and the quotes is gone, a
             # string holding no structure is a ``""`` pair. If no quote is left after
             # dropping them, no string held any (the first quote of one that did would be
@@ -133,6 +194,66 @@ class JsonScan:
         self._in_string = True
         self._escaped = trailing % 2 == 1
         return text
+
+    def _string_long(self, length: int) -> None:
+        limit = self.bounds.string
+        if limit is not None and length > limit:
+            raise TooLong(f"holds a string longer than {limit} bytes")
+
+    def _check_digits(self, piece: bytes, started_outside: bool) -> None:
+        """No run of digits (outside strings) longer than the bound, across pieces."""
+        limit = self.bounds.digits
+        assert limit is not None
+        lead = len(piece) - len(piece.lstrip(_DIGITS)) if started_outside else 0
+        carried = self._trailing_digits if started_outside else 0
+        # A long run in the raw bytes may be a string's: then look outside the strings.
+        long_run = _long_digits(limit)
+        if carried + lead > limit or (
+            long_run.search(piece) and long_run.search(self._peek_outside(piece))
+        ):
+            raise TooLong(f"holds a number with more than {limit} digits in a row")
+        trailing = len(piece) - len(piece.rstrip(_DIGITS))
+        self._trailing_digits = carried + trailing if trailing == len(piece) else trailing
+
+    def _peek_outside(self, piece: bytes) -> bytes:
+        """``piece`` without its strings (each one a NUL), all else kept; the scan's
+        state is not changed."""
+        if self._in_string:
+            end = _STRING_REST.match(piece, 1 if self._escaped else 0).end()  # type: ignore[union-attr]
+            piece = piece[end + 1 :]
+        # Whole strings go; what is left after a quote opens one that runs on.
+        return _STRING.sub(b"\0", piece).split(b'"', 1)[0]
+
+    def _count_object_keys(self, keyed: bytes) -> None:
+        """The keys of each object in ``keyed`` (this piece's structure, with colons),
+        counted on the objects open across pieces."""
+        limit = self.bounds.object_keys
+        assert limit is not None
+        opened = self._open
+        for event in _OBJECT_EVENTS.findall(keyed):
+            first = event[0]
+            if first == 0x7B:  # {
+                opened.append(0)
+            elif first == 0x5B:  # [
+                opened.append(-1)
+            elif first in (0x5D, 0x7D):  # ] }
+                if opened:
+                    opened.pop()
+            elif opened and opened[-1] >= 0:
+                opened[-1] += event.count(b":")
+                if opened[-1] > limit:
+                    raise TooManyValues(f"holds an object with more than {limit} keys")
+
+
+_DIGIT_RUNS: dict[int, re.Pattern[bytes]] = {}
+
+
+def _long_digits(limit: int) -> re.Pattern[bytes]:
+    """A run of more than ``limit`` digits."""
+    pattern = _DIGIT_RUNS.get(limit)
+    if pattern is None:
+        pattern = _DIGIT_RUNS[limit] = re.compile(rb"[0-9]{%d}" % (limit + 1))
+    return pattern
 
 
 def _deepest(seq: bytes, limit: int) -> int | None:

@@ -1,7 +1,8 @@
 """One error table: every failure becomes RFC 9457 ``application/problem+json``.
 
 ``{type, title, status, detail, code}``; a malformed body adds ``errors`` (the failing
-fields), an invalid state ``field``. Engine errors keep their stable codes; Flask's own
+fields, at most ``MAX_NAMED`` in one place, the rest counted), an invalid state
+``field``. Engine errors keep their stable codes; Flask's own
 404/405/413 and any unexpected exception become problems too. An unexpected exception
 is a bug, whatever the input: it is a 500 ``internal_error``, logged with its traceback
 and the request id and counted in ``uno_internal_errors_total`` (an engine failure on a
@@ -69,6 +70,29 @@ HTTP_CODES = {
     429: "rate_limited",
     431: "headers_too_large",
 }
+
+
+#: The most failing fields (or messages) an answer names in one place; the rest are
+#: counted under ``MORE`` ("and 79990 more"), so no answer echoes a body back.
+MAX_NAMED = 10
+MORE = "..."
+
+
+def bounded(errors: Any) -> Any:
+    """``errors`` (marshmallow's field -> messages, nested) with at most ``MAX_NAMED``
+    fields or messages in each place, the rest counted."""
+    if isinstance(errors, Mapping):
+        items = list(errors.items())
+        out = {str(k): bounded(v) for k, v in items[:MAX_NAMED]}
+        if len(items) > MAX_NAMED:
+            out[MORE] = [f"and {len(items) - MAX_NAMED} more"]
+        return out
+    if isinstance(errors, list | tuple):
+        kept = [bounded(v) for v in errors[:MAX_NAMED]]
+        if len(errors) > MAX_NAMED:
+            kept.append(f"and {len(errors) - MAX_NAMED} more")
+        return kept
+    return errors
 
 
 class ApiProblem(Exception):
@@ -143,9 +167,12 @@ def register(app: Flask) -> None:
     @app.errorhandler(ValidationError)
     def _validation(e: ValidationError) -> Response:
         errors = e.normalized_messages()
-        fields = ", ".join(sorted(str(k) for k in errors)) if isinstance(errors, dict) else ""
+        names = sorted(str(k) for k in errors) if isinstance(errors, dict) else []
+        fields = ", ".join(names[:MAX_NAMED])
+        if len(names) > MAX_NAMED:
+            fields += f" and {len(names) - MAX_NAMED} more"
         detail = f"the request body is not valid ({fields})" if fields else "invalid body"
-        return problem_response(400, "invalid_request", detail, errors=errors)
+        return problem_response(400, "invalid_request", detail, errors=bounded(errors))
 
     @app.errorhandler(engine.InvalidMove)
     def _invalid_move(e: engine.InvalidMove) -> Response:

@@ -6,12 +6,15 @@ server or the cluster) when ``REDIS_URL`` is set, else in process.
 ``100/10s``). Unset, empty or ``off``: no limit (the default, so benchmarks and tests
 are not throttled).
 
-A client is its remote address. ``TRUSTED_PROXIES`` (default 0) is the number of
-proxies in front of the service that append to ``X-Forwarded-For``: with N > 0 the
-address is the one the Nth proxy from the service saw (werkzeug's ``ProxyFix``,
-``x_for=N``; it is also what the logs show); with 0 the header is ignored, since any
-client can send it. A bearer token never changes the key: an invented token buys
-nothing.
+A client is its remote address (``client_address``), an IPv6 address counted by its
+network of ``CLIENT_IPV6_PREFIX`` bits (default 64: one host's /64, which it can fill
+with addresses at will; an IPv4-mapped one as the IPv4 address): for this limit and
+for every per-client quota (``service.sessions.quotas``). ``TRUSTED_PROXIES``
+(default 0) is the number of proxies in front of the service that append to
+``X-Forwarded-For``: with N > 0 the address is the one the Nth proxy from the service
+saw (werkzeug's ``ProxyFix``, ``x_for=N``; it is also what the logs show); with 0 the
+header is ignored, since any client can send it. A bearer token never changes the
+key: an invented token buys nothing.
 
 ``REPLAY_RATE_LIMIT`` (same notation; default ``10/minute`` while ``RATE_LIMIT`` is
 on, else off): ``POST /v1/games/replay``'s own, tighter limit per client, counted on
@@ -32,6 +35,7 @@ switches are logged.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import os
@@ -41,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from flask_limiter.errors import RateLimitExceeded
 from flask_limiter.util import get_remote_address
@@ -64,6 +68,9 @@ MAX_CONNECTIONS = 16
 #: The replay route and its own limit while ``RATE_LIMIT`` is on and it is not set.
 REPLAY_ENDPOINT = "games.replay"
 DEFAULT_REPLAY_RATE_LIMIT = "10/minute"
+#: The bits of an IPv6 address that name one client (``CLIENT_IPV6_PREFIX``).
+DEFAULT_IPV6_PREFIX = 64
+IPV6_PREFIX_EXTENSION = "client_ipv6_prefix"
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,30 @@ def trusted_proxies(app: Flask) -> int:
     if not raw.isdigit() or int(raw) > 16:
         raise ValueError(f"TRUSTED_PROXIES must be an integer from 0 to 16, got {raw!r}")
     return int(raw)
+
+
+def ipv6_prefix(app: Flask) -> int:
+    raw = _setting(app, "CLIENT_IPV6_PREFIX", str(DEFAULT_IPV6_PREFIX)) or ""
+    if not raw.isdigit() or not 1 <= int(raw) <= 128:
+        raise ValueError(f"CLIENT_IPV6_PREFIX must be from 1 to 128, got {raw!r}")
+    return int(raw)
+
+
+def client_address() -> str:
+    """The client as the rate limit and the quotas count it: the remote address
+    (after ``TRUSTED_PROXIES``); an IPv6 one as its network of ``CLIENT_IPV6_PREFIX``
+    bits (``2001:db8:1:2::/64``), an IPv4-mapped one as the IPv4 address."""
+    address = get_remote_address()
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address)
+    except ValueError:  # a zone id, or not an address (a proxy's odd header): as sent
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    prefix = current_app.extensions.get(IPV6_PREFIX_EXTENSION, DEFAULT_IPV6_PREFIX)
+    return str(ipaddress.IPv6Network((ip, prefix), strict=False))
 
 
 def max_connections(app: Flask) -> int:
@@ -192,14 +223,12 @@ def _limits(limit: Limit | None, replay: Limit | None) -> list[ApplicationLimit]
     own, not counted on other routes)."""
     out = []
     if limit is not None:
-        out.append(
-            ApplicationLimit(limit.spec, key_function=get_remote_address, on_breach=_too_many)
-        )
+        out.append(ApplicationLimit(limit.spec, key_function=client_address, on_breach=_too_many))
     if replay is not None:
         out.append(
             ApplicationLimit(
                 replay.spec,
-                key_function=get_remote_address,
+                key_function=client_address,
                 scope="replay",
                 exempt_when=_not_replay,
                 on_breach=_too_many_replays,
@@ -211,6 +240,7 @@ def _limits(limit: Limit | None, replay: Limit | None) -> list[ApplicationLimit]
 def init_app(app: Flask) -> Limiter | None:
     """Apply ``TRUSTED_PROXIES`` and install the limiter when ``RATE_LIMIT`` is set."""
     hops = trusted_proxies(app)
+    app.extensions[IPV6_PREFIX_EXTENSION] = ipv6_prefix(app)
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=0, x_host=0)  # type: ignore[method-assign]
     limit = Limit.parse(_setting(app, "RATE_LIMIT"))
@@ -229,7 +259,7 @@ def init_app(app: Flask) -> Limiter | None:
     # One budget per client over every route (an application limit, "global" scope),
     # and the replay route's own; the same two in memory while the store is down.
     limiter = Limiter(
-        get_remote_address,
+        client_address,
         application_limits=_limits(limit, replay),  # type: ignore[arg-type]
         storage_uri=uri,
         storage_options=options,
@@ -251,7 +281,7 @@ def init_app(app: Flask) -> Limiter | None:
         )
         uri = "memory://"
         limiter = Limiter(
-            get_remote_address,
+            client_address,
             application_limits=_limits(limit, replay),  # type: ignore[arg-type]
             storage_uri=uri,
             strategy="fixed-window",

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
-from flask_limiter.util import get_remote_address
 from marshmallow import Schema
 from werkzeug.datastructures import Authorization
 from werkzeug.http import parse_etags
@@ -29,6 +28,7 @@ from werkzeug.http import parse_etags
 import engine
 from service.http import json_body
 from service.problems import problem_response
+from service.ratelimit import client_address
 
 from . import names, quotas
 from .manager import SessionManager
@@ -185,11 +185,12 @@ def _answer(reply: Reply, status: int = 200) -> Response:
 
 # ---------------------------------------------------------------------- the views
 def client() -> str:
-    """The caller as the quotas name it: its address as the rate limit sees it
-    (``get_remote_address``, after ``TRUSTED_PROXIES``), as a digest keyed with a key
-    derived from the sealing keys (``quotas.client_key``)."""
+    """The caller as the quotas name it: its address as the rate limit counts it
+    (``ratelimit.client_address``: after ``TRUSTED_PROXIES``, an IPv6 address by its
+    /64), as a digest keyed with a key derived from the sealing keys
+    (``quotas.client_key``)."""
     ring = current_app.extensions["state_keys"]
-    return quotas.client_key(get_remote_address(), ring.derived(quotas.CLIENT_KEY_PURPOSE))
+    return quotas.client_key(client_address(), ring.derived(quotas.CLIENT_KEY_PURPOSE))
 
 
 @bp.post("")

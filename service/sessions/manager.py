@@ -135,18 +135,27 @@ class SessionManager:
     def delete(self, sid: str, token: str | None) -> None:
         """Delete the session: its host's token only (403 ``not_host`` for another
         seat's), before the deal or after the game (409 ``session_in_progress`` while it
-        is played: a seat leaves instead). A session stored before hosts has none: any
+        is played: a seat leaves instead), or at any time once it is at a cap (its bytes
+        or moves: it can move no more). A session stored before hosts has none: any
         seat's token deletes it, at the same times."""
         c, _ = self.repo.load(sid)
         seat = access.holder_seat(c.meta, token)
         if c.meta.host is not None and seat != c.meta.host:
             raise problems.not_host(c.meta.host)
-        if c.status is Status.PLAYING:
+        if c.status is Status.PLAYING and not self._at_a_cap(c):
             raise problems.session_in_progress()
         self.repo.delete(sid)
         self.quotas.session_gone(sid, c.meta)
         if c.meta.public and c.state is None:
             self.listing.unlist([(sid, c.meta.variant)])
+
+    def _at_a_cap(self, c: Snapshot) -> bool:
+        """The session can no longer move: its stored bytes or its moves at their cap
+        (then its host may delete it while it is played)."""
+        config = self.config
+        if c.stored >= config.max_bytes:
+            return True
+        return c.state is not None and c.state.move_count >= config.max_moves
 
     # ------------------------------------------------------------------ reads
     def lobby(self, variant: str | None, cursor: str | None, limit: int) -> Reply:

@@ -1,8 +1,9 @@
 """Per-client quotas and the worker's stream slots.
 
-A client is its address as the rate limit names it (``flask_limiter``'s
-``get_remote_address``: the remote address, or with ``TRUSTED_PROXIES`` the one the
-proxies saw); the store keeps only a digest of it (``client_key``: keyed with a key
+A client is its address as the rate limit names it (``ratelimit.client_address``: the
+remote address, or with ``TRUSTED_PROXIES`` the one the proxies saw; an IPv6 address
+counted by its network of ``CLIENT_IPV6_PREFIX`` bits, default /64, for every quota
+below); the store keeps only a digest of it (``client_key``: keyed with a key
 derived from ``STATE_TOKEN_KEYS`` when set). Each quota is a set
 of claims in the store (``SessionStore.claim``), shared by every worker and replica:
 

@@ -64,6 +64,7 @@ class Seats:
             access.check_invitation(meta, req.get("code"))
             if c.state is not None:
                 raise problems.session_started()
+            self.within_caps(c)
             seat = open_seat(meta, req.get("seat"))
             old = meta.seats[seat]
             meta = meta.with_seat(
@@ -88,6 +89,14 @@ class Seats:
         body = self.views.answer(c, seat, seat, redacted(events, c.seq - len(events) + 1, seat),
                                  token=token)  # fmt: skip
         return Reply(orjson.dumps(body), c.version)
+
+    def within_caps(self, c: Snapshot) -> None:
+        """409 ``session_too_large`` for a session whose stored bytes reached
+        ``SESSION_MAX_BYTES``: joins and leaves write events too (2,600 join/leave pairs
+        pushed one past 1 MB), so they stop there as moves do; its host can still delete
+        it (``SessionManager.delete``)."""
+        if c.stored >= self.env.config.max_bytes:
+            raise problems.session_too_large(c.stored)
 
     @property
     def grace(self) -> float:
@@ -115,6 +124,7 @@ class Seats:
 
         def step(c: Snapshot) -> Change[tuple[int, list[Event]]]:
             seat = access.holder_seat(c.meta, token)
+            self.within_caps(c)
             now = self.env.now()
             old = c.meta.seats[seat]
             state, moves = c.state, []

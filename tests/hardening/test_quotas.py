@@ -133,6 +133,15 @@ BAD_NAMES = [
     "Ann\r\nX-Injected: 1",
     "Ann\u2028Bob",  # a line separator
     "   ",
+    # Issue 46: nothing visible (each was 201).
+    "\u200b",
+    "\u200b" * 10,
+    "\u2060",
+    "\ufeff",
+    "\u00ad",
+    "\u3164",
+    "\u2800",
+    "\U000e0020",
 ]
 
 
@@ -209,3 +218,39 @@ def test_a_derived_key_is_never_the_sealing_key_and_differs_per_purpose() -> Non
     assert one is not None and two is not None and one != two
     assert ring.keys[ring.active] not in (one, two)
     assert Keyring.ephemeral_ring().derived("uno client address v1") is None
+
+
+def test_an_ipv6_client_is_counted_by_its_64(make: Callable[..., Flask]) -> None:
+    """Issue 46, case 6: 25 addresses of one /64 made 25 sessions where one address
+    gets 429 after its quota. Now a /64 is one client (``CLIENT_IPV6_PREFIX``) for
+    every quota; another /64 is another client; an IPv4-mapped address is its IPv4."""
+    app = make(SESSION_SESSIONS_PER_CLIENT="6", SESSION_WAITING_PER_CLIENT="3")
+    statuses = [
+        client_at(app, f"2001:db8:46:1::{i:x}").create("uno_classic", BOT_GAME).status_code
+        for i in range(1, 26)
+    ]
+    assert statuses == [201] * 6 + [429] * 19
+    created(client_at(app, "2001:db8:46:2::1").create("uno_classic", BOT_GAME))
+    for _ in range(6):
+        created(client_at(app, "10.46.0.1").create("uno_classic", BOT_GAME))
+    problem(client_at(app, "::ffff:10.46.0.1").create("uno_classic", BOT_GAME), 429,
+            "too_many_sessions")  # fmt: skip
+    narrow = make(SESSION_SESSIONS_PER_CLIENT="1", CLIENT_IPV6_PREFIX="128")
+    for i in range(1, 4):
+        created(client_at(narrow, f"2001:db8:46:3::{i}").create("uno_classic", BOT_GAME))
+
+
+def test_the_rate_limit_counts_an_ipv6_client_by_its_64(make: Callable[..., Flask]) -> None:
+    app = make(RATE_LIMIT="3/minute")
+    got = [client_at(app, f"2001:db8:46:4::{i}").c.get("/v1/variants").status_code
+           for i in range(1, 6)]  # fmt: skip
+    assert got == [200, 200, 200, 429, 429]
+    assert client_at(app, "2001:db8:46:5::1").c.get("/v1/variants").status_code == 200
+
+
+def test_the_operations_page_states_the_ipv6_prefix() -> None:
+    from service.ratelimit import DEFAULT_IPV6_PREFIX
+    from tests.ops.support import ROOT
+
+    page = (ROOT / "docs" / "operations.md").read_text()
+    assert f"| `CLIENT_IPV6_PREFIX` | {DEFAULT_IPV6_PREFIX} |" in page

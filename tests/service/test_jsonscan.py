@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import orjson
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service import create_app
-from service.jsonscan import JsonScan, TooDeep, TooManyValues
+from service.jsonscan import Bounds, JsonScan, Refused, TooDeep, TooLong, TooManyValues
 from tests.service.harness import close
 
 
@@ -111,6 +112,90 @@ def test_the_scan_measures_the_parsed_json_however_it_is_cut(
             assert s.values == values - 1 + empty
 
 
+def measures(value: Any, ascii_only: bool) -> dict[str, int]:
+    """The reference for ``Bounds``: keys in all and in one object, the longest string
+    as ``json.dumps`` writes it (quotes left out), the longest run of digits in a
+    number."""
+    out = {"keys": 0, "object_keys": 0, "string": 0, "digits": 0}
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out["keys"] += len(node)
+            out["object_keys"] = max(out["object_keys"], len(node))
+            stack.extend(node)  # the keys, as strings
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str):
+            written = json.dumps(node, ensure_ascii=ascii_only).encode()
+            out["string"] = max(out["string"], len(written) - 2)
+        elif isinstance(node, int | float) and not isinstance(node, bool):
+            runs = re.findall(r"[0-9]+", json.dumps(node))
+            out["digits"] = max([out["digits"], *map(len, runs)])
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=json_values,
+    cuts=st.lists(st.integers(0, 4000), max_size=12),
+    one_byte_pieces=st.booleans(),
+)
+def test_the_scan_bounds_keys_strings_and_digits_however_it_is_cut(
+    value: Any, cuts: list[int], one_byte_pieces: bool
+) -> None:
+    """Each bound holds exactly at the body's own measure and refuses one below it."""
+    for raw, ascii_only in (
+        (json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(), False),
+        (json.dumps(value, indent=1).encode(), True),
+    ):
+        pieces = [raw[i : i + 1] for i in range(len(raw))] if one_byte_pieces else cut(raw, cuts)
+        want = measures(value, ascii_only)
+        for name, measure in want.items():
+            JsonScan(64, None, Bounds(**{name: measure}))  # holds
+            exact = JsonScan(64, None, Bounds(**{name: measure}))
+            for piece in pieces:
+                exact.feed(piece)
+            if measure:
+                below = JsonScan(64, None, Bounds(**{name: measure - 1}))
+                with pytest.raises(Refused):
+                    for piece in pieces:
+                        below.feed(piece)
+
+
+def test_the_scan_refuses_wide_and_long_bodies_at_their_first_pieces() -> None:
+    """Issue 46's bodies: 80,000 unknown keys, an object of 80,000 keys, a string or a
+    number longer than its bound; each refused within the first 64 KiB read."""
+    bounds = Bounds(keys=1024, object_keys=64, string=65536, digits=32)
+    wide = b"{" + b",".join(b'"k%d":1' % i for i in range(80_000)) + b"}"
+    nested = b'{"options": {' + b",".join(b'"k%d":[]' % i for i in range(80_000)) + b"}}"
+    keyed = b"[" + b",".join(b'{"a":1,"b":2}' for _ in range(2000)) + b"]"
+    long_string = b'["' + b"a" * 200_000 + b'"]'
+    escaped = b'["' + b"\\n" * 100_000 + b'"]'
+    digits = b"[" + b"9" * 900 + b"]"
+    cut_digits = [b"[1, " + b"9" * 20, b"9" * 20 + b"]"]
+    for body, error in ((wide, TooManyValues), (nested, TooManyValues), (keyed, TooManyValues),
+                        (long_string, TooLong), (escaped, TooLong), (digits, TooLong)):  # fmt: skip
+        s = JsonScan(32, None, bounds)
+        with pytest.raises(error):
+            for piece in cut(body, list(range(65536, len(body), 65536))):
+                s.feed(piece)
+    with pytest.raises(TooLong):
+        scan_with(cut_digits, bounds)
+    # Digits inside a string are the string's, and keys in many small objects are
+    # counted in all but not against one object.
+    scan_with([b'["' + b"9" * 900 + b'"]'], bounds)
+    scan_with([b"[" + b",".join(b'{"a":1}' for _ in range(500)) + b"]"], bounds)
+
+
+def scan_with(pieces: list[bytes], bounds: Bounds) -> JsonScan:
+    s = JsonScan(32, None, bounds)
+    for piece in pieces:
+        s.feed(piece)
+    return s
+
+
 def test_the_scan_at_the_edges() -> None:
     for depth in range(1, 40):
         for kinds in ([True], [False], [True, False]):
@@ -201,3 +286,29 @@ def test_a_deep_chunked_body_is_refused_unread(app: Flask, extra: int) -> None:
     resp = post(app, b"[" * (limit + extra), chunked=True)
     assert (resp.status_code, resp.get_json()["code"]) == (400, "invalid_json")
     assert resp.headers["Connection"] == "close"
+
+
+def test_the_security_page_states_the_body_bounds() -> None:
+    """docs/security.md's row for any JSON body names the bounds the code holds."""
+    from service.http import BODY_BOUNDS, MAX_BODY_VALUES
+    from tests.ops.support import ROOT
+
+    [row] = [
+        line
+        for line in (ROOT / "docs" / "security.md").read_text().splitlines()
+        if line.startswith("| any JSON body |")
+    ]
+    for figure in (
+        f"over {MAX_BODY_VALUES:,} values",
+        f"a string over {BODY_BOUNDS.string:,} bytes",
+        f"over {BODY_BOUNDS.keys:,} keys, {BODY_BOUNDS.object_keys} in one object",
+        f"over {BODY_BOUNDS.digits} in a row",
+    ):
+        assert figure in row, figure
+    from service.games import REPLAY_BOUNDS
+
+    page = (ROOT / "docs" / "security.md").read_text()
+    assert f"a string of {REPLAY_BOUNDS['string']:,} bytes at most on replay" in page
+    assert f"| {BODY_BOUNDS.object_keys} keys in one object |" in page
+    assert f"| {MAX_BODY_VALUES:,} values |" in page
+    assert f"| {BODY_BOUNDS.digits} digits in a row |" in page
