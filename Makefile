@@ -129,17 +129,21 @@ docs: install-dev
 
 # The docs site, every linter (make lint) and pytest run; any failing fails the target.
 # pytest runs on TEST_WORKERS processes (pytest-xdist; 0: in this one). --dist loadgroup
-# keeps each xdist_group on one worker (tests/conftest.py: the browser tests, so two
-# Chromiums never run at once). make docs and make lint run beside it, in the time its
-# tests spend waiting on servers; their output is printed after pytest's summary.
+# keeps each xdist_group on one worker (tests/conftest.py: a module's tests in order, the
+# browser tests together, so two Chromiums never run at once); the few modules that
+# measure time a heartbeat run after it, alone. make docs and make lint run beside it, in
+# the time its tests spend waiting on servers; their output is printed after pytest's.
 TEST_WORKERS ?= 2
 test: install-dev node-tools redis-server chromium
 	@status=0; checks_log=$$(mktemp); trap 'rm -f "$$checks_log"' EXIT; \
 	( st=0; $(MAKE) --no-print-directory docs || st=1; \
 	  $(MAKE) --no-print-directory lint || st=1; exit $$st ) >"$$checks_log" 2>&1 & checks=$$!; \
-	timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
+	UNO_TEST_SLICE=parallel timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
 	  $(BIN)/python -m pytest -ra --durations=15 -n $(TEST_WORKERS) --dist loadgroup \
 	  tests $(PYTEST_ARGS) || status=1; \
+	echo "--- the tests that run alone (tests/conftest.py, SERIAL_MODULES):"; \
+	UNO_TEST_SLICE=serial timeout --signal=INT --kill-after=60 $(TEST_TIMEOUT) \
+	  $(BIN)/python -m pytest -ra tests $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
 	checks_status=0; wait $$checks || checks_status=1; \
 	echo "--- make docs and make lint (beside pytest):"; cat "$$checks_log"; \
 	[ $$checks_status -eq 0 ] || { echo "make docs or make lint FAILED"; status=1; }; \

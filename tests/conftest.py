@@ -3,6 +3,7 @@ Cluster on free loopback ports, each started on first use and stopped when the r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -28,6 +29,11 @@ def redis_cluster() -> Iterator[LocalCluster]:
     yield cluster
     cluster.stop()
 
+
+#: Modules that measure time or CPU a heartbeat and fall short beside another worker
+#: (pytest-xdist): ``make test`` runs them after the parallel run, alone
+#: (``UNO_TEST_SLICE``: ``parallel`` leaves them out, ``serial`` runs only them).
+SERIAL_MODULES = ("tests/hardening/test_bot_chains.py",)
 
 #: Directories whose tests are slow as a whole: servers in subprocesses (ops), generated
 #: clients (contract), bot strength and golden games (engine/bots), benchmark smoke runs.
@@ -61,6 +67,7 @@ def _kind_markers(item: pytest.Item) -> set[str]:
     return found
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers by what a test needs, so ``-m 'not redis and not slow'`` (``make test-fast``)
     keeps the in-process tests: ``redis``, ``cluster``, ``browser`` (``_kind_markers``) and
@@ -69,9 +76,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for name in _kind_markers(item):
             item.add_marker(name)
-        # make test's --dist loadgroup: one Chromium at a time, on one xdist worker.
+        # make test's --dist loadgroup: a module's tests run on one xdist worker, in order
+        # (modules keep state between their tests: accumulated answers, warmed caches,
+        # module-scoped servers); the browser tests on one worker (one Chromium at a time).
         if "browser" in item.keywords:
             item.add_marker(pytest.mark.xdist_group("browser"))
+        elif not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(root))))
+    test_slice = os.environ.get("UNO_TEST_SLICE", "")
+    if test_slice in ("parallel", "serial"):
+        serial = {i for i in items if str(i.path.relative_to(root)) in SERIAL_MODULES}
+        dropped = [i for i in items if (i in serial) == (test_slice == "parallel")]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [i for i in items if i not in dropped]
         parts = item.path.relative_to(root).parts
         if any(parts[: len(d)] == d for d in SLOW_DIRS):
             item.add_marker("slow")
