@@ -146,7 +146,7 @@ def run(repeat: int = 3, record_moves: int = 20_000) -> dict[str, Any]:
         def read() -> str:
             ctx = context(route, body)
             try:
-                read_json(values)
+                read_json() if values is None else read_json(values)
                 return "parsed"
             except ApiProblem as p:
                 return f"{p.status} ({p.detail.removeprefix('the request body ')[:28]})"
