@@ -206,6 +206,7 @@ def test_after_a_failover_a_stale_copy_undoes_no_move(
         app.extensions["sessions"].store.close()
 
 
+@pytest.mark.slow  # a game played to its end first
 def test_a_rematch_claim_on_another_replica_leaves_the_version_good(
     pq: tuple[Lobby, Lobby],
 ) -> None:
