@@ -138,9 +138,35 @@ class UnoRules(Variant):
         self._colors = tuple(
             tuple(self.play_colors(side, card) for card in cat.ids) for side in range(cat.sides)
         )
-        #: The plays of each card naming no seat (``plain_plays``), made as first asked.
-        self._plays: tuple[list[list[tuple[tuple[Move, Move], ...] | None]], ...] = tuple(
-            [[None] * cat.size for _ in range(self.max_players)] for _ in range(cat.sides)
+        #: side -> seat -> card -> its plays naming no seat, one per colour it may name:
+        #: (without, with ``uno: true``) pairs, and the same as two lists of moves, the
+        #: plays without UNO and the plays each followed by its UNO form (moves are
+        #: immutable: each is made once).
+        self._plays = tuple(
+            tuple(
+                tuple(
+                    tuple(
+                        (
+                            _new(Move, (T_PLAY, player, card, color, None, None, False, None)),
+                            _new(Move, (T_PLAY, player, card, color, None, None, True, None)),
+                        )
+                        for color in self._colors[side][card]
+                    )
+                    for card in cat.ids
+                )
+                for player in range(self.max_players)
+            )
+            for side in range(cat.sides)
+        )
+        self._play_lists = tuple(
+            tuple(
+                (
+                    tuple(tuple(plain for plain, _ in pairs) for pairs in seat),
+                    tuple(tuple(m for pair in pairs for m in pair) for pairs in seat),
+                )
+                for seat in plays
+            )
+            for plays in self._plays
         )
         cls = type(self)
         #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
@@ -333,21 +359,6 @@ class UnoRules(Variant):
         (classic UNO's house rules answer by the rules a state plays)."""
         return self._own_hooks
 
-    def plain_plays(self, side: int, player: int, card: int) -> tuple[tuple[Move, Move], ...]:
-        """The plays of ``card`` by ``player`` naming no seat, one per colour it may name
-        (``play_colors``), each without and with ``uno: true`` (made once: moves are
-        immutable)."""
-        pairs = self._plays[side][player][card]
-        if pairs is None:
-            pairs = self._plays[side][player][card] = tuple(
-                (
-                    _new(Move, (T_PLAY, player, card, color, None, None, False, None)),
-                    _new(Move, (T_PLAY, player, card, color, None, None, True, None)),
-                )
-                for color in self._colors[side][card]
-            )
-        return pairs
-
     def play_moves(self, s: State, player: int, card: int) -> list[Move]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
         seat it may target, each also with ``uno: true`` where that fits (asked once for
@@ -357,13 +368,8 @@ class UnoRules(Variant):
         fits = self.uno_flag_allowed
         out: list[Move] = []
         if targets == NO_TARGET:
-            pairs = self._plays[side][player][card] or self.plain_plays(side, player, card)
-            if fits(s, pairs[0][1]):
-                for plain, said in pairs:
-                    out += plain, said
-            else:
-                out += [plain for plain, _ in pairs]
-            return out
+            lists = self._play_lists[side][player]
+            return [*lists[1 if fits(s, self._plays[side][player][card][0][1]) else 0][card]]
         made = self._made_plays[player][card]
         pairs = made.get((side, targets))  # type: ignore[assignment]
         if pairs is None:
@@ -395,7 +401,7 @@ class UnoRules(Variant):
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """The plays of every card of the hand that ``matches`` the card in play, and the
         draw where ``may_draw`` allows it. A hook ``turn_hooks`` leaves out is not asked
-        per card: the plays then come whole from the table (``plain_plays``), and
+        per card: the plays then come whole from the table (``_play_lists``), and
         ``uno_flag_allowed`` is asked once, for the first of them."""
         side = state.side
         top = state.discard[-1]
@@ -403,23 +409,19 @@ class UnoRules(Variant):
         if playable is None:
             playable = self.matching(side, state.active_color, top)
         hooks = self.turn_hooks(state)
-        moves: list[Move] = []
         if hooks.targets or hooks.uno_per_play:
+            moves: list[Move] = []
             for card in state.hands[player]:
                 if card in playable:
                     moves += self.play_moves(state, player, card)
         else:
-            plays = self._plays[side][player]
-            uno: bool | None = None
-            for card in state.hands[player]:
-                if card in playable:
-                    pairs = plays[card] or self.plain_plays(side, player, card)
-                    if uno is None:
-                        uno = self.uno_flag_allowed(state, pairs[0][1])
-                    for plain, said in pairs:
-                        moves.append(plain)
-                        if uno:
-                            moves.append(said)
+            cards = [card for card in state.hands[player] if card in playable]
+            if cards:
+                said = self._plays[side][player][cards[0]][0][1]
+                lists = self._play_lists[side][player][self.uno_flag_allowed(state, said)]
+                moves = [move for card in cards for move in lists[card]]
+            else:
+                moves = []
         if not hooks.may_draw or self.may_draw(state, player):
             moves.append(self._draw_moves[player])
         return moves
