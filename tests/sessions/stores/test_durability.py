@@ -24,6 +24,7 @@ from flask import Flask
 import engine
 from service.sessions import config
 from service.sessions.config import SessionConfig
+from service.sessions.models import Meta
 from service.sessions.redis_client import sentinel_parts
 from tests.redis_procs import (
     LocalCluster,
@@ -85,7 +86,7 @@ class Game:
 
     def logged(self, app: Flask) -> list[dict[str, Any]]:
         """The session's move log: every move replays from the seed to its state, and
-        its record (seed filled in) replays to that state too."""
+        its record (seed and nonce filled in) replays to that state too."""
         store = app.extensions["sessions"].store
         moves = [orjson.loads(raw)["move"] for raw in store.moves(self.sid)]
         loaded = store.load(self.sid)
@@ -97,7 +98,13 @@ class Game:
         api = Api(app.test_client())
         record = api.c.get(f"/v1/sessions/{self.sid}/record", headers=api.auth(self.tokens[0]))
         assert record.status_code == 200, record.get_data(as_text=True)
-        replayed = api.c.post("/v1/games/replay", json={**record.get_json(), "seed": str(SEED)})
+        # The seed and the game's nonce filled in (both hidden while the game runs).
+        rec = record.get_json()
+        rec["seed_commitment"] = {
+            **rec["seed_commitment"],
+            "nonce": Meta.from_json(loaded.meta).seed_nonce,
+        }
+        replayed = api.c.post("/v1/games/replay", json={**rec, "seed": str(SEED)})
         assert replayed.status_code == 200, replayed.get_data(as_text=True)
         assert replayed.get_json()["state"] == orjson.loads(loaded.state)
         return moves
