@@ -9,11 +9,12 @@ from typing import Any
 
 from openapi_schema_validator import OAS31Validator
 
+from tests.notifier.conftest import IDENTITY_KEY, asserted
 from tests.notifier.test_outbox import Clocks, app_with, outbox
 from tests.service.harness import spec_document
 from tests.sessions.conftest import Api
 
-HOOK = {"WEBHOOK_URL": "https://hooks.example.com/uno"}
+HOOK = {"WEBHOOK_URL": "https://hooks.example.com/uno", "IDENTITY_ASSERTION_KEY": IDENTITY_KEY}
 
 
 @cache
@@ -48,7 +49,10 @@ def test_a_seat_taken_back_writes_seat_returned() -> None:
     clocks = Clocks()
     app = app_with(clocks, **HOOK)
     api = Api(app.test_client())
-    players = [{"name": "Ann", "external_id": "u-0"}, {"name": "Bo", "external_id": "u-1"}]
+    players = [
+        {"name": "Ann", "identity": asserted("u-0")},
+        {"name": "Bo", "identity": asserted("u-1")},
+    ]
     r = api.create("uno_classic", players, notify=True, seed=5,
                    clock={"turn_seconds": 30, "max_timeouts": 1})  # fmt: skip
     created = r.get_json()
