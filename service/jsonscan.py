@@ -100,7 +100,7 @@ class JsonScan:
             return
         started_outside = not self._in_string
         if self.bounds.digits is not None:
-            self._check_digits(piece, started_outside)
+            self._check_digits(piece, started_outside, self.bounds.digits)
         outside = self._outside(piece)
         keyed = outside.translate(None, _NOT_STRUCTURE)
         structure = keyed.replace(b":", b"").translate(_TO_BRACKETS)
@@ -122,7 +122,7 @@ class JsonScan:
         if bounds.keys is not None and self.keys > bounds.keys:
             raise TooManyValues(f"holds more than {bounds.keys} keys")
         if bounds.object_keys is not None:
-            self._count_object_keys(keyed)
+            self._count_object_keys(keyed, bounds.object_keys)
 
     def _measure(self, start: int, brackets: bytes) -> None:
         """The deepest nesting in ``brackets`` (this piece's, begun ``start`` deep)."""
@@ -200,10 +200,8 @@ class JsonScan:
         if limit is not None and length > limit:
             raise TooLong(f"holds a string longer than {limit} bytes")
 
-    def _check_digits(self, piece: bytes, started_outside: bool) -> None:
-        """No run of digits (outside strings) longer than the bound, across pieces."""
-        limit = self.bounds.digits
-        assert limit is not None
+    def _check_digits(self, piece: bytes, started_outside: bool, limit: int) -> None:
+        """No run of digits (outside strings) longer than ``limit``, across pieces."""
         lead = len(piece) - len(piece.lstrip(_DIGITS)) if started_outside else 0
         carried = self._trailing_digits if started_outside else 0
         # A long run in the raw bytes may be a string's: then look outside the strings.
@@ -224,11 +222,9 @@ class JsonScan:
         # Whole strings go; what is left after a quote opens one that runs on.
         return _STRING.sub(b"\0", piece).split(b'"', 1)[0]
 
-    def _count_object_keys(self, keyed: bytes) -> None:
+    def _count_object_keys(self, keyed: bytes, limit: int) -> None:
         """The keys of each object in ``keyed`` (this piece's structure, with colons),
-        counted on the objects open across pieces."""
-        limit = self.bounds.object_keys
-        assert limit is not None
+        counted on the objects open across pieces, at most ``limit`` in one."""
         opened = self._open
         for event in _OBJECT_EVENTS.findall(keyed):
             first = event[0]
