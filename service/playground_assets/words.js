@@ -146,6 +146,7 @@ export const EVENT_TEXT = {
   rematch: () => 'A rematch was made',
   timeout: (e, ctx) => `${ctx.seat(e.player)} ran out of time: the clock played ${plural(e.moves, 'move')}`,
   bot_took_seat: (e, ctx) => `A bot plays for ${ctx.seat(e.player)} from now on`,
+  seat_returned: (e, ctx) => `${ctx.seat(e.player)} is back and plays again`,
 };
 
 export function describeEvent(event, ctx) {
