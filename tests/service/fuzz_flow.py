@@ -3,7 +3,9 @@ case built with the schema's own API (``APIOperation.Case``) from the answers be
 sent and checked with every check (``Case.call_and_validate``): the variants and rules
 pages, the health and playground files, a stateless game, and two sessions: a public one
 that a second person joins and plays to its end (one round, ``target`` 1), its record
-replayed, then its rematch, left and the first one deleted.
+replayed, then its rematch, left and the first one deleted; and a clocked session whose
+seat a bot takes after its time runs out, taken back by its person (the flow's
+``advance`` moves the service's clock).
 
 ``test_fuzz`` runs it after schemathesis' generated phases, so that every operation is
 shown to answer a 2xx under every check whatever those phases reached in a run (and
@@ -33,9 +35,16 @@ class Flow:
     """Sends a case of an operation (by its ``operationId``) and checks it with every
     check and ``extra_checks``; an answer that is not a 2xx fails the flow."""
 
-    def __init__(self, schema: OpenApiSchema, extra_checks: Sequence[Callable[..., Any]]) -> None:
+    def __init__(
+        self,
+        schema: OpenApiSchema,
+        extra_checks: Sequence[Callable[..., Any]],
+        advance: Callable[[float], None] | None = None,
+    ) -> None:
         self.schema = schema
         self.extra_checks = list(extra_checks)
+        #: Moves the service's clock on by so many seconds (for the turn clock's story).
+        self.advance = advance
 
     def case(
         self,
@@ -100,6 +109,7 @@ def run(flow: Flow) -> None:
     browse(flow)
     play_stateless(flow)
     play_sessions(flow)
+    take_back(flow)
 
 
 def browse(flow: Flow) -> None:
@@ -161,3 +171,27 @@ def play_sessions(flow: Flow) -> None:
     flow.send("getSession", path=again, token=rematch["token"])
     flow.send("leaveSession", path=again, token=rematch["token"])
     flow.send("deleteSession", path=on, token=tokens[0])
+
+
+#: The clocked session's turn (seconds) and how long the service holds its first turn
+#: at most before every seat has read (``SESSION_START_GRACE_SECONDS``'s default).
+TURN_SECONDS = 5
+START_GRACE = 15
+
+
+def take_back(flow: Flow) -> None:
+    """A clocked session of two whose first mover lets the time run out: a bot takes
+    the seat (one timeout ends it), and its person takes it back with the old token."""
+    assert flow.advance is not None, "the flow needs the service's clock to tell the story"
+    created = flow.json(
+        "createSession",
+        body={"variant": VARIANT, "players": [{"name": "Cy"}, {"name": "Dee"}], "seed": SEED,
+              "clock": {"turn_seconds": TURN_SECONDS, "max_timeouts": 1}},
+    )  # fmt: skip
+    on = {"session_id": created["session_id"]}
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    mover = created["clock"]["seat"]
+    flow.advance(START_GRACE + TURN_SECONDS + 1)
+    after = flow.json("getSession", path=on, token=tokens[1 - mover])
+    assert after["seats"][mover]["bot"] is not False, after["seats"]
+    flow.send("returnToSeat", path=on, token=tokens[mover])

@@ -25,6 +25,7 @@ import json
 import logging
 import math
 import os
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -54,6 +55,10 @@ NOT_SCHEMA_422 = frozenset({
     "invalid_state_token", "idempotency_key_reused", "record_move_illegal",
     "record_result_differs", "record_seed_missing", "seed_commitment_mismatch",
     "client_seed_not_allowed", "notifications_not_configured",
+    "identity_assertions_not_configured", "identity_assertion_missing",
+    "identity_assertion_invalid", "identity_assertion_expired",
+    "identity_assertion_bad_signature", "identity_assertion_wrong_audience",
+    "identity_assertion_mismatch",
 })  # fmt: skip
 #: The rules of the game: every code the engine raises.
 RULE_CODES = frozenset(s.code for s in scan()[0] if s.where.startswith("engine/"))
@@ -183,9 +188,24 @@ def _app() -> SeatTokens:
         "SESSION_SESSIONS_PER_CLIENT": 1_000_000, "SESSION_WAITING_PER_CLIENT": 1_000_000,
         "SESSION_STREAMS_PER_CLIENT": 1_000,
     })  # fmt: skip
+    app.extensions["sessions"].now = service_clock.now
     return SeatTokens(app)
 
 
+class ServiceClock:
+    """The sessions' wall clock: the real time plus what the flow moved it on by."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def now(self) -> float:
+        return time.time() + self.ahead
+
+    def advance(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
+service_clock = ServiceClock()
 seat_tokens = _app()
 #: The document as served, with the run's settings; the stateful phase's schema below.
 served = schemathesis.openapi.from_wsgi("/openapi.yaml", seat_tokens, config=_config({}))
@@ -193,7 +213,7 @@ served = schemathesis.openapi.from_wsgi("/openapi.yaml", seat_tokens, config=_co
 #: the per-operation phases' schema.
 schema = schemathesis.openapi.from_wsgi(
     "/openapi.yaml", seat_tokens,
-    config=_config(live_sessions(fuzz_flow.Flow(served, [a_422_is_a_rule]))),
+    config=_config(live_sessions(fuzz_flow.Flow(served, [a_422_is_a_rule], service_clock.advance))),
 )  # fmt: skip
 HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 #: Every operation of the spec: operationId -> (its path, its definition).
@@ -261,6 +281,18 @@ class SessionStates(session_schema.as_state_machine()):  # type: ignore[misc]
     """The stateful phase over the session operations: createSession, then what its links
     lead to (a scenario may also start at a POST with a made-up session id: a 404)."""
 
+    def before_call(self, case: schemathesis.Case) -> None:
+        """A generated seat names nobody: an ``external_id`` or ``identity`` the fuzzer
+        makes up is always refused (422, tests/notifier/test_identity.py holds those),
+        and the scenarios need sessions to follow. The per-operation phases send them."""
+        if case.operation.definition.raw["operationId"] in ("createSession", "joinSession"):
+            body = case.body if isinstance(case.body, dict) else {}
+            players = body.get("players")
+            for seat in [body, *(players if isinstance(players, list) else [])]:
+                if isinstance(seat, dict):
+                    seat.pop("external_id", None)
+                    seat.pop("identity", None)
+
     def validate_response(self, response: Any, case: schemathesis.Case, **kwargs: Any) -> None:
         kwargs["additional_checks"] = [*(kwargs.get("additional_checks") or ()), a_422_is_a_rule]
         super().validate_response(response, case, **kwargs)
@@ -311,7 +343,7 @@ def test_every_operation_answers_a_2xx_under_every_check() -> None:
     operation, so the claim holds whatever ran before) and in schemathesis' own cases:
     each operation whose per-operation test ran got one there."""
     by_phases = {name: sorted(phases) for name, phases in ANSWERED.items()}
-    fuzz_flow.run(fuzz_flow.Flow(schema, [a_422_is_a_rule]))
+    fuzz_flow.run(fuzz_flow.Flow(schema, [a_422_is_a_rule], service_clock.advance))
     missing = SPEC_OPERATIONS - ANSWERED.keys()
     assert not missing, f"never answered a 2xx that passed every check: {sorted(missing)}"
     # schemathesis' own cases reach each operation whose per-operation test ran.
