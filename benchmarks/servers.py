@@ -4,6 +4,7 @@ gunicorn with the production config, CPU seconds of processes from ``/proc``."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -18,8 +19,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The kernel's ephemeral ports (``ip_local_port_range``), read once.
+_EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+#: How many ports below the ephemeral range ``free_port`` draws from.
+_SERVER_PORTS = 12_000
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(_EPHEMERAL.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket() as s:
+    """A free loopback port for a server, drawn below the kernel's ephemeral range: a
+    port the kernel hands out (bind to 0) may be taken by a client's outgoing connection
+    before the server binds it, which two test workers' many connections made happen."""
+    low = _ephemeral_low()
+    draw = random.SystemRandom()
+    for _ in range(200):
+        port = draw.randrange(max(1024, low - _SERVER_PORTS), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # the range is full: any port the kernel gives
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
