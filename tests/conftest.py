@@ -50,7 +50,7 @@ def _kind_markers(item: pytest.Item) -> set[str]:
     (``redis_server``, ``redis_cluster``; any parameter, of ``store_kind`` or another
     fixture, that names a store kind: ``redis``, ``cluster``, ``cluster-client``, since such
     a test asks for its server lazily) or the server classes its module starts itself;
-    ``browser`` when its module drives Chromium."""
+    ``browser`` when it takes the ``browser`` fixture or its module drives Chromium."""
     names = set(getattr(item, "fixturenames", ()))
     callspec = getattr(item, "callspec", None)
     kinds = {v for v in callspec.params.values() if isinstance(v, str)} if callspec else set()
@@ -62,7 +62,7 @@ def _kind_markers(item: pytest.Item) -> set[str]:
         found.add("redis")
     if module is not None and any(hasattr(module, n) for n in ("RedisServer", "LocalCluster")):
         found.add("redis")
-    if module is not None and hasattr(module, "chromium"):
+    if "browser" in names or (module is not None and hasattr(module, "chromium")):
         found.add("browser")
     return found
 

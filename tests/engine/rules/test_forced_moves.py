@@ -180,6 +180,7 @@ def test_every_situation_of_every_variant_times_out_to_its_documented_legal_defa
     assert met <= situations(variant) | {"game_over"}
 
 
+@pytest.mark.slow  # 30 random games a variant
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)
 def test_a_timed_out_seat_never_declares_uno_even_when_it_could(variant: Variant) -> None:
     """A forced move that leaves one card does not say UNO: the seat stays catchable."""
