@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.hardening.conftest import CPU_BUDGET, MEMORY_BUDGET
+from tests.hardening.served import Readyz, workers_of
 from tests.ops.test_gunicorn_serves import server, wait_for_healthz
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis]
@@ -38,46 +39,10 @@ TICKS = 100
 PAGE = 4096
 
 
-def workers_of(master: int) -> list[int]:
-    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    return sorted(map(int, children))
-
-
 def cpu_and_rss(pid: int) -> tuple[float, int]:
     """A process's CPU seconds (user + system) and resident bytes."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS, int(fields[21]) * PAGE
-
-
-class Readyz:
-    """``/readyz`` every 100 ms in a thread: how long each answer took."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.took: list[float] = []
-        self.failed: list[str] = []
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._poll)
-        self.thread.start()
-
-    def _poll(self) -> None:
-        while not self.stop.is_set():
-            started = time.monotonic()
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-                conn.request("GET", "/readyz")
-                status = conn.getresponse().status
-                conn.close()
-                if status != 200:
-                    self.failed.append(f"status {status}")
-            except OSError as e:
-                self.failed.append(repr(e))
-            self.took.append(time.monotonic() - started)
-            self.stop.wait(0.1)
-
-    def finish(self) -> None:
-        self.stop.set()
-        self.thread.join(10)
 
 
 def call(port: int, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:

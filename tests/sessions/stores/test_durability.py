@@ -232,25 +232,6 @@ def test_a_failover_of_one_redis_loses_no_acknowledged_move(
 
 
 # ---------------------------------------------------------------- one Redis with Sentinel
-@pytest.fixture
-def watched() -> Iterator[tuple[RedisServer, list[RedisServer], LocalSentinel]]:
-    """A primary, two replicas and a Sentinel watching them (``redis+sentinel://``)."""
-    need_redis_server()
-    primary = RedisServer(free_port())
-    primary.start()
-    replicas = [RedisServer(free_port(), replica_of=primary) for _ in range(2)]
-    sentinel = LocalSentinel(free_port(), primary, replicas=2)
-    try:
-        for replica in replicas:
-            replica.start()
-        sentinel.start()
-        yield primary, replicas, sentinel
-    finally:
-        sentinel.stop()
-        for server in (*replicas, primary):
-            server.stop()
-
-
 def test_through_sentinel_the_promoted_replica_is_found_and_no_move_is_lost(
     watched: tuple[RedisServer, list[RedisServer], LocalSentinel],
 ) -> None:

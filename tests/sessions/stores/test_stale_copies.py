@@ -21,7 +21,7 @@ import pytest
 from flask import Flask
 
 import engine
-from tests.redis_procs import LocalSentinel, RedisServer, free_port, need_redis_server
+from tests.redis_procs import LocalSentinel, RedisServer
 from tests.sessions.api.test_contract import mover
 from tests.sessions.api.test_lobby import Lobby, open_game, play_to_the_end
 from tests.sessions.conftest import Api, first_move, make_app, turn_seat
@@ -91,25 +91,6 @@ def test_a_quiet_commit_on_another_replica_leaves_the_version_good(
 
 
 # ---------------------------------------------------------------- a failover
-@pytest.fixture
-def watched() -> Iterator[tuple[RedisServer, list[RedisServer], LocalSentinel]]:
-    """A primary, two replicas and a Sentinel watching them (``redis+sentinel://``)."""
-    need_redis_server()
-    primary = RedisServer(free_port())
-    primary.start()
-    replicas = [RedisServer(free_port(), replica_of=primary) for _ in range(2)]
-    sentinel = LocalSentinel(free_port(), primary, replicas=2)
-    try:
-        for replica in replicas:
-            replica.start()
-        sentinel.start()
-        yield primary, replicas, sentinel
-    finally:
-        sentinel.stop()
-        for server in (*replicas, primary):
-            server.stop()
-
-
 def cut_off_all(primary: RedisServer, replicas: list[RedisServer], timeout: float = 10) -> None:
     """Every replica stopped (SIGSTOP), then its link closed by the primary (``CLIENT
     KILL TYPE replica``): a stopped replica cannot connect again, so nothing the
