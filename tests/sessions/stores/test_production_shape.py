@@ -8,6 +8,7 @@ app in the test's process) answers to the same requests on the same store (issue
 from __future__ import annotations
 
 import json
+import random
 import urllib.error
 import urllib.request
 import uuid
@@ -53,18 +54,18 @@ def over_http(
 
 
 class Phones:
-    """The requests of the game, each sent to the next of ``bases`` (round robin: an
-    instance's URL, or a test client of one app in this process), with what each
+    """The requests of the game, each sent to one of ``bases`` drawn at random (a seeded
+    draw, so a failure repeats: an instance's URL, or a test client of one app in this
+    process), with what each
     answered: (what, status, code, the answer's status, version, view or moves)."""
 
     def __init__(self, bases: list[Any]) -> None:
         self.bases = bases
-        self.sent = 0
+        self.draw = random.Random(SEED)
         self.transcript: list[tuple[Any, ...]] = []
 
     def call(self, what: str, method: str, path: str, body: Any = None, **headers: str) -> Any:
-        base = self.bases[self.sent % len(self.bases)]
-        self.sent += 1
+        base = self.draw.choice(self.bases)
         headers = {k.replace("_", "-"): v for k, v in headers.items()}
         if isinstance(base, str):
             status, out = over_http(base, method, path, body, headers)
