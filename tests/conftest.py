@@ -30,10 +30,12 @@ def redis_cluster() -> Iterator[LocalCluster]:
     cluster.stop()
 
 
-#: Modules that measure time or CPU a heartbeat and fall short beside another worker
-#: (pytest-xdist): ``make test`` runs them after the parallel run, alone
-#: (``UNO_TEST_SLICE``: ``parallel`` leaves them out, ``serial`` runs only them).
-SERIAL_MODULES = ("tests/hardening/test_bot_chains.py",)
+#: Modules that must run with no other worker beside them (pytest-xdist): those that
+#: measure time or CPU a heartbeat and fall short beside another worker, and the
+#: TypeScript checks, whose compile once found the file another check adds to its
+#: project (one make test in four). ``make test`` runs them after the parallel run,
+#: alone (``UNO_TEST_SLICE``: ``parallel`` leaves them out, ``serial`` runs only them).
+SERIAL_MODULES = ("tests/hardening/test_bot_chains.py", "tests/contract/test_typescript.py")
 
 #: Directories whose tests are slow as a whole: servers in subprocesses (ops), generated
 #: clients (contract), bot strength and golden games (engine/bots), benchmark smoke runs.
