@@ -32,10 +32,10 @@ from service.ratelimit import client_address
 
 from . import names, quotas
 from .manager import SessionManager
-from .models import MoveRequest, Reply
+from .models import MoveRequest, Reply, VersionTag
 from .problems import SessionProblem, invalid_request, unavailable, unreadable
 from .schemas import create_schema, join_schema, move_schema
-from .store import StoreUnavailable
+from .store import COMMIT_ID_BYTES, StoreUnavailable
 from .streams import MAX_EVENTS_PAGE, sse
 
 T = TypeVar("T")
@@ -54,6 +54,10 @@ MAX_TOKEN_CHARS = 256
 #: The longest If-Match read (longer is a 400), and the most digits a version has.
 MAX_IF_MATCH_CHARS = 256
 MAX_VERSION_DIGITS = 19
+#: An ETag the service gives: the version, then the commit id of its game (hex).
+VERSION_TAG = re.compile(
+    rf"^([0-9]{{1,{MAX_VERSION_DIGITS}}})(?:\.([0-9a-f]{{{2 * COMMIT_ID_BYTES}}}))?$"
+)
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
@@ -90,10 +94,12 @@ def _token() -> str | None:
     return bearer(request.headers.get("Authorization"))
 
 
-def parse_if_match(header: str | None) -> int | None:
-    """The version named by ``If-Match`` (``"7"``, ``W/"7"`` or ``7``, parsed by werkzeug's
-    ``parse_etags``): ``None`` when absent or ``*``, -1 for a tag that names no version
-    (it matches nothing: 412). Malformed, oversized or several tags: 400."""
+def parse_if_match(header: str | None) -> VersionTag | None:
+    """The version and commit named by ``If-Match`` (``"7.<commit id>"`` as an ETag
+    gives it; a bare number ``"7"`` names the version alone; ``W/"7"`` or ``7`` too,
+    parsed by werkzeug's ``parse_etags``): ``None`` when absent or ``*``, version -1 for
+    a tag that names no version (it matches nothing: 412). Malformed, oversized or
+    several tags: 400."""
     if header is None:
         return None
     if len(header) > MAX_IF_MATCH_CHARS:
@@ -108,10 +114,10 @@ def parse_if_match(header: str | None) -> int | None:
         raise unreadable(
             "If-Match", "If-Match names several versions; send the one the move answers"
         )
-    tag = tags[0] or ""
-    if not (tag.isascii() and tag.isdigit()) or len(tag) > MAX_VERSION_DIGITS:
-        return -1  # no version is spelled so
-    return int(tag)
+    named = VERSION_TAG.match(tags[0] or "")
+    if named is None:
+        return VersionTag(-1)  # no version is spelled so
+    return VersionTag(int(named[1]), named[2])
 
 
 def idempotency_key(header: str | None) -> str | None:
@@ -175,8 +181,8 @@ def _float_arg(name: str, default: float | None) -> float | None:
 # ---------------------------------------------------------------------- answers
 def _answer(reply: Reply, status: int = 200) -> Response:
     resp = Response(reply.body, status=status, mimetype=JSON)
-    if reply.version is not None:
-        resp.headers["ETag"] = f'"{reply.version}"'
+    if reply.etag is not None:
+        resp.headers["ETag"] = f'"{reply.etag}"'
     if reply.replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     resp.headers["Cache-Control"] = "no-store"

@@ -111,7 +111,7 @@ class Creation:
         body = self.views.answer(c, first, first, redacted(events, 1, first), toks, **codes)
         if first is not None:
             body["token"] = toks[first]
-        return Reply(orjson.dumps(body), 1)
+        return Reply.of(orjson.dumps(body), c)
 
     def _clock(
         self,

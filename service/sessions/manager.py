@@ -170,7 +170,7 @@ class SessionManager:
             rows = self.store.events(sid, after, MAX_EVENTS_PAGE)
             events = [event_row(seq, ev, seat) for seq, ev in rows]
         body = self.views.answer(c, seat, seat, events)
-        return Reply(orjson.dumps(body), c.version)
+        return Reply.of(orjson.dumps(body), c)
 
     def legal_moves(self, sid: str, token: str | None) -> Reply:
         c, _ = self.repo.load(sid)
@@ -178,9 +178,9 @@ class SessionManager:
         c = self.settler.settle(c, caller=access.token_seat(c.meta, token))
         seat = access.holder_seat(c.meta, token)
         self.presence.keep(self.store, sid, seat)
-        body = {"session_id": sid, "version": c.version, "seat": seat}
+        body = {"session_id": sid, "version": c.version, "etag": c.etag, "seat": seat}
         body["moves"] = legal_moves(c.state, seat)
-        return Reply(orjson.dumps(body), c.version)
+        return Reply.of(orjson.dumps(body), c)
 
     def events(self, sid: str, token: str | None, after: int, limit: int) -> Reply:
         """A page of the event log after ``after``, redacted for the caller."""
@@ -191,10 +191,11 @@ class SessionManager:
             "seat": seat,
             "status": c.status.value,
             "version": c.version,
+            "etag": c.etag,
             "last_event": c.seq,
             "events": [event_row(seq, ev, seat) for seq, ev in rows],
         }
-        return Reply(orjson.dumps(body), c.version)
+        return Reply.of(orjson.dumps(body), c)
 
     def _read(self, sid: str, token: str | None) -> tuple[Snapshot, int | None, Loaded]:
         """A read by ``token``'s seat (or a spectator): the session loaded and settled

@@ -22,6 +22,7 @@ from engine import Phase, State
 from . import problems
 from .clock import Clock
 from .problems import SessionProblem
+from .store import new_commit_id
 
 
 class BotLevel(StrEnum):
@@ -217,6 +218,10 @@ class Meta:
     #: The secret nonce of the seed commitment (``service.fairness``; hidden like the
     #: seed until the game is over). None: a session stored before nonces.
     seed_nonce: str | None = None
+    #: The commit id of version ``quiet_from`` (the last commit that changed the game),
+    #: which the ETag names while only quiet changes follow it (``Snapshot.etag``). None:
+    #: no quiet change since, or one stored before commit ids.
+    quiet_commit: str | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -289,6 +294,7 @@ class Meta:
             "quiet_from": self.quiet_from,
             **({"notify": True} if self.notify else {}),
             **({"seed_nonce": self.seed_nonce} if self.seed_nonce is not None else {}),
+            **({"quiet_commit": self.quiet_commit} if self.quiet_commit is not None else {}),
         })  # fmt: skip
 
     @classmethod
@@ -315,6 +321,7 @@ class Meta:
             d.get("quiet_from"),
             d.get("notify", False),
             d.get("seed_nonce"),
+            d.get("quiet_commit"),
         )
 
 
@@ -361,15 +368,37 @@ class Snapshot:
         the same (``Meta.quiet_from``)."""
         if quiet:
             first = self.meta.quiet_from if self.meta.quiet_from is not None else self.version
-            meta = replace(meta, quiet_from=first)
-        elif meta.quiet_from is not None:
-            meta = replace(meta, quiet_from=None)
-        return Snapshot(self.sid, self.version + 1, self.seq + events, state, meta)
+            meta = replace(meta, quiet_from=first, quiet_commit=self.game_commit or None)
+        elif meta.quiet_from is not None or meta.quiet_commit is not None:
+            meta = replace(meta, quiet_from=None, quiet_commit=None)
+        return Snapshot(
+            self.sid, self.version + 1, self.seq + events, state, meta, commit=new_commit_id()
+        )
 
-    def answers(self, version: int) -> bool:
-        """A move that answers ``version`` is judged on this copy: it is this version,
-        or one since which only quiet changes were made (``Meta.quiet_from``)."""
+    @property
+    def game_commit(self) -> str:
+        """The commit id of the last commit that changed the game (this version's, or
+        that of ``Meta.quiet_from`` after quiet changes); "" for a session stored before
+        commit ids."""
+        if self.meta.quiet_from is None:
+            return self.commit
+        return self.meta.quiet_commit or ""
+
+    @property
+    def etag(self) -> str:
+        """This version's entity tag, unquoted: its number and ``game_commit``
+        (``"12.3f9a0c1d5e7b2a46"``), so no two states a failover made share it; the
+        bare number when the game's commit has no id."""
+        return VersionTag(self.version, self.game_commit or None).text
+
+    def answers(self, tag: VersionTag) -> bool:
+        """A move that answers ``tag`` is judged on this copy: it names this version or
+        one since which only quiet changes were made (``Meta.quiet_from``), and, when it
+        names a commit, this copy's ``game_commit`` (a bare number is compared alone)."""
+        if tag.commit is not None and tag.commit != self.game_commit:
+            return False
         quiet = self.meta.quiet_from
+        version = tag.version
         return version == self.version or (quiet is not None and quiet <= version < self.version)
 
     def dealt(self) -> State:
@@ -402,13 +431,42 @@ def bot_to_move(state: State, meta: Meta) -> bool:
 
 
 @dataclass(frozen=True)
+class VersionTag:
+    """What an ETag or ``If-Match`` names: a version and the commit id of the game it
+    shows (``Snapshot.game_commit``). ``commit`` None: a bare number (``"12"``, the
+    form before commit ids), which names the version alone."""
+
+    version: int
+    commit: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The tag unquoted: ``12.<commit>``, or ``12``."""
+        return str(self.version) if self.commit is None else f"{self.version}.{self.commit}"
+
+
+@dataclass(frozen=True)
 class Reply:
-    """What a part answers: the JSON body, and the version it shows (the ETag) and
-    whether it is the stored answer of an earlier try (an idempotent replay)."""
+    """What a part answers: the JSON body, the version it shows and the commit id of
+    that version's game (together its ETag: ``etag``), and whether it is the stored
+    answer of an earlier try (an idempotent replay)."""
 
     body: bytes
     version: int | None = None
     replayed: bool = False
+    game: str = ""
+
+    @classmethod
+    def of(cls, body: bytes, c: Snapshot) -> Reply:
+        """``body`` answered at ``c``'s version (its ETag)."""
+        return cls(body, c.version, game=c.game_commit)
+
+    @property
+    def etag(self) -> str | None:
+        """The ETag's tag, unquoted (None: the answer shows no version)."""
+        if self.version is None:
+            return None
+        return VersionTag(self.version, self.game or None).text
 
 
 @dataclass(frozen=True)
@@ -419,8 +477,9 @@ class MoveRequest:
 
     #: The bearer token (None: no Authorization header; "": not a bearer token).
     token: str | None
-    #: The version If-Match names (None: absent or ``*``; -1: a tag that names none).
-    if_match: int | None | SessionProblem
+    #: The version (and commit) If-Match names (None: absent or ``*``; -1: a tag that
+    #: names none; a bare int is a bare number).
+    if_match: VersionTag | int | None | SessionProblem
     #: The Idempotency-Key as sent (None: absent).
     idempotency_key: str | None | SessionProblem
     #: The move as sent (``{"type": ..., ...}``).

@@ -34,7 +34,7 @@ from engine import Move
 from . import access, problems
 from .bots import BotPlayer
 from .config import Env
-from .models import MoveRequest, Reply, Snapshot
+from .models import MoveRequest, Reply, Snapshot, VersionTag
 from .presence import Presence
 from .records import logged
 from .repo import Repository
@@ -62,7 +62,7 @@ class Ask:
     and the seat-scoped Idempotency-Key with the fingerprint of what it was sent with."""
 
     seat: int
-    expected: int
+    expected: VersionTag
     move: Move
     idem_key: str | None
     fingerprint: bytes
@@ -94,7 +94,7 @@ class Moves:
             if done is not None:
                 return done
             c, loaded = self.repo.load(sid)
-        raise problems.version_mismatch(c.version)
+        raise problems.version_mismatch(c.version, c.etag)
 
     def _judged(
         self, c: Snapshot, loaded: Loaded | None, req: MoveRequest, now: float
@@ -149,7 +149,7 @@ class Moves:
         idem = Idem(ask.idem_key, ask.fingerprint + b"\n" + out) if ask.idem_key else None
         done = self.repo.commit(at, new, events, moves, idem, seen)
         if isinstance(done, Snapshot):
-            return Reply(out, done.version)
+            return Reply.of(out, done)
         if done.status == "replayed" and done.answer is not None:
             return replay(done.answer, ask.fingerprint)
         return None
@@ -175,7 +175,7 @@ class Moves:
         except problems.SessionProblem as e:
             raise Judged(e) from None
         if not c.answers(ask.expected):
-            raise Judged(problems.version_mismatch(c.version))
+            raise Judged(problems.version_mismatch(c.version, c.etag))
         return c, True
 
 
@@ -185,8 +185,10 @@ def checked(c: Snapshot, seat: int, req: MoveRequest) -> Ask:
     if isinstance(req.if_match, problems.SessionProblem):
         raise req.if_match
     if req.if_match is None:
-        raise problems.if_match_required(c.version)
+        raise problems.if_match_required(c.version, c.etag)
     expected = req.if_match
+    if isinstance(expected, int):  # a bare number
+        expected = VersionTag(expected)
     move = seat_move(seat, req.move)
     if isinstance(req.idempotency_key, problems.SessionProblem):
         raise req.idempotency_key
@@ -207,9 +209,13 @@ def seat_move(seat: int, wire: dict[str, Any]) -> Move:
     return move
 
 
-def fingerprint(seat: int, version: int, move: dict[str, Any]) -> bytes:
-    """What an idempotent retry must match: the seat, the version and the move."""
-    raw = orjson.dumps([seat, version, move], option=orjson.OPT_SORT_KEYS)
+def fingerprint(seat: int, tag: VersionTag | int, move: dict[str, Any]) -> bytes:
+    """What an idempotent retry must match: the seat, the version (with the commit
+    id If-Match named, when it named one) and the move."""
+    if isinstance(tag, int):
+        tag = VersionTag(tag)
+    named = [tag.version] if tag.commit is None else [tag.version, tag.commit]
+    raw = orjson.dumps([seat, *named, move], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(raw).hexdigest().encode()
 
 
@@ -219,4 +225,6 @@ def replay(stored: bytes, fingerprint: bytes) -> Reply:
     fp, _, body = stored.partition(b"\n")
     if fp != fingerprint:
         raise problems.idempotency_key_reused()
-    return Reply(body, orjson.loads(body)["version"], replayed=True)
+    answer = orjson.loads(body)
+    tag = answer.get("etag", "")  # absent in answers stored before ETags named commits
+    return Reply(body, answer["version"], replayed=True, game=tag.partition(".")[2])

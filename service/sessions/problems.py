@@ -202,23 +202,30 @@ def not_host(host: int) -> ApiProblem:
 
 
 # ---------------------------------------------------------------- versions (412, 428)
-def if_match_required(current: int) -> ApiProblem:
+def if_match_required(current: int, etag: str | None = None) -> ApiProblem:
+    """428: no If-Match; ``etag`` is the current version's tag unquoted (None: the
+    bare number)."""
+    tag = etag or str(current)
     return ApiProblem(
         428,
         "if_match_required",
-        'a move needs If-Match: "<version>" (the ETag of the state it answers)',
+        'a move needs If-Match: the ETag of the state it answers (its "etag")',
         current_version=current,
-        headers={"ETag": f'"{current}"'},
+        current_etag=tag,
+        headers={"ETag": f'"{tag}"'},
     )
 
 
-def version_mismatch(current: int) -> ApiProblem:
+def version_mismatch(current: int, etag: str | None = None) -> ApiProblem:
+    """412: If-Match names another state; ``etag`` as in ``if_match_required``."""
+    tag = etag or str(current)
     return ApiProblem(
         412,
         "version_mismatch",
         f"the session is at version {current}; reload it and try again",
         current_version=current,
-        headers={"ETag": f'"{current}"'},
+        current_etag=tag,
+        headers={"ETag": f'"{tag}"'},
     )
 
 

@@ -66,7 +66,7 @@ class Records:
             kept = self._built.get(key)
             if kept is not None:
                 self._built.move_to_end(key)
-                return Reply(kept, c.version)
+                return Reply.of(kept, c)
         rows = self.store.moves(c.sid)
         # A commit after the load appends moves the loaded state has not made yet.
         entries = [orjson.loads(raw) for raw in rows[: dealt.move_count]]
@@ -87,7 +87,7 @@ class Records:
             raise RuntimeError(f"session {c.sid}: the move log does not replay to the state")
         body = engine.records.dumps(rec).encode()
         self._keep(key, body)
-        return Reply(body, c.version)
+        return Reply.of(body, c)
 
     def _keep(self, key: RecordKey, body: bytes) -> None:
         with self._lock:

@@ -79,7 +79,7 @@ class Rematches:
         rows = self.repo.store.events(next_sid, 0, MAX_EVENTS_PAGE)
         events = [event_row(seq, raw, seat) for seq, raw in rows]
         body = self.views.answer(n, seat, seat, events, token=new_token, previous_session_id=sid)
-        return Reply(orjson.dumps(body), n.version)
+        return Reply.of(orjson.dumps(body), n)
 
     def _make(self, c: Snapshot) -> str:
         """Make the next game and link it from ``c``'s session: its id, or the id of the
@@ -102,7 +102,7 @@ class Rematches:
         def give_up(last: Snapshot) -> str:
             if last.meta.rematch is None:
                 self.repo.delete(made)
-                raise problems.version_mismatch(last.version)
+                raise problems.version_mismatch(last.version, last.etag)
             return last.meta.rematch
 
         _, linked = self.repo.change(c.sid, link, start=c, give_up=give_up)

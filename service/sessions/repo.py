@@ -168,7 +168,7 @@ class Repository:
         dumped = dump(events)
         new = replace(
             with_history(None, new, events, dumped), stored=size(dumped, moves),
-            commit=new_commit_id(),
+            commit=new.commit or new_commit_id(),
         )  # fmt: skip
         notices, ttl = self._extras(None, new, events, moves)
         self.store.create(
@@ -195,14 +195,15 @@ class Repository:
         stored answer) or ``conflict`` (the cached copy forgotten); a session gone is 404."""
         dumped = dump(events)
         new = replace(
-            with_history(base, new, events, dumped), stored=base.stored + size(dumped, moves)
-        )
+            with_history(base, new, events, dumped), stored=base.stored + size(dumped, moves),
+            commit=new.commit or new_commit_id(),
+        )  # fmt: skip
         notices, ttl = self._extras(base, new, events, moves)
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
             seen=seen, history_from=new.history_from, notices=notices, ttl=ttl,
-            expected_commit=base.commit,
+            expected_commit=base.commit, commit_id=new.commit,
         )  # fmt: skip
         res = self.store.commit(request)
         if res.status == "ok":
@@ -244,7 +245,7 @@ class Repository:
             c = None
         last, _ = self.load(sid)
         if give_up is None:
-            raise problems.version_mismatch(last.version)
+            raise problems.version_mismatch(last.version, last.etag)
         return last, give_up(last)
 
     def delete(self, sid: str) -> None:

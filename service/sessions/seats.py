@@ -88,7 +88,7 @@ class Seats:
             self.lobby.unlist([(sid, c.meta.variant)])
         body = self.views.answer(c, seat, seat, redacted(events, c.seq - len(events) + 1, seat),
                                  token=token)  # fmt: skip
-        return Reply(orjson.dumps(body), c.version)
+        return Reply.of(orjson.dumps(body), c)
 
     def within_caps(self, c: Snapshot) -> None:
         """409 ``session_too_large`` for a session whose stored bytes reached
@@ -151,7 +151,7 @@ class Seats:
 
         c, (seat, events) = self.repo.change(sid, step)
         body = self.views.answer(c, seat, None, redacted(events, c.seq - len(events) + 1, None))
-        return Reply(orjson.dumps(body), c.version)
+        return Reply.of(orjson.dumps(body), c)
 
     def take_back(self, sid: str, token: str | None) -> Reply:
         """The seat a bot took from ``token`` after its timeouts, played by its person
@@ -180,7 +180,7 @@ class Seats:
 
         c, (seat, events) = self.repo.change(sid, step)
         body = self.views.answer(c, seat, seat, redacted(events, c.seq - len(events) + 1, seat))
-        return Reply(orjson.dumps(body), c.version)
+        return Reply.of(orjson.dumps(body), c)
 
 
 def returnable(c: Snapshot, token: str) -> tuple[int, LostToken]:

@@ -60,6 +60,7 @@ class Views:
             "variant": c.meta.variant,
             "status": c.status.value,
             "version": c.version,
+            "etag": c.etag,
             "last_event": c.seq,
             "seat": seat,
             "client_seeded": c.meta.client_seeded,

@@ -77,7 +77,7 @@ def test_the_person_takes_back_the_seat_a_bot_took(lobby: Lobby, app: Flask) -> 
     now.t += 1
     r = returning(lobby, sid, tokens[seat])
     back = seat_answer(r)
-    assert r.headers["ETag"] == f'"{back["version"]}"' and back["version"] == read["version"] + 1
+    assert r.headers["ETag"] == f'"{back["etag"]}"' and back["version"] == read["version"] + 1
     assert back["seat"] == seat and back["view"]["player"] == seat
     assert back["seats"][seat] == {**back["seats"][seat], "bot": False, "connected": True,
                                    "last_seen": rfc3339(now.t)}  # fmt: skip

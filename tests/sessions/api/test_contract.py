@@ -17,7 +17,8 @@ def test_create_answers_tokens_version_and_the_first_seats_view(api: Api, app: F
     r = api.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}, {"bot": True}], seed=1)
     assert r.status_code == 201 and r.mimetype == "application/json"
     body = r.get_json()
-    assert r.headers["ETag"] == f'"{body["version"]}"' and body["version"] == 1
+    assert r.headers["ETag"] == f'"{body["etag"]}"' and body["version"] == 1
+    assert body["etag"].startswith("1.")
     seats = body["seats"]
     assert [s["name"] for s in seats] == ["Ann", "Bob", "Player 3"]
     assert [s["bot"] for s in seats] == [False, False, True] and seats[2]["token"] is None
@@ -57,8 +58,9 @@ def test_get_with_a_token_is_that_seats_view_and_without_it_the_spectators(api: 
     sid, toks, _ = two_humans(api)
     for seat, tok in enumerate(toks):
         r = api.get(sid, tok)
-        assert r.status_code == 200 and r.headers["ETag"] == '"1"'
         body = r.get_json()
+        assert r.status_code == 200 and r.headers["ETag"] == f'"{body["etag"]}"'
+        assert body["version"] == 1 and body["etag"].startswith("1.")
         assert body["seat"] == seat and body["view"]["player"] == seat
         assert len(body["view"]["hand"]) == body["view"]["hand_sizes"][seat] >= 7
     spec = api.get(sid)
@@ -99,7 +101,8 @@ def test_legal_moves_are_the_token_seats(api: Api) -> None:
     sid, toks, _ = two_humans(api)
     seat, body = mover(api, sid, toks)
     r = api.legal(sid, toks[seat])
-    assert r.status_code == 200 and r.headers["ETag"] == '"1"'
+    assert r.status_code == 200 and r.headers["ETag"] == f'"{body["etag"]}"'
+    assert r.get_json()["etag"] == body["etag"]
     moves = r.get_json()["moves"]
     assert moves == body["legal_moves"] and moves
     assert all(m["player"] == seat for m in moves)
@@ -113,7 +116,8 @@ def test_a_move_applies_for_the_tokens_seat_and_answers_view_events_version(api:
     r = api.move(sid, toks[seat], move, 1)
     assert r.status_code == 200, r.get_data(as_text=True)
     out = r.get_json()
-    assert out["version"] == 2 and r.headers["ETag"] == '"2"'
+    assert out["version"] == 2 and r.headers["ETag"] == f'"{out["etag"]}"'
+    assert out["etag"].startswith("2.") and out["etag"] != body["etag"]
     assert out["view"]["player"] == seat and out["events"]
     assert [e["seq"] for e in out["events"]] == list(
         range(body["last_event"] + 1, out["last_event"] + 1)
@@ -141,13 +145,26 @@ def test_if_match_is_required_and_checked(api: Api) -> None:
     p = problem(api.move(sid, toks[seat], move, None), 428, "if_match_required")
     assert p["current_version"] == 1
     problem(api.move(sid, toks[seat], move, "*"), 428, "if_match_required")
-    for stale in (0, 5, '"abc"'):
+    assert p["current_etag"] == body["etag"]
+    other = "0" * 16 if not body["etag"].endswith("0" * 16) else "1" * 16
+    for stale in (0, 5, '"abc"', f'"1.{other}"', f'"2.{body["etag"][2:]}"'):
         r = api.move(sid, toks[seat], move, stale)
         p = problem(r, 412, "version_mismatch")
-        assert p["current_version"] == 1 and r.headers["ETag"] == '"1"'
-    assert api.move(sid, toks[seat], move, 'W/"1"').status_code == 200
-    r = api.move(sid, toks[seat], move, 1)
-    assert problem(r, 412, "version_mismatch")["current_version"] == 2
+        assert p["current_version"] == 1 and p["current_etag"] == body["etag"]
+        assert r.headers["ETag"] == f'"{body["etag"]}"'
+    r = api.move(sid, toks[seat], move, f'W/"{body["etag"]}"')
+    assert r.status_code == 200, r.get_data(as_text=True)
+    for stale in (1, f'"{body["etag"]}"'):
+        p = problem(api.move(sid, toks[seat], move, stale), 412, "version_mismatch")
+        assert p["current_version"] == 2 and p["current_etag"] == r.get_json()["etag"]
+
+
+def test_a_bare_version_number_in_if_match_is_still_accepted(api: Api) -> None:
+    """The form before commit ids (``"1"``) names the version alone (docs/sessions.md)."""
+    sid, toks, _ = two_humans(api)
+    seat, body = mover(api, sid, toks)
+    r = api.move(sid, toks[seat], first_move(body), 'W/"1"')
+    assert r.status_code == 200 and r.get_json()["version"] == 2
 
 
 def test_an_illegal_move_is_422_with_the_engines_code(api: Api) -> None:
@@ -172,7 +189,8 @@ def test_a_retry_with_the_same_idempotency_key_applies_once(api: Api) -> None:
     assert first.status_code == 200
     again = api.move(sid, toks[seat], move, 1, idem="key-1")
     assert again.status_code == 200 and again.get_data() == first.get_data()
-    assert again.headers["Idempotent-Replayed"] == "true" and again.headers["ETag"] == '"2"'
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["ETag"] == first.headers["ETag"] == f'"{first.get_json()["etag"]}"'
     assert api.get(sid).get_json()["version"] == 2
     log = api.events(sid, toks[seat]).get_json()["events"]
     assert [e["seq"] for e in log] == list(range(1, first.get_json()["last_event"] + 1))

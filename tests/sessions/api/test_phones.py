@@ -249,10 +249,12 @@ def test_a_read_that_tells_keeps_the_movers_version_good(lobby: Lobby, app: Flas
     told = seat_answer(lobby.get(sid, toks[1]))  # Bob's first read
     assert told["version"] == mine["version"] + (mover == 0)
     move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
-    moved = seat_answer(lobby.move(sid, toks[mover], move, mine["version"]))
+    assert told["etag"].partition(".")[2] == mine["etag"].partition(".")[2]  # same game
+    moved = seat_answer(lobby.move(sid, toks[mover], move, f'"{mine["etag"]}"'))
     assert moved["version"] == told["version"] + 1
     assert [s["connected"] for s in moved["seats"]] == [True, True]
     problem(lobby.move(sid, toks[mover], move, mine["version"]), 412, "version_mismatch")
+    problem(lobby.move(sid, toks[mover], move, f'"{told["etag"]}"'), 412, "version_mismatch")
 
 
 @pytest.mark.parametrize("store_kind", ["memory"], indirect=True)

@@ -72,12 +72,20 @@ def test_a_join_dealt_on_another_replica_does_not_decide_the_first_move(
         assert r.get_json()["version"] == body["version"] + 1
 
 
+def if_match(body: dict[str, Any], form: str) -> str:
+    """The If-Match a client builds from ``body``: its ``etag`` (the version and the
+    game's commit id), or the bare number clients sent before commit ids."""
+    return f'"{body["etag"]}"' if form == "etag" else f'"{body["version"]}"'
+
+
+@pytest.mark.parametrize("form", ["etag", "bare"])
 def test_a_quiet_commit_on_another_replica_leaves_the_version_good(
-    pq: tuple[Lobby, Lobby],
+    pq: tuple[Lobby, Lobby], form: str
 ) -> None:
     """Reproduction 2: a clocked three-person game; the mover reads on P, another seat's
     first read goes to Q (it is told of the deal: a quiet commit), the mover's move to
-    P answers the version it read, as docs/sessions.md promises."""
+    P answers the version it read, as docs/sessions.md promises: by its ETag, which
+    names the game's commit (a quiet commit keeps it), or by its bare number."""
     p, q = pq
     sid, tokens = dealt_across(p, q, clock={"turn_seconds": 30})
     seat = turn_seat(p.get(sid).get_json()["view"])
@@ -85,9 +93,17 @@ def test_a_quiet_commit_on_another_replica_leaves_the_version_good(
     other = next(s for s in range(3) if s != seat and s != 2)  # seat 2 was told by its join
     told = q.get(sid, tokens[other]).get_json()
     assert told["version"] == body["version"] + 1  # the quiet commit
-    r = p.move(sid, tokens[seat], first_move(body), body["version"])
+    game = body["etag"].partition(".")[2]
+    assert game and told["etag"] == f"{told['version']}.{game}"  # the game's commit, kept
+    r = p.move(sid, tokens[seat], first_move(body), if_match(body, form))
     assert r.status_code == 200, r.get_data(as_text=True)
-    assert r.get_json()["version"] == told["version"] + 1
+    moved = r.get_json()
+    assert moved["version"] == told["version"] + 1
+    assert moved["etag"].partition(".")[2] not in ("", game)  # a move is a new game commit
+    for stale in (body, told):  # older than the move: 412 on either replica
+        for api in (p, q):
+            r = api.move(sid, tokens[seat], first_move(moved), if_match(stale, form))
+            assert r.status_code == 412 and r.get_json()["current_etag"] == moved["etag"]
 
 
 # ---------------------------------------------------------------- a failover
@@ -145,8 +161,9 @@ def test_after_a_failover_a_stale_copy_undoes_no_move(
     move on A (503 with ``REDIS_MIN_REPLICAS=1``, 200 with 0) and A's next read make A
     cache a version only the old primary holds. The primary dies, a replica (a
     version behind) is promoted and the other follows it, and B's move M2 makes that version number again with
-    another state. A's move sent with the number it read is judged on B's state, as
-    one process would judge it: M2 is not undone and every record replays."""
+    another state. A's move sent with the ETag it read is 412 (the ETag names the lost
+    commit); sent with the bare number it read, it is judged on B's state, as one
+    process would judge it. M2 is not undone and every record replays."""
     primary, replicas, sentinel = watched
     a_app, b_app = (durable_app(sentinel.url, min_replicas, "f:") for _ in range(2))
     a, b = Api(a_app.test_client()), Api(b_app.test_client())
@@ -174,6 +191,12 @@ def test_after_a_failover_a_stale_copy_undoes_no_move(
     game.acked.append(m2)
     assert b.get(game.sid).get_json()["version"] == lost_version
     move = first_move(body_y)
+    assert body_y["etag"] != b.get(game.sid).get_json()["etag"]  # one number, two states
+    for api in (a, b):
+        r = until_served(partial(api.move, game.sid, game.tokens[seat_y], move,
+                                 f'"{body_y["etag"]}"'), 30)  # fmt: skip
+        assert r.status_code == 412, r.get_data(as_text=True)
+        assert r.get_json()["current_etag"] == b.get(game.sid).get_json()["etag"]
     want = expected_answer(b_app, game.sid, move, lost_version)
     r = until_served(partial(a.move, game.sid, game.tokens[seat_y], move, lost_version), 30)
     assert r.status_code == want, r.get_data(as_text=True)
@@ -212,6 +235,7 @@ def test_a_rematch_claim_on_another_replica_leaves_the_version_good(
     body = p.get(nxt, new[seat]).get_json()
     claimed = q.rematch(sid, toks[last]).get_json()
     assert claimed["version"] == body["version"] + 1  # the quiet commit
-    r = p.move(nxt, new[seat], first_move(body), body["version"])
+    assert claimed["etag"].partition(".")[2] == body["etag"].partition(".")[2]
+    r = p.move(nxt, new[seat], first_move(body), f'"{body["etag"]}"')
     assert r.status_code == 200, r.get_data(as_text=True)
     assert r.get_json()["version"] == claimed["version"] + 1

@@ -13,7 +13,7 @@ from service.sessions.api import (
     idempotency_key,
     parse_if_match,
 )
-from service.sessions.models import Reply
+from service.sessions.models import Reply, VersionTag
 from service.sessions.problems import SessionProblem
 
 
@@ -32,20 +32,32 @@ def test_the_bearer_token(header: str | None, token: str | None) -> None:
     assert bearer(header) == token
 
 
+COMMIT = "3f9a0c1d5e7b2a46"
+
+
 @pytest.mark.parametrize(
-    ("header", "version"),
+    ("header", "tag"),
     [
         (None, None),
         ("*", None),
-        ('"7"', 7),
-        ('W/"7"', 7),
-        ("7", 7),
-        ('"v7"', -1),
-        ('"1' + "0" * 19 + '"', -1),
+        (f'"7.{COMMIT}"', VersionTag(7, COMMIT)),
+        (f'W/"7.{COMMIT}"', VersionTag(7, COMMIT)),
+        ('"7"', VersionTag(7)),
+        ('W/"7"', VersionTag(7)),
+        ("7", VersionTag(7)),
+        ('"v7"', VersionTag(-1)),
+        ('"1' + "0" * 19 + '"', VersionTag(-1)),
+        ('"7."', VersionTag(-1)),
+        (f'"7.{COMMIT.upper()}"', VersionTag(-1)),
+        (f'"7.{COMMIT}0"', VersionTag(-1)),
+        (f'"7.{COMMIT[:-1]}"', VersionTag(-1)),
+        (f'".{COMMIT}"', VersionTag(-1)),
     ],
 )
-def test_if_match_names_a_version(header: str | None, version: int | None) -> None:
-    assert parse_if_match(header) == version
+def test_if_match_names_a_version_and_the_commit_of_its_game(
+    header: str | None, tag: VersionTag | None
+) -> None:
+    assert parse_if_match(header) == tag
 
 
 @pytest.mark.parametrize("header", ['"1", "2"', "x" * (MAX_IF_MATCH_CHARS + 1), '"'])
@@ -60,7 +72,7 @@ def test_an_idempotency_key_is_visible_ascii_and_its_problem_waits_its_turn() ->
     for bad in ("", "with space", "é", "x" * 256):
         later = _or_problem(idempotency_key, bad)
         assert isinstance(later, SessionProblem) and later.status == 400
-    assert _or_problem(parse_if_match, '"3"') == 3
+    assert _or_problem(parse_if_match, '"3"') == VersionTag(3)
 
 
 def test_a_reply_is_answered_with_its_etag_and_never_cached() -> None:
@@ -70,3 +82,7 @@ def test_a_reply_is_answered_with_its_etag_and_never_cached() -> None:
     assert resp.headers["Cache-Control"] == "no-store" and resp.mimetype == "application/json"
     plain = _answer(Reply(b"{}"))
     assert "ETag" not in plain.headers and "Idempotent-Replayed" not in plain.headers
+    named = _answer(Reply(b"{}", 4, game=COMMIT))
+    assert named.headers["ETag"] == f'"4.{COMMIT}"' and parse_if_match(named.headers["ETag"]) == (
+        VersionTag(4, COMMIT)
+    )

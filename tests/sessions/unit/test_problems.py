@@ -54,8 +54,11 @@ def test_each_problem_has_its_status_and_code(
 
 def test_version_problems_name_the_current_version_in_the_body_and_the_etag() -> None:
     for p, status in ((problems.version_mismatch(7), 412), (problems.if_match_required(7), 428)):
-        assert p.status == status and p.extra == {"current_version": 7}
+        assert p.status == status and p.extra == {"current_version": 7, "current_etag": "7"}
         assert p.headers == {"ETag": '"7"'}
+    named = problems.version_mismatch(7, "7.3f9a0c1d5e7b2a46")
+    assert named.extra["current_etag"] == "7.3f9a0c1d5e7b2a46"
+    assert named.headers == {"ETag": '"7.3f9a0c1d5e7b2a46"'}
 
 
 def test_a_401_challenges_and_a_503_says_when_to_retry() -> None:
