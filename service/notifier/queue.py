@@ -39,7 +39,9 @@ DEAD_LETTERS = 100_000
 SCAN_CHUNK = 256
 
 # KEYS: outbox, outq, due index, session state. ARGV: now ms, lease ms, sid.
-# A warning due now joins the outbox when the session is still at its version. Then the
+# A warning due now joins the outbox when the session is still at its version and commit
+# id (``warn_c``; a warning kept before commit ids compares the version alone: a version
+# a failover lost, made again by another commit, is another turn). Then the
 # head, when it is neither in flight nor waiting for a retry, is leased and returned; the
 # session is indexed again at its next due time (or unindexed). Returns {head or false,
 # attempts}.
@@ -47,13 +49,14 @@ MOVE = """
 local now = tonumber(ARGV[1])
 local wdue = tonumber(redis.call('HGET', KEYS[2], 'warn_due') or '-1')
 if wdue >= 0 and wdue <= now then
-  local v = redis.call('HGET', KEYS[4], 'v')
-  if v and v == redis.call('HGET', KEYS[2], 'warn_v') then
+  local st = redis.call('HMGET', KEYS[4], 'v', 'c')
+  local w = redis.call('HMGET', KEYS[2], 'warn_v', 'warn_c')
+  if st[1] and st[1] == w[1] and (not w[2] or w[2] == (st[2] or '')) then
     redis.call('RPUSH', KEYS[1], redis.call('HGET', KEYS[2], 'warn'))
     local ttl = redis.call('PTTL', KEYS[2])
     if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
   end
-  redis.call('HDEL', KEYS[2], 'warn', 'warn_due', 'warn_v')
+  redis.call('HDEL', KEYS[2], 'warn', 'warn_due', 'warn_v', 'warn_c')
   wdue = -1
 end
 local head = redis.call('LINDEX', KEYS[1], 0)
@@ -110,7 +113,7 @@ return 'retry'
 # deliveries for the session (its later commits write none while ``off`` is kept).
 STOP = """
 redis.call('DEL', KEYS[1])
-redis.call('HDEL', KEYS[2], 'a', 'first', 'lease', 'retry', 'warn', 'warn_due', 'warn_v')
+redis.call('HDEL', KEYS[2], 'a', 'first', 'lease', 'retry', 'warn', 'warn_due', 'warn_v', 'warn_c')
 redis.call('HSET', KEYS[2], 'off', 1)
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('ZREM', KEYS[3], ARGV[1])

@@ -43,7 +43,7 @@ class _Session:
     #: The notifier's outbox (``store.Notices``): entries, and the pending clock warning
     #: (entry, due ms, the version it holds for).
     outbox: list[bytes] = field(default_factory=list)
-    warning: tuple[bytes, int, int] | None = None
+    warning: tuple[bytes, int, int, str] | None = None
     #: The bytes of the events and move-log entries written so far.
     stored: int = 0
     #: The commit id of ``version`` (``store.new_commit_id``).
@@ -119,7 +119,7 @@ class MemoryStore(SessionStore):
             return
         s.outbox.extend(notices.entries)
         if notices.warning is not None:
-            s.warning = (notices.warning, notices.warning_due_ms, s.version)
+            s.warning = (notices.warning, notices.warning_due_ms, s.version, s.commit)
         else:
             s.warning = None
 

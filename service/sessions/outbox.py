@@ -16,8 +16,10 @@ common ``session_id``, ``version`` and ``variant`` (the spec's ``webhooks`` has 
 entry per type: tests/notifier/test_outbox.py checks they agree). A webhook carries no
 card and nothing hidden: seats, names, the seat's ``external_id`` (the app's reference,
 which its backend gave), deadlines, and at the end the scores every seat sees. Its
-``webhook-id`` is ``<sid>.<version>.<n>`` (``.w`` for the clock warning): the same on
-every try.
+``webhook-id`` is ``<sid>.<version>.<commit id>.<n>`` (``.w`` for the clock warning; the
+commit id is the one of the commit that wrote it, ``Snapshot.commit``): the same on
+every try, and never the id of another notification, not even after a failover that
+lost a version and made its number again with another commit.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ class Outbox:
             return Notices(deadline_ms=deadline_ms, now_ms=int(now * 1000))
         common = {"session_id": new.sid, "version": new.version, "variant": new.meta.variant}
         bodies = list(self._caused(base, new, events, moves, now, deadline, common))
-        entries = tuple(entry(f"{new.sid}.{new.version}.{i}", b) for i, b in enumerate(bodies))
+        named = webhook_id_base(new)
+        entries = tuple(entry(f"{named}.{i}", b) for i, b in enumerate(bodies))
         warning, due = None, 0
         seat = new.waiting_person()
         lead = config.webhook_warning_seconds
@@ -126,7 +129,7 @@ class Outbox:
                 "turn.clock_warning", deadline - lead, common,
                 seat=seat, external_id=ext, deadline=rfc3339(deadline),
             )  # fmt: skip
-            warning, due = entry(f"{new.sid}.{new.version}.w", body), int((deadline - lead) * 1000)
+            warning, due = entry(f"{named}.w", body), int((deadline - lead) * 1000)
         keep = (config.webhook_retry_seconds + (self.ttl(new) or config.ttl)) * 1000
         return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep))
 
@@ -205,6 +208,13 @@ def released(base: Snapshot | None, new: Snapshot) -> bool:
     before = None if base is None else base.meta.clock
     after = new.meta.clock
     return bool(before and before.held_for) and after is not None and not after.held_for
+
+
+def webhook_id_base(new: Snapshot) -> str:
+    """What the webhook-ids of ``new``'s commit start with: ``<sid>.<version>.<commit
+    id>`` (``<sid>.<version>`` for a commit without an id)."""
+    named = f"{new.sid}.{new.version}"
+    return f"{named}.{new.commit}" if new.commit else named
 
 
 def entry(webhook_id: str, body: dict[str, Any]) -> bytes:

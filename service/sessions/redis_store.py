@@ -68,7 +68,7 @@ local function last_move()
   if #KEYS > 8 then return #ARGV - 7 - tonumber(ARGV[#ARGV]) end
   return #ARGV
 end
-local function notices(v)
+local function notices(v, c)
   local t = #ARGV
   local k = tonumber(ARGV[t])
   local sid, keep, now = ARGV[t - 1], ARGV[t - 2], ARGV[t - 3]
@@ -85,11 +85,11 @@ local function notices(v)
     due = tonumber(now)
   end
   if ARGV[t - 6] ~= '' then
-    redis.call('HSET', KEYS[10], 'warn', ARGV[t - 6], 'warn_due', ARGV[t - 5], 'warn_v', v)
+    redis.call('HSET', KEYS[10], 'warn', ARGV[t - 6], 'warn_due', ARGV[t - 5], 'warn_v', v, 'warn_c', c)
     local w = tonumber(ARGV[t - 5])
     if due == nil or w < due then due = w end
   else
-    redis.call('HDEL', KEYS[10], 'warn', 'warn_due', 'warn_v')
+    redis.call('HDEL', KEYS[10], 'warn', 'warn_due', 'warn_v', 'warn_c')
   end
   if due ~= nil then redis.call('ZADD', KEYS[11], 'LT', due, sid) end
   redis.call('PEXPIRE', KEYS[9], keep)
@@ -117,7 +117,7 @@ for i = 9 + n, last_move() do
 end
 redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6], 'b', b, 'c', ARGV[7])
 for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
-if #KEYS > 8 then notices(1) end
+if #KEYS > 8 then notices(1, ARGV[7]) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
 """
@@ -168,7 +168,7 @@ if field ~= '' then
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], ARGV[10], ARGV[11]) end
 for _, i in ipairs({1, 2, 3, 4, 5, 7, 8}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
-if #KEYS > 8 then notices(v) end
+if #KEYS > 8 then notices(v, ARGV[14]) end
 redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
 """

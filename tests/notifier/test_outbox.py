@@ -102,7 +102,10 @@ def test_the_join_that_deals_writes_joined_started_and_the_first_turn(app: Flask
     join(api, sid, code)
     got = outbox(app, sid)
     assert kinds(got) == ["seat.joined", "game.started", "turn.started"]
-    assert [w["id"] for w in got] == [f"{sid}.2.{i}" for i in range(3)]
+    # The commit's id is in each webhook-id: a version a failover remade is another id.
+    commit = app.extensions["sessions"].store._sessions[sid].commit
+    assert len(commit) == 16 and api.get(sid).get_json()["etag"] == f"2.{commit}"
+    assert [w["id"] for w in got] == [f"{sid}.2.{commit}.{i}" for i in range(3)]
     common = {"session_id": sid, "version": 2, "variant": "uno_classic"}
     assert got[0]["data"] == {**common, "seat": 1, "name": "Bo", "external_id": "u-1"}
     assert got[1]["data"] == {
@@ -125,7 +128,8 @@ def test_the_join_that_deals_writes_joined_started_and_the_first_turn(app: Flask
     warning = app.extensions["sessions"].store._sessions[sid].warning
     body = orjson.loads(parse_entry(warning[0])[1])
     assert body["type"] == "turn.clock_warning" and body["data"]["deadline"] == deadline
-    assert warning[1:] == (int((T0 + 50) * 1000), 2)
+    assert parse_entry(warning[0])[0] == f"{sid}.2.{commit}.w"
+    assert warning[1:] == (int((T0 + 50) * 1000), 2, commit)
     assert app.extensions["sessions"].store.deadline_index(sid) == int((T0 + 60) * 1000)
 
 

@@ -47,7 +47,8 @@ def drained(deployment: Deployment, sid: str, timeout: float = 20) -> list[dict[
     store = deployment.store()
     wait_until(lambda: store.outbox(sid) == [], timeout)
     got = deployment.receiver.delivered(sid)
-    ids = [tuple(map(int, i.split(".")[1:])) for i in in_order(got)]
+    named = [i.split(".") for i in in_order(got)]  # <sid>.<version>.<commit>.<n>
+    ids = [(int(parts[1]), int(parts[-1])) for parts in named]
     assert ids == sorted(ids), ids
     for (v, n), (pv, pn) in zip(ids[1:], ids, strict=False):
         assert n == (pn + 1 if v == pv else 0), ids
