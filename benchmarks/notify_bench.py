@@ -77,7 +77,7 @@ class Player:
         new = orjson.loads(made)
         self.path = f"/v1/sessions/{new['session_id']}/moves"
         self.tokens = [s["token"] for s in new["seats"]]
-        self.version = new["version"]
+        self.tag = f'"{new.get("etag", new["version"])}"'  # the ETag a move sends back
         self.moves = moves
         self.i = 0
 
@@ -89,9 +89,9 @@ class Player:
             self.i += 1
             _, headers = self.call(
                 "POST", self.path, body,
-                authorization=f"Bearer {self.tokens[seat]}", if_match=f'"{self.version}"',
+                authorization=f"Bearer {self.tokens[seat]}", if_match=self.tag,
             )  # fmt: skip
-            self.version = int(headers["ETag"].strip('"'))
+            self.tag = headers["ETag"]
         return time.perf_counter() - start
 
 

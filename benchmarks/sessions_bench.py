@@ -169,7 +169,7 @@ def _moves_thread(
             time.sleep(0.05)
             continue
         new = orjson.loads(data)
-        sid, version = new["session_id"], new["version"]
+        sid, tag = new["session_id"], f'"{new.get("etag", new["version"])}"'  # the ETag
         tokens = [s["token"] for s in new["seats"]]
         created.append(1)
         _wait(start)  # the first session is made before the window
@@ -184,7 +184,7 @@ def _moves_thread(
                 "POST",
                 path,
                 orjson.dumps({"move": move.to_dict()}),
-                {"Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{version}"'},
+                {"Authorization": f"Bearer {tokens[seat]}", "If-Match": tag},
             )
             if time.monotonic() > until:
                 break
@@ -192,7 +192,7 @@ def _moves_thread(
                 errors.append(status)
                 break
             out.append(dt)
-            version = int(etag.strip(b'"'))
+            tag = etag.decode()
             state, _ = engine.apply(state, move)
         conn.request(
             "DELETE", f"/v1/sessions/{sid}", headers={"Authorization": f"Bearer {tokens[0]}"}

@@ -72,7 +72,7 @@ def play(client: Client, seat_client: Callable[[str], AuthenticatedClient]) -> S
             continue
         move = SessionMoveRequest(move=state.legal_moves[0])  # a listed move, as it is
         answer = apply_session_move.sync(
-            state.session_id, client=me, body=move, if_match=f'"{state.version}"'
+            state.session_id, client=me, body=move, if_match=f'"{state.etag}"'
         )
         state = session(answer)
     else:

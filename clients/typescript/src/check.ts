@@ -124,10 +124,10 @@ export async function sendSessionMove(
   base: string,
   sessionId: string,
   token: string,
-  version: number,
+  etag: Schemas["SessionEtag"], // the state's `etag` (its ETag without the quotes)
   move: Schemas["SessionMove"],
 ): Promise<MoveAnswer | MoveRefused> {
-  const headers: MoveHeaders = { "If-Match": `"${version}"` };
+  const headers: MoveHeaders = { "If-Match": `"${etag}"` };
   const body: MoveBody = { move };
   const resp = await fetch(`${base}/v1/sessions/${sessionId}/moves`, {
     method: "POST",
@@ -136,7 +136,7 @@ export async function sendSessionMove(
   });
   if (resp.status === 412) {
     const problem = (await resp.json()) as MoveRefused;
-    return problem; // problem.current_version: the version to retry with
+    return problem; // problem.current_etag: the ETag to retry with
   }
   const answer = (await resp.json()) as MoveAnswer;
   for (const event of answer.events) describeEvent(event);
