@@ -9,6 +9,7 @@ installs it) and are skipped with the reason otherwise.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -74,16 +75,57 @@ def store_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+#: ``SESSION_REPLICAS=2``: on Redis and the cluster, the ``client`` of every session
+#: test spreads its requests over two apps (two replicas, a process cache each) on one
+#: store and key prefix, the second app on the first's clock (the production shape,
+#: in process; docs/development.md). A test that reads or changes one app's internals
+#: (its settings, store object, calls made in it; the clock is shared) is marked
+#: ``one_process`` and runs on one app.
+REPLICAS = int(os.environ.get("SESSION_REPLICAS", "1"))
+
+
+class SpreadClient(FlaskClient):
+    """A test client whose requests go to its app and ``others`` in turn."""
+
+    others: list[FlaskClient]
+    turn = 0
+
+    @classmethod
+    def over(cls, app: Flask, others: list[Flask]) -> SpreadClient:
+        """A client of ``app`` and ``others`` (``app.test_client()`` stays plain)."""
+        spread = cls(app, app.response_class, use_cookies=True)
+        spread.others = [other.test_client() for other in others]
+        return spread
+
+    def open(self, *args: Any, **kwargs: Any) -> Any:
+        self.turn += 1
+        pick = self.turn % (len(self.others) + 1)
+        if pick == 0:
+            return super().open(*args, **kwargs)
+        return self.others[pick - 1].open(*args, **kwargs)
+
+
 @pytest.fixture
 def app(store_kind: str, request: pytest.FixtureRequest) -> Iterator[Flask]:
-    app = make_app(store_config(store_kind, request))
+    config = store_config(store_kind, request)
+    app = make_app(dict(config))
+    spread = "REDIS_URL" in config and not request.node.get_closest_marker("one_process")
+    others = [make_app(dict(config)) for _ in range(REPLICAS - 1)] if spread else []
+    for other in others:
+        first = app.extensions["sessions"].env
+        other.extensions["sessions"].env.now = lambda first=first: first.now()
+    app.extensions["replicas"] = others
     yield app
-    app.extensions["sessions"].store.close()
+    for each in (app, *others):
+        each.extensions["sessions"].store.close()
 
 
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+    others = app.extensions.get("replicas") or []
+    if not others:
+        return app.test_client()
+    return SpreadClient.over(app, others)
 
 
 class Api:

@@ -125,6 +125,7 @@ def bench_histories(variant: str, log: list[engine.Move]) -> list[tuple[int, lis
     return out
 
 
+@pytest.mark.one_process  # every bot decision made: a copy behind may make one in vain
 @pytest.mark.parametrize("variant", ["uno_classic", "uno_flip"])
 def test_a_sessions_hard_bot_gets_the_benchs_history_and_makes_its_move(
     api: Api, calls: list[Call], variant: str

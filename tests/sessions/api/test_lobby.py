@@ -332,6 +332,7 @@ def test_a_seat_that_leaves_after_the_start_is_played_by_a_bot(lobby: Lobby) -> 
     assert lobby.get(sid).get_json()["view"]["phase"] == "game_over"
 
 
+@pytest.mark.one_process  # sets this app's max_bot_moves
 def test_a_game_everyone_left_is_played_to_its_end_by_the_bots(lobby: Lobby, app: Flask) -> None:
     """No clock: the last person leaves, bots hold every seat; their chain stops at
     ``max_bot_moves`` and each later read plays the next, until the game ends; its
@@ -547,6 +548,7 @@ def connected(api: Lobby, sid: str, token: str | None = None) -> list[bool]:
     return [s["connected"] for s in api.get(sid, token).get_json()["seats"]]
 
 
+@pytest.mark.one_process  # sets this app's clock
 def test_presence_shows_the_seats_seen_recently(lobby: Lobby, app: Flask) -> None:
     now = [1_800_000_000.0]
     mgr = app.extensions["sessions"]

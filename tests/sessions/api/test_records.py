@@ -58,6 +58,7 @@ def test_a_running_games_record_is_for_its_seats_only(api: Api) -> None:
     problem(api.c.post("/v1/games/replay", json=rec), 422, "record_seed_missing")
 
 
+@pytest.mark.one_process  # counts this process's reads
 def test_a_finished_record_is_built_once_per_process(api: Api, app: Flask) -> None:
     body = api.create("uno_all_wild", [{"name": "Ann"}, {"bot": True}], seed=SEED).get_json()
     sid, token = body["session_id"], body["seats"][0]["token"]

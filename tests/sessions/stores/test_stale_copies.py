@@ -24,7 +24,7 @@ import engine
 from tests.redis_procs import LocalSentinel, RedisServer
 from tests.sessions.api.test_contract import mover
 from tests.sessions.api.test_lobby import Lobby, open_game, play_to_the_end
-from tests.sessions.conftest import Api, first_move, make_app, turn_seat
+from tests.sessions.conftest import Api, SpreadClient, first_move, make_app, turn_seat
 from tests.sessions.stores.test_durability import Game, answered, durable_app, until_served
 
 pytestmark = [pytest.mark.redis]
@@ -239,3 +239,20 @@ def test_a_rematch_claim_on_another_replica_leaves_the_version_good(
     r = p.move(nxt, new[seat], first_move(body), f'"{body["etag"]}"')
     assert r.status_code == 200, r.get_data(as_text=True)
     assert r.get_json()["version"] == claimed["version"] + 1
+
+
+def test_the_spread_client_sends_its_requests_to_each_replica_in_turn(redis_url: str) -> None:
+    """``SESSION_REPLICAS=2`` runs the session suites through ``SpreadClient``."""
+    config = {"REDIS_URL": redis_url, "SESSION_KEY_PREFIX": f"x{uuid.uuid4().hex[:6]}:"}
+    apps = [make_app(dict(config)) for _ in range(2)]
+    served: list[int] = []
+    for i, app in enumerate(apps):
+        app.before_request(partial(served.append, i))
+    spread = SpreadClient.over(apps[0], apps[1:])
+    try:
+        for _ in range(4):
+            assert spread.get("/healthz").status_code == 200
+        assert served == [1, 0, 1, 0]
+    finally:
+        for app in apps:
+            app.extensions["sessions"].store.close()
