@@ -48,6 +48,15 @@ from .views import Views
 MOVE_TRIES = 5
 
 
+@dataclass(frozen=True)
+class Reread:
+    """The session read again because the copy a move was judged on is not the stored
+    state: the move is judged anew, from its token on, on ``c`` (``loaded``)."""
+
+    c: Snapshot
+    loaded: Loaded
+
+
 class Judged(Exception):
     """A move's refusal decided on the session as read (no copy of this process)."""
 
@@ -91,19 +100,19 @@ class Moves:
         c, loaded = self.repo.current(sid)
         for _ in range(MOVE_TRIES):
             done = self._judged(c, loaded, req, now)
-            if done is not None:
+            if isinstance(done, Reply):
                 return done
-            c, loaded = self.repo.load(sid)
+            c, loaded = (done.c, done.loaded) if done else self.repo.load(sid)
         raise problems.version_mismatch(c.version, c.etag)
 
     def _judged(
         self, c: Snapshot, loaded: Loaded | None, req: MoveRequest, now: float
-    ) -> Reply | None:
+    ) -> Reply | Reread | None:
         """The move judged on ``c`` (read from the store when ``loaded`` is given, else
         this process's copy) and committed over it; None when that is not the answer:
         the copy refused the move (it may be behind), or the compare-and-set was lost
         (another process committed first, perhaps only quietly). The caller reads the
-        session again and judges once more."""
+        session again (or takes the ``Reread`` it was given) and judges once more."""
         fresh = loaded is not None
         try:
             seat = access.holder_seat(c.meta, req.token)
@@ -114,7 +123,7 @@ class Moves:
                 seat = access.holder_seat(c.meta, req.token)
             ask = checked(c, seat, req)
             found = self._at_version(c, loaded, ask)
-            if isinstance(found, Reply):
+            if isinstance(found, Reply | Reread):
                 return found
             at, read = found
             fresh = fresh or read
@@ -156,7 +165,7 @@ class Moves:
 
     def _at_version(
         self, c: Snapshot, loaded: Loaded | None, ask: Ask
-    ) -> tuple[Snapshot, bool] | Reply:
+    ) -> tuple[Snapshot, bool] | Reply | Reread:
         """The session at the version the move answers (or a later one that shows the
         same game: ``Snapshot.answers``) and whether it was read here, or the stored
         answer of an earlier try with the same Idempotency-Key (its replay), or 412.
@@ -164,11 +173,17 @@ class Moves:
         When the cached copy is at that version nothing is read (the commit's
         compare-and-set judges it, and finds a stored answer itself). Otherwise the cache
         is behind (or the client is): the session, and the answer stored under the key,
-        are read before the version is judged (412 only on the session read)."""
+        are read before the version is judged (412 only on the session read). A read
+        that finds another state than ``c`` is a ``Reread``: the token, the seat and
+        the move are judged on it first (a seat that left is 401 ``seat_left`` on every
+        replica, not 412 because the copy it was checked on still seated it)."""
         if c.answers(ask.expected):
             return c, False
         if loaded is None or ask.idem_key is not None:
-            c, loaded = self.repo.load(c.sid, ask.idem_key)
+            read, loaded = self.repo.load(c.sid, ask.idem_key)
+            if (read.version, read.commit) != (c.version, c.commit):
+                return Reread(read, loaded)
+            c = read
         try:
             if loaded.idem is not None:
                 return replay(loaded.idem, ask.fingerprint)

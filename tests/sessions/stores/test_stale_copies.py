@@ -22,9 +22,15 @@ from flask import Flask
 
 import engine
 from tests.redis_procs import LocalSentinel, RedisServer
-from tests.sessions.api.test_contract import mover
 from tests.sessions.api.test_lobby import Lobby, open_game, play_to_the_end
-from tests.sessions.conftest import Api, SpreadClient, first_move, make_app, turn_seat
+from tests.sessions.conftest import (
+    Api,
+    SpreadClient,
+    first_move,
+    make_app,
+    mover,
+    turn_seat,
+)
 from tests.sessions.stores.test_durability import Game, answered, durable_app, until_served
 
 pytestmark = [pytest.mark.redis]
@@ -72,6 +78,26 @@ def test_a_join_dealt_on_another_replica_does_not_decide_the_first_move(
         assert r.get_json()["version"] == body["version"] + 1
 
 
+def test_a_seat_that_left_on_another_replica_is_told_so_on_every_replica(
+    pq: tuple[Lobby, Lobby],
+) -> None:
+    """Bob joins on P (P's copy seats him), leaves on Q, and sends a move to P with the
+    ETag of the session he was shown when it was made: 401 ``seat_left``, what one
+    process answers, on either replica, not 412 (was 412 on P: its copy still seated
+    Bob and the read that found the newer version judged only the version)."""
+    p, q = pq
+    body = open_game(p, 2, options={"target": 30})
+    sid = body["session_id"]
+    r = p.join(sid, "Bob", body["invitation_code"])
+    assert r.status_code == 200, r.get_data(as_text=True)
+    bob = r.get_json()["token"]
+    assert q.leave(sid, bob).status_code == 200
+    for api in (p, q):
+        r = api.move(sid, bob, {"type": "draw"}, f'"{body["etag"]}"')
+        assert r.status_code == 401, r.get_data(as_text=True)
+        assert r.get_json()["code"] == "seat_left"
+
+
 def if_match(body: dict[str, Any], form: str) -> str:
     """The If-Match a client builds from ``body``: its ``etag`` (the version and the
     game's commit id), or the bare number clients sent before commit ids."""
@@ -102,7 +128,7 @@ def test_a_quiet_commit_on_another_replica_leaves_the_version_good(
     assert moved["etag"].partition(".")[2] not in ("", game)  # a move is a new game commit
     for stale in (body, told):  # older than the move: 412 on either replica
         for api in (p, q):
-            r = api.move(sid, tokens[seat], first_move(moved), if_match(stale, form))
+            r = api.move(sid, tokens[seat], first_move(body), if_match(stale, form))
             assert r.status_code == 412 and r.get_json()["current_etag"] == moved["etag"]
 
 
@@ -131,10 +157,12 @@ def candidates(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def shown(resp: Any) -> dict[str, Any]:
-    """A session's answer, without presence (``connected``: what this process knows)."""
+    """A session's answer, without presence (``connected``: what this process knows;
+    ``last_seen``: a refused request is seen too)."""
     body: dict[str, Any] = resp.get_json()
     for seat in body["seats"]:
         seat.pop("connected", None)
+        seat.pop("last_seen", None)
     return body
 
 
@@ -208,6 +236,56 @@ def test_after_a_failover_a_stale_copy_undoes_no_move(
     assert game.logged(a_app) == game.logged(b_app) == game.acked
     for app in (a_app, b_app):
         app.extensions["sessions"].store.close()
+
+
+def test_the_etag_of_a_state_a_failover_lost_is_refused_on_every_replica(
+    pq: tuple[Lobby, Lobby],
+) -> None:
+    """Reproduction 3 without Sentinel: the session's keys are put back as they were
+    before a move (what a promoted replica holds when the primary died before the move
+    reached it), after P had answered that move and cached it. Q's move M2 makes that
+    version number again with another state. The ETag P's client read (the lost
+    state's) is 412 ``version_mismatch`` on P (whose copy is that state) and on Q,
+    naming the stored state's ETag, and nothing is undone; the bare number it read is
+    judged, as one process would judge it, on the state now stored."""
+    p, q = pq
+    body = p.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    seat, before = mover(p, sid, toks)
+    while len(candidates(before)) < 2:  # M2 must differ from the lost move
+        assert p.move(sid, toks[seat], first_move(before), f'"{before["etag"]}"').status_code == 200
+        seat, before = mover(p, sid, toks)
+    app = cast(Flask, p.c.application)
+    store = app.extensions["sessions"].store
+    replica = {key: store.redis.dump(key) for key in store._keys(sid)}
+    lost = first_move(before)
+    assert p.move(sid, toks[seat], lost, f'"{before["etag"]}"').status_code == 200
+    seat_y, body_y = mover(p, sid, toks)  # P's copy and its client's: the lost state
+    for key, dumped in replica.items():  # the failover: the store as the replica had it
+        store.redis.delete(key)
+        if dumped is not None:
+            store.redis.restore(key, 0, dumped)
+    again = q.get(sid, toks[seat]).get_json()
+    assert again["etag"] == before["etag"]
+    m2 = next(m for m in candidates(again) if m != lost)
+    r = q.move(sid, toks[seat], m2, f'"{again["etag"]}"')
+    assert r.status_code == 200, r.get_data(as_text=True)
+    now = r.get_json()
+    assert now["version"] == body_y["version"] and now["etag"] != body_y["etag"]
+    stored = shown(q.get(sid))
+    move = first_move(body_y)
+    for api in (p, q):
+        r = api.move(sid, toks[seat_y], move, f'"{body_y["etag"]}"')
+        assert r.status_code == 412, r.get_data(as_text=True)
+        problem = r.get_json()
+        assert problem["code"] == "version_mismatch"
+        assert problem["current_etag"] == now["etag"] and r.headers["ETag"] == f'"{now["etag"]}"'
+        assert shown(api.get(sid)) == stored  # M2 is not undone
+    want = expected_answer(app, sid, move, body_y["version"])
+    r = p.move(sid, toks[seat_y], move, body_y["version"])  # the bare number
+    assert r.status_code == want, r.get_data(as_text=True)
+    after = shown(q.get(sid))
+    assert after["version"] == now["version"] + 1 if want == 200 else after == stored
 
 
 @pytest.mark.slow  # a game played to its end first
