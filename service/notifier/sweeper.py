@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import logging
 
-from service.problems import ApiProblem
 from service.sessions.manager import SessionManager
+from service.sessions.problems import NotFoundError
 from service.sessions.store import StoreUnavailable
 
 from . import metrics
@@ -48,9 +48,7 @@ class Sweeper:
         repo, timekeeper = self.sessions.repo, self.sessions.timekeeper
         try:
             c, _ = repo.load(sid)
-        except ApiProblem as e:
-            if e.status != 404:
-                raise
+        except NotFoundError:
             self.queue.rescore_deadline(sid, indexed, None)
             metrics.SWEEPS.labels("gone").inc()
             return

@@ -8,8 +8,12 @@ translation between HTTP and the session parts, here and nowhere else.
 - Answers: a part's ``Reply`` (its JSON bytes) with its ``ETag``, ``Idempotent-Replayed``
   and ``Cache-Control``; 201 for a new session, 204 for a deletion; the event stream as
   ``text/event-stream``.
-- A store that cannot be reached (``StoreUnavailable``, from any part) is answered here,
-  once: 503 ``store_unavailable`` with ``Retry-After``, logged with the request id.
+- Refusals: a session part raises a domain error (``problems.SessionError``: a code, a
+  detail, the facts); ``STATUS`` gives each kind its HTTP status and ``problem`` its
+  problem+json with its headers (``ETag`` of ``current_version``, ``Retry-After``, the
+  bearer challenge of a 401), here and nowhere else. A store that cannot be reached
+  (``StoreUnavailable``, from any part) is answered here too: 503 ``store_unavailable``
+  with ``Retry-After``, logged with the request id.
 """
 
 from __future__ import annotations
@@ -33,7 +37,22 @@ from service.ratelimit import client_address
 from . import names, quotas
 from .manager import SessionManager
 from .models import MoveRequest, Reply
-from .problems import SessionProblem, invalid_request, unavailable, unreadable
+from .problems import (
+    ForbiddenError,
+    InvalidRequestError,
+    NotFoundError,
+    QuotaError,
+    RefusedError,
+    SessionError,
+    StageError,
+    StaleVersionError,
+    UnauthenticatedError,
+    UnavailableError,
+    VersionRequiredError,
+    invalid_request,
+    unavailable,
+    unreadable,
+)
 from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
 from .streams import MAX_EVENTS_PAGE, sse
@@ -57,15 +76,54 @@ MAX_VERSION_DIGITS = 19
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
+#: The HTTP status of each kind of session refusal (``problems.py``): its one place.
+STATUS: dict[type[SessionError], int] = {
+    InvalidRequestError: 400,
+    UnauthenticatedError: 401,
+    ForbiddenError: 403,
+    NotFoundError: 404,
+    StageError: 409,
+    StaleVersionError: 412,
+    RefusedError: 422,
+    VersionRequiredError: 428,
+    QuotaError: 429,
+    UnavailableError: 503,
+}
+#: The challenge of every 401 (RFC 6750).
+REALM = 'Bearer realm="sessions"'
+
+
 def manager() -> SessionManager:
     return current_app.extensions["sessions"]  # type: ignore[no-any-return]
+
+
+def status_of(e: SessionError) -> int:
+    """The HTTP status of ``e``'s kind (its class, or the kind it refines)."""
+    return next(STATUS[kind] for kind in type(e).__mro__ if kind in STATUS)
+
+
+def problem(e: SessionError) -> Response:
+    """``e`` as problem+json: its status, code, detail and facts, and the headers its
+    facts call for."""
+    headers: dict[str, str] = {}
+    if e.retry_after is not None:
+        headers["Retry-After"] = str(e.retry_after)
+    if "current_version" in e.facts:
+        headers["ETag"] = f'"{e.facts["current_version"]}"'
+    if isinstance(e, UnauthenticatedError):
+        headers["WWW-Authenticate"] = f'{REALM}, error="invalid_token"' if e.presented else REALM
+    return problem_response(status_of(e), e.code, e.detail, headers, **e.facts)
+
+
+@bp.app_errorhandler(SessionError)
+def _refused(e: SessionError) -> Response:
+    return problem(e)
 
 
 @bp.errorhandler(StoreUnavailable)
 def _unavailable(e: StoreUnavailable) -> Response:
     log.error("session store unavailable: %s", e)
-    p = unavailable(manager().config.retry_after)
-    return problem_response(p.status, p.code, p.detail, p.headers)
+    return problem(unavailable(manager().config.retry_after))
 
 
 # ---------------------------------------------------------------------- requests
@@ -123,12 +181,12 @@ def idempotency_key(header: str | None) -> str | None:
     return header
 
 
-def _or_problem(read: Callable[[str | None], T], header: str | None) -> T | SessionProblem:
+def _or_problem(read: Callable[[str | None], T], header: str | None) -> T | SessionError:
     """``read(header)``, or the problem it raised (answered later, in the contract's
     order)."""
     try:
         return read(header)
-    except SessionProblem as p:
+    except SessionError as p:
         return p
 
 

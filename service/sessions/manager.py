@@ -73,12 +73,17 @@ class SessionManager:
     """Sessions on a ``SessionStore``; every method raises a session problem
     (``problems.py``) or ``StoreUnavailable``."""
 
-    def __init__(self, store: SessionStore, config: SessionConfig) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        config: SessionConfig,
+        count_moves: Callable[[str, int], None] | None = None,
+    ) -> None:
         self.env = Env(config)
         self.store = store
         self.cache = SnapshotCache(self.env)
         self.presence = Presence(self.env, self.cache)
-        self.repo = Repository(store, self.cache, self.presence.learn)
+        self.repo = Repository(store, self.cache, self.presence.learn, count_moves)
         bots = BotPlayer(self.env)
         self.views = Views(self.env, self.presence)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)

@@ -21,7 +21,7 @@ from engine import Phase, State
 
 from . import problems
 from .clock import Clock
-from .problems import SessionProblem
+from .problems import SessionError
 
 
 class BotLevel(StrEnum):
@@ -420,8 +420,8 @@ class MoveRequest:
     #: The bearer token (None: no Authorization header; "": not a bearer token).
     token: str | None
     #: The version If-Match names (None: absent or ``*``; -1: a tag that names none).
-    if_match: int | None | SessionProblem
+    if_match: int | None | SessionError
     #: The Idempotency-Key as sent (None: absent).
-    idempotency_key: str | None | SessionProblem
+    idempotency_key: str | None | SessionError
     #: The move as sent (``{"type": ..., ...}``).
     move: dict[str, Any] = field(default_factory=dict)

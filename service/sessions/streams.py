@@ -39,7 +39,7 @@ from . import access, tokens
 from .config import Env
 from .models import LostReason, Snapshot
 from .presence import Presence
-from .problems import SessionProblem
+from .problems import SessionError
 from .repo import Repository
 from .settling import ReadSettler
 from .store import StoreUnavailable, Subscription
@@ -180,7 +180,7 @@ class Streams:
         except StoreUnavailable as e:
             log.error("session store unavailable, ending the stream: %s", e)
             return
-        except SessionProblem:  # the session is gone
+        except SessionError:  # the session is gone
             return
 
     def _until_lost(

@@ -10,10 +10,11 @@ import pytest
 
 import engine
 from service.sessions import problems
+from service.sessions.api import status_of
 from service.sessions.manager import SessionManager
 from service.sessions.models import MoveRequest, Snapshot
 from service.sessions.moves import checked, fingerprint, replay, seat_move
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.store import CommitRequest
 
 from .conftest import SpyStore, body, created
@@ -34,9 +35,9 @@ def game(mgr: SessionManager) -> tuple[str, list[str], Snapshot, int, dict[str, 
 
 
 def code_of(fn: Any, *args: Any) -> tuple[int, str]:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         fn(*args)
-    return e.value.status, e.value.code
+    return status_of(e.value), e.value.code
 
 
 def test_a_move_from_the_cached_copy_is_one_store_call(
@@ -100,7 +101,7 @@ def test_the_request_is_checked_in_the_contracts_order(mgr: SessionManager) -> N
         428, "if_match_required",
     )  # fmt: skip
     assert code_of(checked, c, seat, MoveRequest("", 1, bad_key, other)) == (403, "not_your_seat")
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         checked(c, seat, MoveRequest("", 1, bad_key, move))
     assert e.value is bad_key
 
@@ -119,7 +120,7 @@ def test_a_key_is_scoped_to_its_seat_and_bound_to_its_move_and_version() -> None
 def test_a_stored_answer_replays_only_for_its_fingerprint() -> None:
     stored = b"fp\n" + b'{"version": 5}'
     assert replay(stored, b"fp").version == 5
-    with pytest.raises(SessionProblem):
+    with pytest.raises(SessionError):
         replay(stored, b"other")
 
 

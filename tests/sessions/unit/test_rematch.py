@@ -9,7 +9,7 @@ import pytest
 
 from service.sessions import tokens
 from service.sessions.manager import SessionManager
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.repo import Change
 
 from .conftest import SpyStore, body, created, finished_state, put_state
@@ -26,7 +26,7 @@ def finished(mgr: SessionManager, store: SpyStore) -> tuple[str, list[str]]:
 
 def test_a_game_not_over_has_no_rematch(mgr: SessionManager) -> None:
     made = created(mgr, 2)
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         mgr.rematch(str(made["session_id"]), made["seats"][0]["token"])
     assert e.value.code == "game_not_over"
 
@@ -68,5 +68,5 @@ def test_a_call_that_loses_the_link_race_answers_the_linked_game(
     monkeypatch.setattr(mgr.creation, "open", spy_open)
     assert mgr.rematches._make(stale) == other
     assert len(made) == 1 and store.load(made[0]) is None  # its own game was deleted
-    with pytest.raises(SessionProblem):
+    with pytest.raises(SessionError):
         mgr.repo.change(made[0], lambda n: Change(None))

@@ -10,7 +10,7 @@ import engine
 from service.sessions import tokens
 from service.sessions.manager import SessionManager
 from service.sessions.models import BotLevel, LostReason, LostToken, Meta, Seat, Snapshot, Status
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.seats import open_seat, returnable
 
 from .conftest import T0, SpyStore, Time, body, created
@@ -21,7 +21,7 @@ def waiting(mgr: SessionManager, **kw: object) -> dict[str, object]:
 
 
 def code_of(fn: object, *args: object) -> str:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         fn(*args)  # type: ignore[operator]
     return e.value.code
 
@@ -99,7 +99,7 @@ def test_a_bot_takes_a_seat_and_a_join_finds_one() -> None:
     assert handed.seats[0].lost is not None and not handed.seats[0].open
     assert open_seat(meta, None) == 1 and open_seat(meta, 1) == 1
     for wanted in (0, 5):
-        with pytest.raises(SessionProblem):
+        with pytest.raises(SessionError):
             open_seat(meta, wanted)
     assert Status.WAITING.value == "waiting"
 
