@@ -1,4 +1,4 @@
-"""The ``/v1/sessions`` blueprint: thin views over ``SessionManager``, and every
+"""The ``/v1/sessions`` blueprint: thin views over the session parts (``SessionManager`` holds them), and every
 translation between HTTP and the session parts, here and nowhere else.
 
 - Requests: the JSON bodies (the service's schemas), the query parameters, the bearer
@@ -22,10 +22,9 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
-from marshmallow import Schema
 from werkzeug.datastructures import Authorization
 from werkzeug.http import parse_etags
 
@@ -127,11 +126,6 @@ def _unavailable(e: StoreUnavailable) -> Response:
 
 
 # ---------------------------------------------------------------------- requests
-def _body(schema: Schema) -> dict[str, Any]:
-    """The JSON body loaded with ``schema`` (the service's 400/415 problems otherwise)."""
-    return json_body(schema)
-
-
 def bearer(header: str | None) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header, parsed by werkzeug
     (``None`` without the header; "" when it is malformed, another scheme or too long)."""
@@ -255,11 +249,11 @@ def client() -> str:
 def create_session() -> Response:
     caller = client()
     manager().quotas.refuse_when_full(caller)  # before the body is read
-    req = _body(create_schema)
+    req = json_body(create_schema)
     for i, seat in enumerate(req["players"]):
         if "name" in seat:
             seat["name"] = names.clean(seat["name"], f"players.{i}.name")
-    return _answer(manager().create(req, caller), 201)
+    return _answer(manager().creation.create(req, caller), 201)
 
 
 @bp.get("")
@@ -277,29 +271,29 @@ def list_sessions() -> Response:
     limit = 20 if raw_limit is None else _number("limit", raw_limit, 1)
     if limit > MAX_LOBBY_PAGE:
         raise invalid_request(f"limit must be from 1 to {MAX_LOBBY_PAGE}", {"limit": ["too large"]})
-    return _answer(manager().lobby(variant, request.args.get("cursor"), limit))
+    return _answer(manager().listing.page(variant, request.args.get("cursor"), limit))
 
 
 @bp.post("/<sid>/join")
 def join_session(sid: str) -> Response:
-    req = _body(join_schema)
+    req = json_body(join_schema)
     req["name"] = names.clean(req["name"], "name")
-    return _answer(manager().join(sid, req))
+    return _answer(manager().seats.join(sid, req))
 
 
 @bp.post("/<sid>/leave")
 def leave_session(sid: str) -> Response:
-    return _answer(manager().leave(sid, _token()))
+    return _answer(manager().seats.leave(sid, _token()))
 
 
 @bp.post("/<sid>/return")
 def return_to_seat(sid: str) -> Response:
-    return _answer(manager().take_back(sid, _token()))
+    return _answer(manager().seats.take_back(sid, _token()))
 
 
 @bp.post("/<sid>/rematch")
 def rematch_session(sid: str) -> Response:
-    return _answer(manager().rematch(sid, _token()))
+    return _answer(manager().rematches.rematch(sid, _token()))
 
 
 @bp.get("/<sid>")
@@ -318,14 +312,14 @@ def session_legal_moves(sid: str) -> Response:
 @bp.post("/<sid>/moves")
 def session_move(sid: str) -> Response:
     h = request.headers
-    body = _body(move_schema)
+    body = json_body(move_schema)
     req = MoveRequest(
         _token(),
         _or_problem(parse_if_match, h.get("If-Match")),
         _or_problem(idempotency_key, h.get("Idempotency-Key")),
         body["move"],
     )
-    return _answer(manager().move(sid, req))
+    return _answer(manager().moves.move(sid, req))
 
 
 @bp.get("/<sid>/events")
@@ -370,9 +364,9 @@ def session_stream(sid: str) -> Response:
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)
     until = time.monotonic() + seconds
-    give_back = m.take_stream(client(), seconds)
+    give_back = m.quotas.take_stream(client(), m.env.now() + seconds)
     try:
-        _, items = m.open_stream(sid, _token(), after, until)
+        _, items = m.streams.open(sid, _token(), after, until)
     except BaseException:
         give_back()
         raise

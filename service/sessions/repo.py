@@ -78,19 +78,20 @@ class Repository:
         self,
         store: SessionStore,
         cache: SnapshotCache,
+        outbox: Outbox | None = None,
         on_seen: Callable[[str, dict[int, int]], None] | None = None,
         count_moves: Callable[[str, int], None] | None = None,
     ) -> None:
         self.store = store
         self.cache = cache
+        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
+        #: nothing, the store's TTL).
+        self.outbox = outbox
         #: Told the moves each applied commit made, by variant (the service's metrics:
         #: ``observability.count_moves``; None: not counted).
         self.count_moves = count_moves
         #: Told the presence each load reads (``Presence.learn``).
         self.on_seen = on_seen
-        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
-        #: nothing, the store's TTL). Set by the manager (it reads the timekeeper).
-        self.outbox: Outbox | None = None
 
     def _wake(self, sid: str, notices: Notices | None) -> None:
         """Tell the notifier of the work a write left (a failure is logged: the

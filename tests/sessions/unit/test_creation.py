@@ -49,7 +49,7 @@ def test_a_client_seed_is_refused_when_the_service_chooses_every_seed(
         created(mgr, seed=5)
     assert e.value.code == "client_seed_not_allowed"
     req = {"variant": "uno_classic", "players": [{"bot": False, "open": False}] * 2}
-    assert orjson.loads(mgr.create(req).body)["client_seeded"] is False
+    assert orjson.loads(mgr.creation.create(req).body)["client_seeded"] is False
 
 
 def test_a_session_with_open_seats_waits_with_nothing_dealt(

@@ -48,7 +48,7 @@ def test_sessions_that_started_or_went_are_dropped_and_unlisted(
 ) -> None:
     started, gone, kept = listed(mgr, clock, 3)
     store.lobby_add(started, "uno_classic", 0)  # a stale entry the join's unlist missed
-    mgr.join(started, {"name": "Bo"})
+    mgr.seats.join(started, {"name": "Bo"})
     store.lobby_add(started, "uno_classic", int(clock.t * 1000) - 5_000)
     store.delete(gone)
     page = body(Lobby(mgr.env, store).page(None, None, 10))

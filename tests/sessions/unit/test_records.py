@@ -30,7 +30,7 @@ def played_out(mgr: SessionManager) -> str:
         move = next_bot_move(c.state, {0, 1}, rnd)
         if move is None:
             return sid
-        mgr.move(sid, MoveRequest(toks[move.player], c.version, None, move.to_dict()))
+        mgr.moves.move(sid, MoveRequest(toks[move.player], c.version, None, move.to_dict()))
     raise AssertionError("the game did not end")
 
 
