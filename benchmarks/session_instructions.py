@@ -6,15 +6,21 @@ load.
 Two stores: the in-process one and, when ``redis-server`` is installed, a real Redis
 on a free loopback port (one round trip per move); ``redis-notify`` is that Redis with
 a webhook configured and the session created with ``notify`` (each move also writes
-its webhooks to the session's outbox, in the same script). Each child makes a 2-seat classic
+its webhooks to the session's outbox, in the same script); ``cluster`` is a
+three-master Redis Cluster (``tests.redis_procs.LocalCluster``). Each child makes a 2-seat classic
 session (bots off), works out the game's moves with the engine, and sends ``WARM`` of
 them, then ``calls`` more in the counted run; the uncounted run works out the same
 moves and sends only the warm-up. The difference divided by ``calls`` is one move's
 cost in the service (the client's engine work, start-up and imports cancel out).
 ``/healthz`` is counted the same way, as the figure the sessions benchmark divides by.
 
-``python benchmarks/session_instructions.py [--calls N] [--stores memory,redis]``;
-``run(calls, stores) -> dict``. Needs ``valgrind``. Slow (minutes): not part of run.py.
+To compare two versions of the service (issue 44: what being right on every replica
+costs), ``--tree PATH`` counts another checkout's service with this driver (its
+modules first on the child's ``sys.path``); run it once per tree, side by side.
+
+``python benchmarks/session_instructions.py [--calls N] [--stores memory,redis,cluster]
+[--tree PATH]``; ``run(calls, stores, tree) -> dict``. Needs ``valgrind``. Slow
+(minutes): not part of run.py.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +73,15 @@ def game_moves(n: int) -> tuple[int, list[tuple[int, bytes]]]:
 
 
 def child(target: str, calls: int) -> None:
-    """Make the app (the store from ``REDIS_URL``), a session, and send ``WARM`` moves
-    and ``/healthz`` calls, then ``calls`` of ``target`` (``move`` or ``healthz``;
-    ``-`` for none). Every answer is checked."""
+    """Make the app (the store from ``REDIS_URL``; the service of ``SERVICE_TREE``
+    when set), a session, and send ``WARM`` moves and ``/healthz`` calls, then
+    ``calls`` of ``target`` (``move`` or ``healthz``; ``-`` for none). Every answer is
+    checked."""
     import orjson
+
+    tree = os.environ.get("SERVICE_TREE")
+    if tree:
+        sys.path.insert(0, tree)
 
     from service import create_app
 
@@ -97,15 +110,13 @@ def child(target: str, calls: int) -> None:
     new = orjson.loads(made)
     path = f"/v1/sessions/{new['session_id']}/moves"
     tokens = [s["token"] for s in new["seats"]]
-    version = new["version"]
+    tag = f'"{new.get("etag", new["version"])}"'  # a tree before ETags named commits
 
     def move(i: int) -> None:
-        nonlocal version
+        nonlocal tag
         seat, body = moves[i]
-        _, headers = call(
-            "POST", path, body, authorization=f"Bearer {tokens[seat]}", if_match=f'"{version}"'
-        )
-        version = int(headers["ETag"].strip('"'))
+        _, headers = call("POST", path, body, authorization=f"Bearer {tokens[seat]}", if_match=tag)
+        tag = headers["ETag"]
 
     for i in range(WARM):
         move(i)
@@ -117,10 +128,13 @@ def child(target: str, calls: int) -> None:
             call("GET", "/healthz")
 
 
-def count(target: str, calls: int, redis_url: str | None, notify: bool = False) -> int:
+def count(
+    target: str, calls: int, redis_url: str | None, notify: bool = False, tree: str = ""
+) -> int:
     env = {**os.environ, "PYTHONHASHSEED": "0", "LOG_LEVEL": "warning", "STATE_TOKEN_KEYS": ""}
     env.pop("REDIS_URL", None)
     env.pop("WEBHOOK_URL", None)
+    env["SERVICE_TREE"] = tree
     if redis_url:
         env["REDIS_URL"] = redis_url
     if notify:
@@ -136,25 +150,48 @@ def count(target: str, calls: int, redis_url: str | None, notify: bool = False) 
     return int(found.group(1))
 
 
-def run(calls: int = 100, stores: tuple[str, ...] = ("memory", "redis")) -> dict[str, Any]:
+def run(
+    calls: int = 100, stores: tuple[str, ...] = ("memory", "redis"), tree: str = ""
+) -> dict[str, Any]:
     if shutil.which("valgrind") is None:
         return {"skipped": "valgrind is not installed (apt-get install valgrind)"}
-    from benchmarks.sessions_bench import redis_server
-
     out: dict[str, Any] = {"calls": calls, "stores": {}}
     for store in stores:
-        with redis_server() as server:
-            on_redis = store in ("redis", "redis-notify")
-            if on_redis and server is None:
+        with store_url(store) as url:
+            if store != "memory" and url is None:
                 out["stores"][store] = {"skipped": "redis-server is not installed"}
                 continue
-            url = server[0] if on_redis and server else None
             notify = store == "redis-notify"
-            base = count("-", calls, url, notify)
-            row = {t: (count(t, calls, url, notify) - base) / calls for t in ("move", "healthz")}
+            base = count("-", calls, url, notify, tree)
+            row = {
+                t: (count(t, calls, url, notify, tree) - base) / calls for t in ("move", "healthz")
+            }
             row["move_vs_healthz"] = row["move"] / row["healthz"]
             out["stores"][store] = row
     return out
+
+
+@contextmanager
+def store_url(store: str) -> Iterator[str | None]:
+    """The ``REDIS_URL`` of a throwaway server for ``store`` (None: the in-process
+    store, or no ``redis-server``)."""
+    from benchmarks.sessions_bench import redis_server
+
+    if store == "cluster":
+        if shutil.which("redis-server") is None:
+            yield None
+            return
+        from tests.redis_procs import LocalCluster
+
+        cluster = LocalCluster(3)
+        cluster.start()
+        try:
+            yield cluster.url
+        finally:
+            cluster.stop()
+        return
+    with redis_server() as server:
+        yield server[0] if server and store in ("redis", "redis-notify") else None
 
 
 def print_table(res: dict[str, Any]) -> None:
@@ -179,8 +216,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--stores", default="memory,redis")
+    parser.add_argument("--tree", default="", help="another checkout's service to count")
     args = parser.parse_args()
-    print_table(run(args.calls, tuple(s for s in args.stores.split(",") if s)))
+    print_table(run(args.calls, tuple(s for s in args.stores.split(",") if s), args.tree))
     return 0
 
 

@@ -5,6 +5,7 @@ HTTP floor answers exactly what ``POST /v1/games/apply`` answers, with no rules 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import orjson
 import pytest
@@ -95,6 +96,18 @@ def test_the_counted_session_moves_are_answered_and_the_game_lasts(monkeypatch) 
     monkeypatch.delenv("REDIS_URL", raising=False)
     session_instructions.child("move", 3)
     session_instructions.child("healthz", 3)
+
+
+@pytest.mark.redis
+@pytest.mark.cluster
+def test_the_counted_session_moves_run_on_the_cluster_with_a_trees_service(monkeypatch) -> None:
+    """``--stores cluster`` and ``--tree`` (here this checkout): the moves are answered."""
+    tree = str(Path(session_instructions.__file__).resolve().parent.parent)
+    with session_instructions.store_url("cluster") as url:
+        assert url is not None
+        monkeypatch.setenv("REDIS_URL", url)
+        monkeypatch.setenv("SERVICE_TREE", tree)
+        session_instructions.child("move", 3)
 
 
 @pytest.mark.redis
