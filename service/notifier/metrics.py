@@ -46,6 +46,12 @@ STOPPED = Counter(
     "Sessions whose deliveries stopped: the receiver answered 410.",
     registry=REGISTRY,
 )
+DROPPED = Counter(
+    "uno_notifier_dropped",
+    "Webhooks dropped unsent: a session's outbox was full (WEBHOOK_OUTBOX_MAX), the "
+    "oldest waiting ones went (counted when the session's next one is handed out).",
+    registry=REGISTRY,
+)
 LATENCY = Histogram(
     "uno_notifier_delivery_latency_seconds",
     "From the commit that caused a webhook (its timestamp) to the receiver's 2xx.",

@@ -128,7 +128,8 @@ class Outbox:
             )  # fmt: skip
             warning, due = entry(f"{new.sid}.{new.version}.w", body), int((deadline - lead) * 1000)
         keep = (config.webhook_retry_seconds + (self.ttl(new) or config.ttl)) * 1000
-        return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep))
+        outbox_max = config.webhook_outbox_max
+        return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep), outbox_max)
 
     def _caused(
         self,

@@ -171,6 +171,7 @@ class Repository:
             commit=new_commit_id(),
         )  # fmt: skip
         notices, ttl = self._extras(None, new, events, moves)
+        new = replace(new, stored=new.stored + written(notices))
         self.store.create(
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
             notices, ttl, new.commit,
@@ -198,6 +199,7 @@ class Repository:
             with_history(base, new, events, dumped), stored=base.stored + size(dumped, moves)
         )
         notices, ttl = self._extras(base, new, events, moves)
+        new = replace(new, stored=new.stored + written(notices))
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
@@ -303,3 +305,9 @@ def dump(events: list[Event]) -> list[bytes]:
 def size(events: list[bytes], moves: list[bytes]) -> int:
     """The bytes a commit adds to a session's logs (``Snapshot.stored``)."""
     return sum(map(len, events)) + sum(map(len, moves))
+
+
+def written(notices: Notices | None) -> int:
+    """The bytes of the webhooks a commit writes, counted in ``Snapshot.stored`` as the
+    store counts them (``store.Notices``)."""
+    return 0 if notices is None or not notices.keep_ms else sum(map(len, notices.entries))
