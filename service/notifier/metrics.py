@@ -70,7 +70,7 @@ SWEEPS = Counter(
     "uno_notifier_sweeps",
     "Sessions whose deadline the sweeper found passed, by outcome (settled: the clock's "
     "moves committed, by this sweeper or a racing process; none: nothing was owed; gone: "
-    "the session expired or was deleted).",
+    "the session expired or was deleted; failed: a fault, logged, tried again later).",
     ("outcome",),
     registry=REGISTRY,
 )

@@ -370,6 +370,13 @@ class NotifyQueue:
         )
         return [(sid.decode(), score) for sid, score in rows]
 
+    def defer_deadline(self, sid: str, after_ms: int) -> None:
+        """Move ``sid``'s deadline, when it is still indexed and before ``after_ms``, to
+        ``after_ms``: a session swept goes behind every other one due now (``Sweeper``).
+        A later deadline (its commit wrote one), or none, stays as it is."""
+        key = K.deadlines_key(self.prefix, K.slot_tag(sid, self.cluster))
+        self.router.on_slot(key, lambda c: c.zadd(key, {sid: after_ms}, xx=True, gt=True))
+
     def rescore_deadline(self, sid: str, read: float, deadline_ms: int | None) -> None:
         """Index ``sid``'s deadline anew (None: none), unless a commit did meanwhile."""
         key = K.deadlines_key(self.prefix, K.slot_tag(sid, self.cluster))

@@ -178,11 +178,17 @@ class Timekeeper:
                 break  # the seat owes nothing more of this turn
         return state, forced, played
 
+    def full(self, c: Snapshot) -> bool:
+        """``c`` can move no more: its moves or its stored bytes at their cap (nothing
+        the clock or the bots owe can be played: ``owed`` stops there)."""
+        config = self.env.config
+        return c.stored >= config.max_bytes or c.dealt().move_count >= config.max_moves
+
     def next_deadline(self, c: Snapshot) -> float | None:
         """When the clock will next owe a move (epoch seconds), or None (no clock, a
-        bot's move, the game over or the move limit reached)."""
+        bot's move, the game over or the session at a cap)."""
         clock = c.meta.clock
-        if clock is None or c.state is None or c.state.move_count >= self.env.config.max_moves:
+        if clock is None or c.state is None or self.full(c):
             return None
         seat = c.waiting_person()
         return clock.deadline(seat) if seat is not None else None
@@ -192,10 +198,11 @@ class Timekeeper:
         next deadline; or at once (when the game began to wait for them) while the bots
         owe moves a request's ``SESSION_BOT_CPU_MS`` left undone and a person still
         holds a seat, so that person hears of the next turn with nobody reading; None:
-        nothing to sweep (a game of bots only is played on by its readers alone)."""
+        nothing to sweep (a game of bots only is played on by its readers alone, a
+        session at a cap can move no more)."""
         meta = c.meta
         people = len(meta.seats) > len(meta.bots)
-        if c.bot_to_move() and people and c.dealt().move_count < self.env.config.max_moves:
+        if c.bot_to_move() and people and not self.full(c):
             return meta.clock.started if meta.clock is not None else self.env.now()
         return self.next_deadline(c)
 
