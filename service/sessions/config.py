@@ -11,7 +11,7 @@
 | ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' moves may take per request (their first moves at a create or the join that deals, their replies to a person's move, a leave's bots, what a read settles): no move is begun that the slowest one so far would take past it, and the next request goes on |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
 | ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events, move-log entries and webhooks written at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
-| ``SESSION_SESSIONS_PER_CLIENT`` | 20 | sessions one client may create per ``SESSION_TTL_SECONDS`` (a deleted one gives its place back; then 429 ``too_many_sessions``) |
+| ``SESSION_SESSIONS_PER_CLIENT`` | 20 | live sessions one client may have created (a place is held while its session lives; a deleted or expired one gives it back; then 429 ``too_many_sessions``) |
 | ``SESSION_WAITING_PER_CLIENT`` | 3 | sessions with open seats one client may have waiting at once, public or not (then 429 ``too_many_waiting_sessions``) |
 | ``SESSION_LOBBY_PER_CLIENT`` | 2 | entries of one creator on a lobby page (the others are left out of that page) |
 | ``SESSION_STREAMS_PER_CLIENT`` | 8 | event streams one client may hold open at once, on every worker and replica (then 429 ``too_many_streams``) |

@@ -86,6 +86,7 @@ class SessionManager:
         self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
         self.listing = Lobby(self.env, store)
         self.quotas = Quotas(self.env, store)
+        self.repo.quotas = self.quotas
         self.creation = Creation(
             self.env, self.repo, bots, self.listing, self.views, self.quotas, self.presence
         )

@@ -217,6 +217,9 @@ class Meta:
     #: The secret nonce of the seed commitment (``service.fairness``; hidden like the
     #: seed until the game is over). None: a session stored before nonces.
     seed_nonce: str | None = None
+    #: Until when the session's place in its creator's sessions quota is held (epoch
+    #: ms; ``quotas.Quotas.holding``). None: no place (no creator, or stored before).
+    claim_until_ms: int | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -289,6 +292,7 @@ class Meta:
             "quiet_from": self.quiet_from,
             **({"notify": True} if self.notify else {}),
             **({"seed_nonce": self.seed_nonce} if self.seed_nonce is not None else {}),
+            **({"claim_until_ms": self.claim_until_ms} if self.claim_until_ms else {}),
         })  # fmt: skip
 
     @classmethod
@@ -315,6 +319,7 @@ class Meta:
             d.get("quiet_from"),
             d.get("notify", False),
             d.get("seed_nonce"),
+            d.get("claim_until_ms"),
         )
 
 

@@ -298,12 +298,12 @@ def session_too_large(stored: int) -> ApiProblem:
 
 
 # ---------------------------------------------------------------- quotas (429, 503)
-def too_many_sessions(limit: int, seconds: int, retry_after: int) -> ApiProblem:
+def too_many_sessions(limit: int, retry_after: int) -> ApiProblem:
     return ApiProblem(
         429,
         "too_many_sessions",
-        f"this client has created {limit} sessions in the last {seconds} s, its quota; "
-        "delete one (as its host) or wait",
+        f"this client's {limit} sessions still live, its quota; "
+        "delete one (as its host) or wait for one to expire",
         headers={"Retry-After": str(retry_after)},
     )
 

@@ -48,6 +48,7 @@ from .store import (
 
 if TYPE_CHECKING:
     from .outbox import Outbox
+    from .quotas import Quotas
 
 R = TypeVar("R")
 
@@ -88,6 +89,9 @@ class Repository:
         #: What each write adds for the notifier and its TTL (``outbox.py``; None:
         #: nothing, the store's TTL). Set by the manager (it reads the timekeeper).
         self.outbox: Outbox | None = None
+        #: Holds each session's place in its creator's quota while it lives (set by the
+        #: manager; None: no quotas).
+        self.quotas: Quotas | None = None
 
     def _wake(self, sid: str, notices: Notices | None) -> None:
         """Tell the notifier of the work a write left (a failure is logged: the
@@ -107,6 +111,17 @@ class Repository:
         if self.outbox is None:
             return None, None
         return self.outbox.notices(base, new, events, moves), self.outbox.ttl(new)
+
+    def _held(self, new: Snapshot, ttl: float | None) -> Meta | None:
+        """``new``'s meta with its creator's place held on, when a write that keeps it
+        for ``ttl`` (None: the store's TTL) needs it to be (``Quotas.holding``)."""
+        if self.quotas is None:
+            return None
+        return self.quotas.holding(new.meta, self.store.ttl if ttl is None else ttl)
+
+    def _hold_on(self, new: Snapshot, held: Meta | None) -> None:
+        if held is not None and self.quotas is not None:
+            self.quotas.hold_on(new.sid, held)
 
     # ------------------------------------------------------------------ reading
     def load(
@@ -172,11 +187,14 @@ class Repository:
         )  # fmt: skip
         notices, ttl = self._extras(None, new, events, moves)
         new = replace(new, stored=new.stored + written(notices))
+        held = self._held(new, ttl)
+        new = new if held is None else replace(new, meta=held)
         self.store.create(
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
             notices, ttl, new.commit,
         )  # fmt: skip
         self._wake(new.sid, notices)
+        self._hold_on(new, held)
         self.cache.put(new)
         return new
 
@@ -200,6 +218,8 @@ class Repository:
         )
         notices, ttl = self._extras(base, new, events, moves)
         new = replace(new, stored=new.stored + written(notices))
+        held = self._held(new, ttl)
+        new = new if held is None else replace(new, meta=held)
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
@@ -210,6 +230,7 @@ class Repository:
         if res.status == "ok":
             new = replace(new, commit=request.commit_id)
             self._wake(new.sid, notices)
+            self._hold_on(new, held)
             self.cache.put(new)
             if moves:
                 count_moves(new.meta.variant, len(moves))
