@@ -10,6 +10,7 @@
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
 | ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' moves may take per request (their first moves at a create or the join that deals, their replies to a person's move, a leave's bots, what a read settles): no move is begun that the slowest one so far would take past it, and the next request goes on |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
+| ``SESSION_MAX_TIMEOUTS`` | 10 | timeouts in a row after which a bot takes a seat, whatever the clock's ``max_timeouts`` says (a service policy: a game nobody plays goes to its bots and ends or expires; docs/sessions.md) |
 | ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events, move-log entries and webhooks written at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
 | ``SESSION_SESSIONS_PER_CLIENT`` | 20 | live sessions one client may have created (a place is held while its session lives; a deleted or expired one gives it back; then 429 ``too_many_sessions``) |
 | ``SESSION_WAITING_PER_CLIENT`` | 3 | sessions with open seats one client may have waiting at once, public or not (then 429 ``too_many_waiting_sessions``) |
@@ -69,6 +70,7 @@ class SessionConfig:
     bot_cpu_ms: int = 20
     max_moves: int = 20_000
     max_bytes: int = 2**20
+    max_timeouts: int = 10
     sessions_per_client: int = 20
     waiting_per_client: int = 3
     lobby_per_client: int = 2
@@ -151,6 +153,7 @@ class SessionConfig:
             bot_cpu_ms=get("SESSION_BOT_CPU_MS", cls.bot_cpu_ms, int),
             max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
             max_bytes=get("SESSION_MAX_BYTES", cls.max_bytes, int),
+            max_timeouts=get("SESSION_MAX_TIMEOUTS", cls.max_timeouts, int),
             sessions_per_client=get("SESSION_SESSIONS_PER_CLIENT", cls.sessions_per_client, int),
             waiting_per_client=get("SESSION_WAITING_PER_CLIENT", cls.waiting_per_client, int),
             lobby_per_client=get("SESSION_LOBBY_PER_CLIENT", cls.lobby_per_client, int),
