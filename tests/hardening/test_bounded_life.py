@@ -70,6 +70,11 @@ def test_the_default_cap_hands_over_a_seat_that_never_moves() -> None:
     cap = SessionConfig().max_timeouts
     page = " ".join((DOCS / "sessions.md").read_text().split())
     assert f"`SESSION_MAX_TIMEOUTS` ({cap}) timeouts in a row" in page
+    security = (DOCS / "security.md").read_text()
+    assert (
+        f"| a game nobody plays | timeouts in a row of one seat | `SESSION_MAX_TIMEOUTS` ({cap}),"
+        in security
+    )
     wall = Wall()
     app, api, sid = game(wall)
     for _ in range(60):

@@ -35,3 +35,5 @@ def test_the_page_states_the_codes_figures() -> None:
     assert f"holds at most `WEBHOOK_OUTBOX_MAX` ({cap}) webhooks" in page
     operations = flat((PAGE_DIR / "operations.md").read_text())
     assert f"holds at most `WEBHOOK_OUTBOX_MAX` ({cap}) webhooks" in operations
+    security = (PAGE_DIR / "security.md").read_text()
+    assert f"| `WEBHOOK_OUTBOX_MAX` ({cap}) | the oldest waiting dropped |" in security
