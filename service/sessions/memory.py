@@ -44,7 +44,9 @@ class _Session:
     #: (entry, due ms, the version it holds for).
     outbox: list[bytes] = field(default_factory=list)
     warning: tuple[bytes, int, int] | None = None
-    #: The bytes of the events and move-log entries written so far.
+    #: Outbox entries dropped at the outbox's cap (the outq's ``dropped`` in Redis).
+    dropped: int = 0
+    #: The bytes of the events, move-log and outbox entries written so far.
     stored: int = 0
     #: The commit id of ``version`` (``store.new_commit_id``).
     commit: str = ""
@@ -118,6 +120,11 @@ class MemoryStore(SessionStore):
         if not notices.keep_ms:
             return
         s.outbox.extend(notices.entries)
+        s.stored += sum(map(len, notices.entries))
+        over = len(s.outbox) - notices.outbox_max
+        if notices.outbox_max and over > 0:  # the oldest after the head go
+            del s.outbox[1 : 1 + over]
+            s.dropped += over
         if notices.warning is not None:
             s.warning = (notices.warning, notices.warning_due_ms, s.version)
         else:
