@@ -23,6 +23,7 @@ from .store import (
     Notices,
     SessionStore,
     Subscription,
+    lobby_order,
     new_commit_id,
 )
 
@@ -258,8 +259,8 @@ class MemoryStore(SessionStore):
                 index = self._lobby.setdefault(key, {})
                 index[sid] = created_ms
                 if len(index) > self.lobby_size:
-                    for old in sorted(index, key=lambda k: (index[k], k))[: -self.lobby_size]:
-                        del index[old]
+                    rows = ((ms, s) for s, ms in index.items())
+                    self._lobby[key] = {s: ms for ms, s in lobby_order(rows, None, self.lobby_size)}
 
     def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
         with self._lock:
@@ -272,10 +273,7 @@ class MemoryStore(SessionStore):
     ) -> list[tuple[int, str]]:
         with self._lock:
             index = self._lobby.get(variant or "*", {})
-            rows = sorted(((ms, sid) for sid, ms in index.items()), reverse=True)
-        if before is not None:
-            rows = [r for r in rows if r < before]
-        return rows[:count]
+            return lobby_order(((ms, sid) for sid, ms in index.items()), before, count)
 
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         with self._lock:

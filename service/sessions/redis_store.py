@@ -53,6 +53,7 @@ from .store import (
     Notices,
     SessionStore,
     Subscription,
+    lobby_order,
     new_commit_id,
 )
 
@@ -328,9 +329,7 @@ class RedisStore(RedisClaims, SessionStore):
             return client.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
 
         rows = [(int(score), m.decode()) for m, score in self.router.on_slot(key, run)]
-        if before is not None:
-            rows = [r for r in rows if r < before]
-        return rows[:count]
+        return lobby_order(rows, before, count)
 
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         if not sids:

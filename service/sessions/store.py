@@ -44,7 +44,7 @@ play a session's owed bot moves.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from secrets import token_hex
 from typing import Literal
@@ -57,6 +57,20 @@ from service.redis.client import (
 IDEMPOTENCY_KEYS = 32
 #: Public waiting sessions the lobby index keeps (``SESSION_LOBBY_SIZE``): the newest.
 LOBBY_SIZE = 1000
+
+
+def lobby_order(
+    rows: Iterable[tuple[int, str]], before: tuple[int, str] | None, count: int
+) -> list[tuple[int, str]]:
+    """The lobby's one order, for both stores: ``(created_ms, sid)`` newest first (ties:
+    the greater id first), strictly after ``before``, at most ``count`` (Redis's
+    ``ZREVRANGEBYSCORE`` reads in this order; the memory store also trims by it)."""
+    ranked = sorted(rows, reverse=True)
+    if before is not None:
+        ranked = [r for r in ranked if r < before]
+    return ranked[:count]
+
+
 #: The most events a load returns as the bots' history (the newest of the round):
 #: rounds of whole bot games run to a few hundred events.
 HISTORY_EVENTS = 1000
