@@ -10,7 +10,8 @@ import pytest
 from flask import Flask
 
 import engine
-from service.sessions.records import Records
+from service.sessions.records import RECORD_CACHE_BYTES, Records
+from tests.docs_pages import page
 from tests.sessions.api.test_move_log import play_out, stored_state
 from tests.sessions.conftest import Api, problem, turn_seat
 
@@ -142,3 +143,8 @@ def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     assert replayed.status_code == 200, replayed.get_data(as_text=True)
     final = stored_state(app, sid)
     assert replayed.get_json()["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))
+
+
+def test_the_security_page_states_the_record_pieces_kept() -> None:
+    stated = f"{RECORD_CACHE_BYTES // 2**20} MiB in all (`RECORD_CACHE_BYTES`"
+    assert stated in " ".join(page("security.md").split())
