@@ -237,10 +237,10 @@ class MemoryStore(SessionStore):
             start = max(0, after + 1 - first)
             return [s.events[i] for i in range(start, min(len(s.events), start + limit))]
 
-    def moves(self, sid: str) -> list[bytes]:
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
         with self._lock:
             s = self._get(sid)
-            return [] if s is None else list(s.moves)
+            return [] if s is None else list(s.moves[start:])
 
     def delete(self, sid: str) -> bool:
         with self._lock:

@@ -450,9 +450,9 @@ class RedisStore(RedisClaims, SessionStore):
         )
         return [(int(eid.split(b"-", 1)[0]), fields[b"e"]) for eid, fields in rows]
 
-    def moves(self, sid: str) -> list[bytes]:
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
         key = self._keys(sid)[6]
-        return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
+        return self.router.on_slot(key, lambda client: client.lrange(key, start, -1))  # type: ignore[no-any-return]
 
     def delete(self, sid: str) -> bool:
         return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))

@@ -286,8 +286,9 @@ class SessionStore(ABC):
         have been trimmed: at most ``max_events`` are kept)."""
 
     @abstractmethod
-    def moves(self, sid: str) -> list[bytes]:
-        """The session's move log, oldest first (empty when there is no session)."""
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
+        """The session's move log from its move ``start`` on, oldest first (empty when
+        there is no session)."""
 
     @abstractmethod
     def delete(self, sid: str) -> bool:
