@@ -179,6 +179,7 @@ lint: install-dev node-tools
 # while the bundle is stale).
 spec: node-tools | $(BIN)/python
 	$(BIN)/python -m tools.gen_spec_enums
+	$(BIN)/python -m tools.gen_spec_unions
 	$(BIN)/python -m tools.bundle_spec
 
 # A longer schemathesis run than the test suite's (FUZZ_EXAMPLES per operation).
