@@ -67,13 +67,13 @@ _DIGITS = re.compile(r"^(0|[1-9][0-9]{0,19})$")
 
 class InvalidRecord(EngineError):
     """A record that is not a record: a field missing, unknown or of the wrong type
-    (``field`` names it, dotted: ``moves.3.move.card``). HTTP 400."""
+    (``field`` names it, dotted: ``moves.3.move.card``)."""
 
     code = "invalid_request"
 
 
 class RecordError(EngineError):
-    """A well-formed record that does not verify (HTTP 422): ``index`` is the first bad
+    """A well-formed record that does not verify: ``index`` is the first bad
     move (0-based; for a result, the move that ended it, or -1 before any move)."""
 
 

@@ -308,7 +308,7 @@ def test_the_cli_refuses_with_exit_1_and_a_bad_usage_is_2(
 
 def test_the_spec_states_the_record_format_as_the_engine_does() -> None:
     from engine.records import BOT_LEVELS, FIELDS, MOVERS, RECORD_VERSION
-    from tests.service.harness import spec_document
+    from tests.support import spec_document
 
     schemas = spec_document()["components"]["schemas"]
     assert list(schemas["GameRecord"]["properties"]) == list(FIELDS)
