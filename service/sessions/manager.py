@@ -120,6 +120,9 @@ class SessionManager:
     def join(self, sid: str, req: dict[str, Any]) -> Reply:
         return self.seats.join(sid, req)
 
+    def fill_with_bots(self, sid: str) -> Reply:
+        return self.seats.fill_with_bots(sid)
+
     def leave(self, sid: str, token: str | None) -> Reply:
         return self.seats.leave(sid, token)
 
