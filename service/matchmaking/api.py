@@ -66,7 +66,8 @@ def ticket_body(ticket: Ticket, token: str | None = None) -> dict[str, Any]:
         "deadline": rfc3339(ticket.deadline),
         "session_id": ticket.session_id,
         "seat": ticket.seat,
-        "matched_at": None if ticket.seated_at is None else rfc3339(ticket.seated_at),
+        "seated_at": None if ticket.seated_at is None else rfc3339(ticket.seated_at),
+        "matched_at": None if ticket.matched_at is None else rfc3339(ticket.matched_at),
         "token": token,
     }
 

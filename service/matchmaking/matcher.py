@@ -215,7 +215,9 @@ class Matchmaker:
         """Record ``ticket`` at ``table`` (its seat and token from the session's answer)."""
         table.tickets.append(ticket.ticket_id)
         table.deadline = min(table.deadline, ticket.deadline)
-        ticket = replace(ticket, session_id=table.session_id, seat=body["seat"])
+        ticket = replace(
+            ticket, session_id=table.session_id, seat=body["seat"], seated_at=self.now()
+        )
         ttl = ticket.wait_seconds + self.config.ticket_ttl
         self.store.put_token(ticket.ticket_id, body["token"], ttl)
         self.store.put_ticket(ticket, ttl)

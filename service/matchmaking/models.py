@@ -51,7 +51,9 @@ class Ticket:
     status: TicketStatus = TicketStatus.WAITING
     session_id: str | None = None
     seat: int | None = None
+    #: When it sat at its table (under the queue's lock), and when the table was dealt.
     seated_at: float | None = None
+    matched_at: float | None = None
 
     @property
     def deadline(self) -> float:
@@ -73,7 +75,7 @@ class Ticket:
         return cls(**d)
 
     def with_status(self, status: TicketStatus, at: float | None = None) -> Ticket:
-        return replace(self, status=status, seated_at=at if at is not None else self.seated_at)
+        return replace(self, status=status, matched_at=at if at is not None else self.matched_at)
 
 
 @dataclass
