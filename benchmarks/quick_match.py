@@ -220,8 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, values in rows:
         median, p99 = quantiles(values)
         print(f"{name}: n={len(values)} median {median * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
-    bots = sum(1 for a in classic if a.final["status"] != "matched")
-    print(f"classic tickets not matched: {bots}")
+    unmatched = sum(1 for a in classic + mixed if a.final["status"] != "matched")
+    print(f"tickets not matched: {unmatched}")
+    late = max(_at(a.final["matched_at"]) - _at(a.final["deadline"]) for a in mixed)
+    print(f"mixed: the latest a ticket was matched after its own deadline: {late * 1000:.0f} ms")
     return 0
 
 

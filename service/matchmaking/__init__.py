@@ -20,9 +20,11 @@ from .config import MatchConfig
 from .matcher import Matchmaker
 from .store import MatchStore, MemoryMatchStore
 
-__all__ = ["MatchConfig", "MatchStore", "Matchmaker", "init_app"]
+__all__ = ["SWEEP_SECONDS", "MatchConfig", "MatchStore", "Matchmaker", "init_app"]
 
 log = logging.getLogger("service.matchmaking")
+#: How often each worker's sweeper settles the due queues, by default (seconds).
+SWEEP_SECONDS = 1.0
 
 
 def make_store(app: Flask) -> MatchStore:
@@ -43,7 +45,8 @@ def init_app(app: Flask) -> Matchmaker:
     mm = Matchmaker(store, app.extensions["sessions"], config)
     app.extensions["matchmaking"] = mm
     app.register_blueprint(bp)
-    seconds = float(app.config.get("MATCH_SWEEP_SECONDS", os.environ.get("MATCH_SWEEP_SECONDS", 1)))
+    raw = app.config.get("MATCH_SWEEP_SECONDS", os.environ.get("MATCH_SWEEP_SECONDS"))
+    seconds = SWEEP_SECONDS if raw is None else float(raw)
     if seconds > 0:
         sweeper = Sweeper(mm, seconds)
         app.before_request(sweeper.start)

@@ -2,7 +2,7 @@
 
 | setting (config key = environment variable) | default | meaning |
 |---|---|---|
-| ``MATCH_TICKETS_PER_CLIENT`` | 2 | tickets one client may have waiting at once (then 429 ``too_many_tickets``) |
+| ``MATCH_TICKETS_PER_CLIENT`` | 4 | tickets one client (an address, as the quotas count it) may have waiting at once (then 429 ``too_many_tickets``): phones behind one NAT share an address |
 | ``MATCH_WAIT_LIVE_SECONDS`` | 30 | how long a live ticket waits for people before bots fill its table's empty seats, when it names no ``wait_seconds`` |
 | ``MATCH_WAIT_CORRESPONDENCE_SECONDS`` | 1200 | the same for a correspondence ticket |
 | ``MATCH_MAX_WAIT_SECONDS`` | 1800 | the longest ``wait_seconds`` a ticket may name (below ``SESSION_TTL_SECONDS``: its table must outlive it) |
@@ -19,7 +19,7 @@ from typing import Any
 from .models import Pace
 
 DEFAULTS: dict[str, int] = {
-    "MATCH_TICKETS_PER_CLIENT": 2,
+    "MATCH_TICKETS_PER_CLIENT": 4,
     "MATCH_WAIT_LIVE_SECONDS": 30,
     "MATCH_WAIT_CORRESPONDENCE_SECONDS": 1200,
     "MATCH_MAX_WAIT_SECONDS": 1800,

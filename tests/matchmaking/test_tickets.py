@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Flask
 
+from service.matchmaking import MatchConfig
 from tests.matchmaking.conftest import Phone
 
 
@@ -119,14 +120,15 @@ def test_a_quick_match_table_is_in_the_lobby_and_a_lobby_join_takes_a_seat(
 
 def test_a_client_holds_at_most_its_quota_of_waiting_tickets(phones: list[Phone]) -> None:
     ann = phones[0]
-    assert ann.play(seats=4).status_code == 201
-    assert ann.play(seats=3).status_code == 201
-    refused = ann.play(seats=5)
+    quota = MatchConfig.load().tickets_per_client
+    for seats in range(3, 3 + quota):  # each its own table: none is matched
+        assert ann.play(seats=seats).status_code == 201
+    refused = ann.play(seats=3 + quota)
     assert refused.status_code == 429
     assert refused.get_json()["code"] == "too_many_tickets"
     assert refused.headers["Retry-After"] == "1"
     assert ann.cancel().get_json()["status"] == "cancelled"  # a place back
-    assert ann.play(seats=5).status_code == 201
+    assert ann.play(seats=3 + quota).status_code == 201
 
 
 def test_cancel_gives_the_seat_back_and_a_matched_ticket_cannot_be(phones: list[Phone]) -> None:
