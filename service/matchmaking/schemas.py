@@ -72,10 +72,13 @@ def check_request(req: dict[str, Any], max_wait: int) -> dict[str, Any]:
             f"{variant.id} is played by {variant.min_players} to {variant.max_players}; "
             f"seats asks for {low} to {high}"
         )
-    engine.start(variant.id, high, 0, None, req.get("options"))  # the engine judges the options
+    # The engine judges the options, and answers them resolved (defaults filled in), so
+    # tickets that name a default and tickets that leave it out share a queue.
+    state, _ = engine.start(variant.id, high, 0, None, req.get("options"))
+    options = dict(state.options)
     wait = req.get("wait_seconds")
     if wait is not None and wait > max_wait:
         raise ValidationError({"wait_seconds": [f"must be at most {max_wait}"]})
     return {
-        **req, "pace": Pace(req["pace"]), "seats_min": low, "seats_max": high,
+        **req, "options": options, "pace": Pace(req["pace"]), "seats_min": low, "seats_max": high,
     }  # fmt: skip

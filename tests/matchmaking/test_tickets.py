@@ -177,3 +177,13 @@ def test_bad_requests_have_their_codes(phones: list[Phone]) -> None:
         r = p.call("POST", "/v1/matches", {"variant": "uno_classic", **extra})
         assert (r.status_code, r.get_json()["code"]) == (status, code), extra
     assert p.call("POST", "/v1/matches", {"variant": "uno_classic", "seats": 4}).status_code == 201
+
+
+def test_house_rules_decide_the_queue_as_the_game_reads_them(phones: list[Phone]) -> None:
+    """A ticket naming a default rule sits with one that leaves it out; another house rule
+    is another queue."""
+    plain = phones[0].play(seats=3).get_json()
+    named = phones[1].play(seats=3, options={"target": 500, "jump_in": False}).get_json()
+    jump = phones[2].play(seats=3, options={"jump_in": True}).get_json()
+    assert named["session_id"] == plain["session_id"] != jump["session_id"]
+    assert jump["options"]["jump_in"] is True
