@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, request
 
 from service.http import json_body
 from service.problems import problem_response
+from service.sessions import identity
 from service.sessions.api import bearer, client
 from service.sessions.events import rfc3339
 from service.sessions.names import clean
@@ -83,6 +84,7 @@ def create_ticket() -> Response:
     mm = matchmaker()
     req = check_request(json_body(match_schema), mm.config.max_wait)
     req["name"] = clean(req["name"], "name")
+    identity.external_id(mm.sessions.config.identity_key, req, "")  # 422 before any seat
     ticket, secret = mm.submit(req, client())
     token = mm.store.take_token(ticket.ticket_id) if ticket.status is TicketStatus.MATCHED else None
     body = ticket_body(ticket, token)

@@ -63,7 +63,8 @@ class Matchmaker:
     # ------------------------------------------------------------------ calls
     def submit(self, req: dict[str, Any], client: str) -> tuple[Ticket, str]:
         """A new ticket for ``req`` (checked by the schema and ``check_request``), seated
-        at a table; the ticket and its secret (shown once)."""
+        at a table; the ticket and its secret (shown once). Its ``identity`` (an
+        assertion, checked by the sessions) goes to the seat and is not kept."""
         self.sweep()
         secret = new_token()
         pace = req["pace"]
@@ -92,7 +93,7 @@ class Matchmaker:
             )
         try:
             with self.store.locked(ticket.queue):
-                ticket = self._seat(ticket)
+                ticket = self._seat(ticket, self._person(ticket, req.get("identity")))
         except BaseException:
             self.store.release(client, ticket.ticket_id)
             raise
@@ -172,15 +173,23 @@ class Matchmaker:
         self._count_waiting()
 
     # ------------------------------------------------------------------ seating
-    def _seat(self, ticket: Ticket) -> Ticket:
-        """Seat ``ticket`` (the queue's lock held): at the oldest table it fits, else at
-        a new one. The ticket as stored."""
+    @staticmethod
+    def _person(ticket: Ticket, identity: str | None) -> dict[str, Any]:
+        """The seat's person as a join or a create names it."""
+        person: dict[str, Any] = {"name": ticket.name}
+        if identity is not None:
+            person["identity"] = identity
+        return person
+
+    def _seat(self, ticket: Ticket, person: dict[str, Any]) -> Ticket:
+        """Seat ``ticket``'s ``person`` (the queue's lock held): at the oldest table it
+        fits, else at a new one. The ticket as stored."""
         kept: list[Table] = []
         seated: Ticket | None = None
         for table in self.store.tables(ticket.queue):
             if seated is None and ticket.fits(table.size):
                 try:
-                    body = self._reply(self.sessions.join(table.session_id, {"name": ticket.name}))
+                    body = self._reply(self.sessions.join(table.session_id, dict(person)))
                 except ApiProblem as e:
                     if e.code in DEALT or e.code == GONE:
                         self._finish(table, "people" if e.code in DEALT else None)
@@ -192,7 +201,7 @@ class Matchmaker:
                     continue
             kept.append(table)
         if seated is None:
-            body = self._reply(self.sessions.create(self._new_table(ticket), None))
+            body = self._reply(self.sessions.create(self._new_table(ticket, person), None))
             table = Table(body["session_id"], ticket.seats_max, ticket.deadline)
             seated = self._sat(ticket, table, body)
             kept.append(table)
@@ -200,12 +209,15 @@ class Matchmaker:
         self._count_waiting()
         return self.store.ticket(ticket.ticket_id) or seated
 
-    def _new_table(self, ticket: Ticket) -> dict[str, Any]:
+    def _new_table(self, ticket: Ticket, person: dict[str, Any]) -> dict[str, Any]:
         """The session a new table is: public (listed in the lobby while it fills), the
-        ticket's person at the first seat, the others open."""
-        players: list[dict[str, Any]] = [{"name": ticket.name, "bot": False, "open": False}]
+        ticket's person at the first seat, the others open, the pace's clock."""
+        players: list[dict[str, Any]] = [{**person, "bot": False, "open": False}]
         players += [{"bot": False, "open": True}] * (ticket.seats_max - 1)
         req: dict[str, Any] = {"variant": ticket.variant, "players": players, "public": True}
+        # With a webhook configured, the table notifies: an app whose phone is closed learns
+        # its ticket's table was dealt from ``game.started`` (the ticket names the session).
+        req["notify"] = self.sessions.config.notifying
         req.update(spectators="anyone", on_leave="bot", clock=dict(PACE_CLOCKS[ticket.pace]))
         if ticket.options:
             req["options"] = ticket.options

@@ -14,6 +14,8 @@ from .errors import SeatsOutOfRange
 from .models import Pace
 
 MAX_SEATS = 10
+#: The longest identity assertion (a JWT), as a session's seat takes it.
+MAX_IDENTITY = 4096
 PACES = tuple(p.value for p in Pace)
 
 
@@ -56,6 +58,9 @@ class MatchRequest(Schema):
     #: Seconds before bots take the table's empty seats (default: the pace's).
     wait_seconds = Int(validate=validate.Range(min=1))
     name = fields.String(load_default="Player", validate=validate.Length(min=1, max=40))
+    #: The app's backend's signed assertion of the person (``docs/notifications.md``):
+    #: its seat's ``external_id``, which the table's webhooks echo.
+    identity = fields.String(validate=validate.Length(min=1, max=MAX_IDENTITY))
 
 
 match_schema = MatchRequest()
