@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
+import weakref
 
 from flask import Flask
 
@@ -56,14 +58,14 @@ def init_app(app: Flask) -> Matchmaker:
 class Sweeper:
     """A daemon thread per worker that settles the due queues every ``seconds`` (started
     on the worker's first request: a thread made before gunicorn forks would not run in
-    the workers)."""
+    the workers). It holds the matchmaker weakly and ends with it, or when its store is
+    closed, so an app that is done with (a test's) leaves no thread behind."""
 
     def __init__(self, mm: Matchmaker, seconds: float) -> None:
-        self.mm = mm
+        self.mm = weakref.ref(mm)
         self.seconds = seconds
         self._pid: int | None = None
         self._lock = threading.Lock()
-        self._stop = threading.Event()
 
     def start(self) -> None:
         if self._pid == os.getpid():
@@ -75,11 +77,13 @@ class Sweeper:
             threading.Thread(target=self._run, name="match-sweeper", daemon=True).start()
 
     def _run(self) -> None:
-        while not self._stop.wait(self.seconds):
+        while True:
+            time.sleep(self.seconds)
+            mm = self.mm()
+            if mm is None or mm.store.closed:
+                return
             try:
-                self.mm.sweep()
+                mm.sweep()
             except Exception as e:  # noqa: BLE001 - a failed sweep waits for the next
                 log.warning("match sweeper: %s", e)
-
-    def stop(self) -> None:
-        self._stop.set()
+            del mm

@@ -150,4 +150,5 @@ class RedisMatchStore(MatchStore):
         guarded(lambda: self.redis.zrem(f"{self.prefix}{{c:{client}}}", ticket_id))
 
     def close(self) -> None:
+        self.closed = True
         guarded(lambda: self.redis.close())

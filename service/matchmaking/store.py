@@ -19,6 +19,8 @@ from .models import Table, Ticket
 
 class MatchStore:
     kind = "abstract"
+    #: Closed: no sweep reads it any more.
+    closed = False
 
     def locked(self, queue: str) -> AbstractContextManager[None]:
         """Hold ``queue``'s lock (``QueueBusy`` when it cannot be had in time)."""
@@ -62,7 +64,7 @@ class MatchStore:
         raise NotImplementedError
 
     def close(self) -> None:
-        return None
+        self.closed = True
 
 
 class MemoryMatchStore(MatchStore):
