@@ -25,7 +25,7 @@ from service.sessions.store import StoreUnavailable
 
 from .errors import MatchError
 from .matcher import Matchmaker
-from .models import Ticket, TicketStatus
+from .models import Ticket
 from .schemas import check_request, match_schema
 
 log = logging.getLogger("service.matchmaking")
@@ -86,8 +86,7 @@ def create_ticket() -> Response:
     req["name"] = clean(req["name"], "name")
     identity.external_id(mm.sessions.config.identity_key, req, "")  # 422 before any seat
     ticket, secret = mm.submit(req, client())
-    token = mm.store.take_token(ticket.ticket_id) if ticket.status is TicketStatus.MATCHED else None
-    body = ticket_body(ticket, token)
+    body = ticket_body(ticket, mm.hand_over(ticket, secret))
     body["secret"] = secret
     resp = _answer(body, 201)
     resp.headers["Location"] = f"{bp.url_prefix}/{ticket.ticket_id}"

@@ -36,6 +36,7 @@ from .errors import (
     TooManyTickets,
 )
 from .models import PACE_CLOCKS, Table, Ticket, TicketStatus, queue_of
+from .sealed import seal, unseal
 from .store import MatchStore
 
 log = logging.getLogger("service.matchmaking")
@@ -93,7 +94,7 @@ class Matchmaker:
             )
         try:
             with self.store.locked(ticket.queue):
-                ticket = self._seat(ticket, self._person(ticket, req.get("identity")))
+                ticket = self._seat(ticket, self._person(ticket, req.get("identity")), secret)
         except BaseException:
             self.store.release(client, ticket.ticket_id)
             raise
@@ -110,8 +111,15 @@ class Matchmaker:
             if due or self._session_status(ticket.session_id) != "waiting":
                 self.settle(ticket.queue, check=ticket.session_id)
                 ticket = self._held(ticket_id, secret)
-        token = self.store.take_token(ticket_id) if ticket.status is TicketStatus.MATCHED else None
-        return ticket, token
+        return ticket, self.hand_over(ticket, secret)
+
+    def hand_over(self, ticket: Ticket, secret: str | None) -> str | None:
+        """The seat's token, once the ticket is matched, the first time it is asked (the
+        holder's ``secret`` opens it); else None."""
+        if ticket.status is not TicketStatus.MATCHED or secret is None:
+            return None
+        sealed = self.store.take_token(ticket.ticket_id)
+        return None if sealed is None else unseal(sealed, secret, ticket.ticket_id)
 
     def cancel(self, ticket_id: str, secret: str | None) -> Ticket:
         """The ticket's seat given back before its table is dealt (409 ``ticket_matched``
@@ -130,6 +138,8 @@ class Matchmaker:
                 self.store.put_tables(ticket.queue, [t for t in tables if t is not table])
                 raise TicketSeated("the ticket's table was dealt: play, or leave the session")
             token = self.store.take_token(ticket_id)
+            if token is not None and secret is not None:
+                token = unseal(token, secret, ticket_id)
             if table is not None:
                 table.tickets.remove(ticket_id)
                 if token is not None:
@@ -181,7 +191,7 @@ class Matchmaker:
             person["identity"] = identity
         return person
 
-    def _seat(self, ticket: Ticket, person: dict[str, Any]) -> Ticket:
+    def _seat(self, ticket: Ticket, person: dict[str, Any], secret: str) -> Ticket:
         """Seat ``ticket``'s ``person`` (the queue's lock held): at the oldest table it
         fits, else at a new one. The ticket as stored."""
         kept: list[Table] = []
@@ -195,7 +205,7 @@ class Matchmaker:
                         self._finish(table, "people" if e.code in DEALT else None)
                         continue
                     raise
-                seated = self._sat(ticket, table, body)
+                seated = self._sat(ticket, table, body, secret)
                 if body["status"] != "waiting":
                     self._matched(table, "people")
                     continue
@@ -203,7 +213,7 @@ class Matchmaker:
         if seated is None:
             body = self._reply(self.sessions.create(self._new_table(ticket, person), None))
             table = Table(body["session_id"], ticket.seats_max, ticket.deadline)
-            seated = self._sat(ticket, table, body)
+            seated = self._sat(ticket, table, body, secret)
             kept.append(table)
         self.store.put_tables(ticket.queue, kept)
         self._count_waiting()
@@ -223,15 +233,16 @@ class Matchmaker:
             req["options"] = ticket.options
         return req
 
-    def _sat(self, ticket: Ticket, table: Table, body: dict[str, Any]) -> Ticket:
-        """Record ``ticket`` at ``table`` (its seat and token from the session's answer)."""
+    def _sat(self, ticket: Ticket, table: Table, body: dict[str, Any], secret: str) -> Ticket:
+        """Record ``ticket`` at ``table``: its seat, and its token sealed with its secret
+        (``sealed.py``), from the session's answer."""
         table.tickets.append(ticket.ticket_id)
         table.deadline = min(table.deadline, ticket.deadline)
         ticket = replace(
             ticket, session_id=table.session_id, seat=body["seat"], seated_at=self.now()
         )
         ttl = ticket.wait_seconds + self.config.ticket_ttl
-        self.store.put_token(ticket.ticket_id, body["token"], ttl)
+        self.store.put_token(ticket.ticket_id, seal(body["token"], secret, ticket.ticket_id), ttl)
         self.store.put_ticket(ticket, ttl)
         return ticket
 

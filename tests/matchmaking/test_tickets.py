@@ -5,6 +5,7 @@ every refusal's code."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -187,3 +188,21 @@ def test_house_rules_decide_the_queue_as_the_game_reads_them(phones: list[Phone]
     jump = phones[2].play(seats=3, options={"jump_in": True}).get_json()
     assert named["session_id"] == plain["session_id"] != jump["session_id"]
     assert jump["options"]["jump_in"] is True
+
+
+def test_the_store_keeps_the_seat_token_sealed_with_the_tickets_secret(
+    app: Flask, phones: list[Phone]
+) -> None:
+    from service.matchmaking.sealed import unseal
+
+    store = app.extensions["matchmaking"].store
+    ann = phones[0].play(seats=2).get_json()
+    kept = store.take_token(ann["ticket_id"])  # what the store holds, put back as it was
+    store.put_token(ann["ticket_id"], kept, 60)
+    phones[1].play(seats=2)
+    token = phones[0].poll().get_json()["token"]
+    assert token and token not in kept and token.encode().hex() not in kept
+    assert unseal(kept, ann["secret"], ann["ticket_id"]) == token
+    other = phones[1].ticket
+    with contextlib.suppress(UnicodeDecodeError):  # another secret opens nothing
+        assert unseal(kept, other["secret"], ann["ticket_id"]) != token
