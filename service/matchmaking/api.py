@@ -23,7 +23,7 @@ from service.sessions.events import rfc3339
 from service.sessions.names import clean
 from service.sessions.store import StoreUnavailable
 
-from .errors import MatchError
+from .errors import MatchError, TicketTokenUnreadable
 from .matcher import Matchmaker
 from .models import Ticket
 from .schemas import check_request, match_schema
@@ -39,8 +39,8 @@ def matchmaker() -> Matchmaker:
 @bp.errorhandler(MatchError)
 def _refused(e: MatchError) -> Response:
     headers = {} if e.retry_after is None else {"Retry-After": str(e.retry_after)}
-    if e.status == 503:
-        log.error("match queue: %s", e.detail)
+    if e.status == 503 or isinstance(e, TicketTokenUnreadable):  # real faults: loud
+        log.error("match %s: %s", e.code, e.detail)
     return problem_response(e.status, e.code, e.detail, headers)
 
 

@@ -38,6 +38,14 @@ class TicketSeated(MatchError):
     code = "ticket_matched"
 
 
+class TicketTokenUnreadable(MatchError):
+    """The seat token kept for a ticket does not open with its secret: altered in the
+    store (``sealed.py``). A real fault, logged; the client gets this code, not a 500."""
+
+    status = 409
+    code = "ticket_token_unreadable"
+
+
 class TooManyTickets(MatchError):
     status = 429
     code = "too_many_tickets"

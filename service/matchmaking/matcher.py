@@ -33,6 +33,7 @@ from .errors import (
     TicketSeated,
     TicketSecretMissing,
     TicketSecretWrong,
+    TicketTokenUnreadable,
     TooManyTickets,
 )
 from .models import PACE_CLOCKS, Table, Ticket, TicketStatus, queue_of
@@ -121,6 +122,20 @@ class Matchmaker:
         sealed = self.store.take_token(ticket.ticket_id)
         return None if sealed is None else unseal(sealed, secret, ticket.ticket_id)
 
+    def _open_kept(self, ticket: Ticket, secret: str | None) -> str | None:
+        """The seat token a waiting ticket holds, taken to give its seat back; a blob that
+        does not open is put back as it was (``TicketTokenUnreadable``: nothing changed)."""
+        sealed = self.store.take_token(ticket.ticket_id)
+        if sealed is None or secret is None:
+            return None
+        try:
+            return unseal(sealed, secret, ticket.ticket_id)
+        except TicketTokenUnreadable:
+            self.store.put_token(
+                ticket.ticket_id, sealed, ticket.wait_seconds + self.config.ticket_ttl
+            )
+            raise
+
     def cancel(self, ticket_id: str, secret: str | None) -> Ticket:
         """The ticket's seat given back before its table is dealt (409 ``ticket_matched``
         after). A cancelled or expired ticket answers as it is."""
@@ -137,9 +152,7 @@ class Matchmaker:
                 self._matched(table, "people")
                 self.store.put_tables(ticket.queue, [t for t in tables if t is not table])
                 raise TicketSeated("the ticket's table was dealt: play, or leave the session")
-            token = self.store.take_token(ticket_id)
-            if token is not None and secret is not None:
-                token = unseal(token, secret, ticket_id)
+            token = self._open_kept(ticket, secret)
             if table is not None:
                 table.tickets.remove(ticket_id)
                 if token is not None:
@@ -234,8 +247,8 @@ class Matchmaker:
         return req
 
     def _sat(self, ticket: Ticket, table: Table, body: dict[str, Any], secret: str) -> Ticket:
-        """Record ``ticket`` at ``table``: its seat, and its token sealed with its secret
-        (``sealed.py``), from the session's answer."""
+        """Record ``ticket`` at ``table``: its seat, and its token sealed under a key
+        derived from its secret (``sealed.py``: AES-GCM), from the session's answer."""
         table.tickets.append(ticket.ticket_id)
         table.deadline = min(table.deadline, ticket.deadline)
         ticket = replace(

@@ -5,13 +5,14 @@ every refusal's code."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Any
 
+import pytest
 from flask import Flask
 
 from service.matchmaking import MatchConfig
+from service.matchmaking.errors import TicketTokenUnreadable
 from tests.matchmaking.conftest import Phone
 
 
@@ -201,8 +202,65 @@ def test_the_store_keeps_the_seat_token_sealed_with_the_tickets_secret(
     store.put_token(ann["ticket_id"], kept, 60)
     phones[1].play(seats=2)
     token = phones[0].poll().get_json()["token"]
-    assert token and token not in kept and token.encode().hex() not in kept
+    assert token and token not in kept and kept.startswith("mt1.")
     assert unseal(kept, ann["secret"], ann["ticket_id"]) == token
     other = phones[1].ticket
-    with contextlib.suppress(UnicodeDecodeError):  # another secret opens nothing
-        assert unseal(kept, other["secret"], ann["ticket_id"]) != token
+    with pytest.raises(TicketTokenUnreadable):  # another secret opens nothing
+        unseal(kept, other["secret"], ann["ticket_id"])
+    with pytest.raises(TicketTokenUnreadable):  # nor the same secret for another ticket
+        unseal(kept, ann["secret"], other["ticket_id"])
+
+
+def _altered(blob: str) -> str:
+    """``blob`` with one base64 character of its ciphertext changed."""
+    i = len(blob) // 2
+    return blob[:i] + ("A" if blob[i] != "A" else "B") + blob[i + 1 :]
+
+
+@pytest.mark.parametrize("how", ["altered", "another ticket's", "not sealed"])
+def test_a_kept_token_that_does_not_open_is_refused_with_its_code(
+    app: Flask, phones: list[Phone], how: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A blob changed in the store (a byte, or another ticket's put in its place) is
+    refused with ``ticket_token_unreadable`` and logged, never a 500; a cancel refused so
+    changes nothing (the blob is put back, the seat still held)."""
+    store = app.extensions["matchmaking"].store
+    ann, bob = phones[0], phones[1]
+    made = ann.play(seats=3).get_json()
+    bob.play(seats=3)
+    own = store.take_token(made["ticket_id"])
+    bad = {
+        "altered": _altered(own),
+        "another ticket's": store.take_token(bob.ticket["ticket_id"]),
+        "not sealed": "a-plain-seat-token",
+    }[how]
+    store.put_token(made["ticket_id"], bad, 60)
+    refused = ann.cancel()
+    assert refused.status_code == 409, refused.get_json()
+    assert refused.get_json()["code"] == "ticket_token_unreadable"
+    assert "ticket_token_unreadable" in caplog.text
+    assert ann.poll().get_json()["status"] == "waiting"
+    seen = session(ann, made["session_id"])
+    assert [s["open"] for s in seen["seats"]] == [False, False, True]
+    phones[2].play(seats=3)  # the table deals: the hand-over meets the bad blob
+    polled = ann.poll()
+    assert polled.status_code == 409 and polled.get_json()["code"] == "ticket_token_unreadable"
+
+
+def test_unseal_refuses_what_seal_did_not_make() -> None:
+    from service.matchmaking.sealed import seal, unseal
+
+    blob = seal("tok-en", "s" * 43, "t1")
+    assert unseal(blob, "s" * 43, "t1") == "tok-en"
+    assert seal("tok-en", "s" * 43, "t1") != blob  # a fresh nonce each time
+    for bad, secret, ticket in [
+        (blob, "x" * 43, "t1"),
+        (blob, "s" * 43, "t2"),
+        (_altered(blob), "s" * 43, "t1"),
+        (blob[:20], "s" * 43, "t1"),
+        ("mt1.!!!", "s" * 43, "t1"),
+        ("st1.k.abc", "s" * 43, "t1"),
+        ("", "s" * 43, "t1"),
+    ]:
+        with pytest.raises(TicketTokenUnreadable):
+            unseal(bad, secret, ticket)
