@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import orjson
 import pytest
 from flask import Flask
 
@@ -264,3 +265,28 @@ def test_unseal_refuses_what_seal_did_not_make() -> None:
     ]:
         with pytest.raises(TicketTokenUnreadable):
             unseal(bad, secret, ticket)
+
+
+def test_a_ticket_answer_holds_nothing_of_another_seat(phones: list[Phone]) -> None:
+    """Every answer a phone gets about its ticket (made, polled, polled again, cancel
+    refused) holds its own fields only: no other phone's token or secret, no hand, no
+    seed, no client address."""
+    trio = phones[:3]
+    seen: list[list[bytes]] = [[p.play(seats=3, name=f"P{i}").data] for i, p in enumerate(trio)]
+    for p, got in zip(trio, seen, strict=True):
+        got += [p.poll().data, p.poll().data, p.cancel().data]
+    tokens = [orjson.loads(got[0])["token"] or orjson.loads(got[1])["token"] for got in seen]
+    assert all(tokens) and len(set(tokens)) == 3
+    fields = {
+        "ticket_id", "status", "variant", "options", "seats", "pace", "wait_seconds",
+        "created_at", "deadline", "session_id", "seat", "seated_at", "matched_at", "token",
+    }  # fmt: skip
+    for i, (p, got) in enumerate(zip(trio, seen, strict=True)):
+        others = [t for j, t in enumerate(tokens) if j != i]
+        others += [q.ticket["secret"] for j, q in enumerate(trio) if j != i]
+        for raw in got:
+            assert not any(o.encode() in raw for o in others)
+            assert p.address.encode() not in raw
+            body = orjson.loads(raw)
+            if "code" not in body:  # the cancel refused is a problem
+                assert set(body) - {"secret"} == fields
