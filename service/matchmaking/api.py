@@ -1,5 +1,6 @@
 """The ``/v1/matches`` blueprint: quick-match tickets. Thin views over ``Matchmaker``;
-its domain errors (``errors.py``) and a store outage become problem+json here.
+its domain errors (``errors.py``) become problem+json where the sessions' do
+(``service.sessions.api.problem``), a store outage here.
 
 - ``POST /v1/matches``: a ticket (201), with its ``secret``, shown once.
 - ``GET /v1/matches/{id}``: the ticket (``Authorization: Bearer <secret>``); matched,
@@ -16,14 +17,13 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 
 from service.http import json_body
-from service.problems import problem_response
+from service.redis.client import StoreUnavailable
 from service.sessions import identity
-from service.sessions.api import bearer, client
+from service.sessions.api import bearer, client, problem
 from service.sessions.events import rfc3339
 from service.sessions.names import clean
-from service.sessions.store import StoreUnavailable
 
-from .errors import MatchError, TicketTokenUnreadable
+from .errors import QueueBusy
 from .matcher import Matchmaker
 from .models import Ticket
 from .schemas import check_request, match_schema
@@ -36,21 +36,10 @@ def matchmaker() -> Matchmaker:
     return current_app.extensions["matchmaking"]  # type: ignore[no-any-return]
 
 
-@bp.errorhandler(MatchError)
-def _refused(e: MatchError) -> Response:
-    headers = {} if e.retry_after is None else {"Retry-After": str(e.retry_after)}
-    if e.status == 503 or isinstance(e, TicketTokenUnreadable):  # real faults: loud
-        log.error("match %s: %s", e.code, e.detail)
-    return problem_response(e.status, e.code, e.detail, headers)
-
-
 @bp.errorhandler(StoreUnavailable)
 def _unavailable(e: StoreUnavailable) -> Response:
     log.error("match store unavailable: %s", e)
-    return problem_response(
-        503, "store_unavailable", "the match store cannot be reached; try again shortly",
-        {"Retry-After": "1"},
-    )  # fmt: skip
+    return problem(QueueBusy("the match store cannot be reached; try again shortly", 1))
 
 
 def ticket_body(ticket: Ticket, token: str | None = None) -> dict[str, Any]:

@@ -1,65 +1,73 @@
-"""The quick match's domain errors, each with its stable ``code``; the blueprint
-(``api.py``) maps them to problem+json. Nothing else spells a quick-match code."""
+"""The quick match's domain errors, each with its stable ``code``. No HTTP here: each
+refines a kind of the sessions' refusals (``service.sessions.problems``: not found,
+unauthenticated, stage, quota ...), and the one place that maps a kind to its status
+and problem+json (``service.sessions.api``: ``STATUS``, ``problem``) answers them too.
+Nothing else spells a quick-match code."""
 
 from __future__ import annotations
 
+from service.sessions.problems import (
+    NotFoundError,
+    QuotaError,
+    RefusedError,
+    StageError,
+    UnauthenticatedError,
+    UnavailableError,
+)
 
-class MatchError(Exception):
-    """A refusal of a ticket call: ``status`` and ``code`` as the client sees them."""
 
-    status = 400
+class MatchError:
+    """What every quick-match refusal adds to its session kind (the class it is mixed
+    into, before that kind): its class's ``code``, a ``detail``, ``retry_after``."""
+
     code = "invalid_request"
 
     def __init__(self, detail: str, retry_after: int | None = None) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.retry_after = retry_after
+        # the next class in the MRO is the session kind (a ``SessionError``)
+        super().__init__(detail, code=type(self).code, retry_after=retry_after)  # type: ignore[call-arg]
 
 
-class TicketNotFound(MatchError):
-    status = 404
+class TicketNotFound(MatchError, NotFoundError):
     code = "ticket_not_found"
 
 
-class TicketSecretMissing(MatchError):
-    status = 401
+class TicketSecretMissing(MatchError, UnauthenticatedError):
     code = "missing_token"
 
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.presented = False
 
-class TicketSecretWrong(MatchError):
-    status = 401
+
+class TicketSecretWrong(MatchError, UnauthenticatedError):
     code = "invalid_ticket_secret"
 
 
-class TicketSeated(MatchError):
+class TicketSeated(MatchError, StageError):
     """A cancel that came after the ticket's table was dealt."""
 
-    status = 409
     code = "ticket_matched"
 
 
-class TicketTokenUnreadable(MatchError):
+class TicketTokenUnreadable(MatchError, StageError):
     """The seat token kept for a ticket does not open with its secret: altered in the
-    store (``sealed.py``). A real fault, logged; the client gets this code, not a 500."""
+    store (``sealed.py``). A real fault, logged where it is met; the client gets this
+    code, not a 500."""
 
-    status = 409
     code = "ticket_token_unreadable"
 
 
-class TooManyTickets(MatchError):
-    status = 429
+class TooManyTickets(MatchError, QuotaError):
     code = "too_many_tickets"
 
 
-class SeatsOutOfRange(MatchError):
+class SeatsOutOfRange(MatchError, RefusedError):
     """Seats the variant cannot be played with."""
 
-    status = 422
     code = "invalid_player_count"
 
 
-class QueueBusy(MatchError):
+class QueueBusy(MatchError, UnavailableError):
     """The queue's lock was held past the time a request may wait for it."""
 
-    status = 503
     code = "store_unavailable"

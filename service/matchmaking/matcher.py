@@ -7,7 +7,9 @@ earliest deadline of its tickets passes (``fill_with_bots``: bots take the empty
 Every step on a queue runs while holding the queue's lock (``MatchStore.locked``), so
 tickets are seated in the order they came, one at a time, by whichever replica takes
 it. The sessions are used through ``SessionManager``'s public calls only (create, join,
-leave, get, fill_with_bots); their refusals are read by their ``code``.
+the parts it builds: ``creation.create``, ``seats.join`` / ``leave`` /
+``fill_with_bots``, and ``get``); their refusals (``SessionError``) are read by their
+``code``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from typing import Any
 
 import orjson
 
-from service.problems import ApiProblem
 from service.sessions import SessionManager
+from service.sessions.problems import SessionError
 from service.sessions.tokens import digest, new_token
 
 from . import metrics
@@ -33,11 +35,10 @@ from .errors import (
     TicketSeated,
     TicketSecretMissing,
     TicketSecretWrong,
-    TicketTokenUnreadable,
     TooManyTickets,
 )
+from .kept import KeptTokens
 from .models import PACE_CLOCKS, Table, Ticket, TicketStatus, queue_of
-from .sealed import seal, unseal
 from .store import MatchStore
 
 log = logging.getLogger("service.matchmaking")
@@ -61,6 +62,7 @@ class Matchmaker:
         self.sessions = sessions
         self.config = config
         self.now = now
+        self.tokens = KeptTokens(store)
 
     # ------------------------------------------------------------------ calls
     def submit(self, req: dict[str, Any], client: str) -> tuple[Ticket, str]:
@@ -119,22 +121,7 @@ class Matchmaker:
         holder's ``secret`` opens it); else None."""
         if ticket.status is not TicketStatus.MATCHED or secret is None:
             return None
-        sealed = self.store.take_token(ticket.ticket_id)
-        return None if sealed is None else unseal(sealed, secret, ticket.ticket_id)
-
-    def _open_kept(self, ticket: Ticket, secret: str | None) -> str | None:
-        """The seat token a waiting ticket holds, taken to give its seat back; a blob that
-        does not open is put back as it was (``TicketTokenUnreadable``: nothing changed)."""
-        sealed = self.store.take_token(ticket.ticket_id)
-        if sealed is None or secret is None:
-            return None
-        try:
-            return unseal(sealed, secret, ticket.ticket_id)
-        except TicketTokenUnreadable:
-            self.store.put_token(
-                ticket.ticket_id, sealed, ticket.wait_seconds + self.config.ticket_ttl
-            )
-            raise
+        return self.tokens.hand_over(ticket.ticket_id, secret)
 
     def cancel(self, ticket_id: str, secret: str | None) -> Ticket:
         """The ticket's seat given back before its table is dealt (409 ``ticket_matched``
@@ -152,11 +139,12 @@ class Matchmaker:
                 self._matched(table, "people")
                 self.store.put_tables(ticket.queue, [t for t in tables if t is not table])
                 raise TicketSeated("the ticket's table was dealt: play, or leave the session")
-            token = self._open_kept(ticket, secret)
+            ttl = ticket.wait_seconds + self.config.ticket_ttl
+            token = None if secret is None else self.tokens.take_back(ticket_id, secret, ttl)
             if table is not None:
                 table.tickets.remove(ticket_id)
                 if token is not None:
-                    self._quiet(lambda: self.sessions.leave(table.session_id, token))
+                    self._quiet(lambda: self.sessions.seats.leave(table.session_id, token))
                 if not table.tickets:  # no ticket waits there: an ordinary lobby session now
                     tables.remove(table)
                 self.store.put_tables(ticket.queue, tables)
@@ -212,8 +200,8 @@ class Matchmaker:
         for table in self.store.tables(ticket.queue):
             if seated is None and ticket.fits(table.size):
                 try:
-                    body = self._reply(self.sessions.join(table.session_id, dict(person)))
-                except ApiProblem as e:
+                    body = self._reply(self.sessions.seats.join(table.session_id, dict(person)))
+                except SessionError as e:
                     if e.code in DEALT or e.code == GONE:
                         self._finish(table, "people" if e.code in DEALT else None)
                         continue
@@ -224,7 +212,7 @@ class Matchmaker:
                     continue
             kept.append(table)
         if seated is None:
-            body = self._reply(self.sessions.create(self._new_table(ticket, person), None))
+            body = self._reply(self.sessions.creation.create(self._new_table(ticket, person), None))
             table = Table(body["session_id"], ticket.seats_max, ticket.deadline)
             seated = self._sat(ticket, table, body, secret)
             kept.append(table)
@@ -248,14 +236,14 @@ class Matchmaker:
 
     def _sat(self, ticket: Ticket, table: Table, body: dict[str, Any], secret: str) -> Ticket:
         """Record ``ticket`` at ``table``: its seat, and its token sealed under a key
-        derived from its secret (``sealed.py``: AES-GCM), from the session's answer."""
+        derived from its secret (``kept.py``), from the session's answer."""
         table.tickets.append(ticket.ticket_id)
         table.deadline = min(table.deadline, ticket.deadline)
         ticket = replace(
             ticket, session_id=table.session_id, seat=body["seat"], seated_at=self.now()
         )
         ttl = ticket.wait_seconds + self.config.ticket_ttl
-        self.store.put_token(ticket.ticket_id, seal(body["token"], secret, ticket.ticket_id), ttl)
+        self.tokens.keep(ticket.ticket_id, body["token"], secret, ttl)
         self.store.put_ticket(ticket, ttl)
         return ticket
 
@@ -263,8 +251,8 @@ class Matchmaker:
         """Bots take the table's empty seats and the game is dealt; True when the table
         is done with (dealt, by this or before, or gone)."""
         try:
-            self.sessions.fill_with_bots(table.session_id)
-        except ApiProblem as e:
+            self.sessions.seats.fill_with_bots(table.session_id)
+        except SessionError as e:
             if e.code in DEALT:
                 return self._finish(table, "people")
             if e.code == GONE:
@@ -319,7 +307,7 @@ class Matchmaker:
             return None
         try:
             body = self._reply(self.sessions.get(sid, None))
-        except ApiProblem as e:
+        except SessionError as e:
             if e.code == GONE:
                 return None
             raise
@@ -333,7 +321,7 @@ class Matchmaker:
     def _quiet(call: Callable[[], Any]) -> None:
         try:
             call()
-        except ApiProblem as e:
+        except SessionError as e:
             log.info("match: a seat given back was refused: %s", e.code)
 
     def _count_waiting(self) -> None:

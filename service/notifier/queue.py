@@ -1,6 +1,6 @@
 """The notifier's Redis side: the slots with work, each session's outbox handed to the
 stream one notification at a time, the consumer group that delivers them, the dead
-letters; and the sweeper's deadline index. Keys: ``service.sessions.outbox_keys``.
+letters; and the sweeper's deadline index. Keys: ``service.redis.outbox_keys``.
 
 Order per session: only the head of a session's outbox is ever handed out (``MOVE``),
 and the next only once it is done (delivered, stopped or dead: ``DONE``, ``STOP``), so
@@ -24,8 +24,8 @@ from typing import Any
 from redis.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
-from service.sessions import outbox_keys as K
-from service.sessions.redis_client import REDIS_ERRORS
+from service.redis import outbox_keys as K
+from service.redis.client import REDIS_ERRORS
 from service.sessions.redis_store import RedisStore
 from service.sessions.store import StoreUnavailable
 

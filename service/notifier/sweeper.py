@@ -3,21 +3,22 @@
 Each commit of a clocked session indexes its next deadline in its slot
 (``outbox_keys``: ``notify:deadlines``); a session whose bots owe moves a request's CPU
 budget left undone, while a person holds a seat, is indexed as due at once
-(``Timekeeper.sweep_at``), so the sweeper plays them on. The sweeper reads the
-deadlines passed and settles each session with the service's own code
-(``Timekeeper.settle``: the forced default moves, ``by: clock``, the timeout event, the
-bots' replies, in one compare-and-set over the version read), so a request and the
-sweeper, or two sweepers, never both play a timeout: the loser of the compare-and-set
-reads the session again and finds nothing owed. The commit indexes the next deadline and writes the
-notifications (the timeout, the next turn) like any other.
+(``Snapshot.sweep_at``), so the sweeper plays them on. The sweeper reads the
+deadlines passed and settles each session with the service's own code, through the
+session part the API calls too (``Timekeeper.sweep``, which settles it: the forced
+default moves, ``by: clock``, the timeout event, the bots' replies, in one
+compare-and-set over the version read), so a request and the sweeper, or two sweepers,
+never both play a timeout: the loser of the compare-and-set reads the session again and
+finds nothing owed. The commit indexes the next deadline and writes the notifications
+(the timeout, the next turn) like any other.
 """
 
 from __future__ import annotations
 
 import logging
 
-from service.problems import ApiProblem
 from service.sessions.manager import SessionManager
+from service.sessions.problems import NotFoundError
 from service.sessions.store import StoreUnavailable
 
 from . import metrics
@@ -45,24 +46,19 @@ class Sweeper:
 
     def settle(self, sid: str, indexed: float) -> None:
         """Settle ``sid`` (its deadline indexed at ``indexed`` passed)."""
-        repo, timekeeper = self.sessions.repo, self.sessions.timekeeper
         try:
-            c, _ = repo.load(sid)
-        except ApiProblem as e:
-            if e.status != 404:
-                raise
+            committed, deadline = self.sessions.timekeeper.sweep(sid)
+        except NotFoundError:
             self.queue.rescore_deadline(sid, indexed, None)
             metrics.SWEEPS.labels("gone").inc()
             return
-        settled = timekeeper.settle(c)
-        if settled.version != c.version:
+        if committed:
             metrics.SWEEPS.labels("settled").inc()
             return  # its commit (this sweeper's or a racing one's) indexed the next deadline
         metrics.SWEEPS.labels("none").inc()
         # Nothing committed here (another process played it first, or the index was
         # behind): index the session's deadline, unless a commit did meanwhile. A
         # deadline still past stays (the compare-and-set was lost: the next poll).
-        deadline = timekeeper.sweep_at(settled)
         ms = None if deadline is None else int(deadline * 1000)
         if ms is None or ms > indexed:
             self.queue.rescore_deadline(sid, indexed, ms)

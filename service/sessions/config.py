@@ -100,7 +100,7 @@ class SessionConfig:
     @property
     def sweeping(self) -> bool:
         """Clocked sessions (and notifying ones whose bots owe moves) index when the sweeper
-        should settle them (``Timekeeper.sweep_at``)."""
+        should settle them (``Snapshot.sweep_at``)."""
         return self.notifying if self.clock_sweeper is None else self.clock_sweeper
 
     @classmethod

@@ -21,7 +21,7 @@ from engine import Phase, State
 
 from . import problems
 from .clock import Clock
-from .problems import SessionProblem
+from .problems import SessionError
 
 
 class BotLevel(StrEnum):
@@ -386,6 +386,28 @@ class Snapshot:
         """``bot_to_move`` of this copy (False before the deal)."""
         return self.state is not None and bot_to_move(self.state, self.meta)
 
+    def next_deadline(self, max_moves: int) -> float | None:
+        """When the clock will next owe a move (epoch seconds), or None (no clock, a
+        bot's move, the game over or ``max_moves`` reached)."""
+        clock = self.meta.clock
+        if clock is None or self.state is None or self.state.move_count >= max_moves:
+            return None
+        seat = self.waiting_person()
+        return clock.deadline(seat) if seat is not None else None
+
+    def sweep_at(self, max_moves: int, now: float) -> float | None:
+        """When the clock sweeper should next settle this session (epoch seconds): its
+        clock's next deadline; or at once (when the game began to wait for them, else
+        ``now``) while the bots owe moves a request's ``SESSION_BOT_CPU_MS`` left undone
+        and a person still holds a seat, so that person hears of the next turn with
+        nobody reading; None: nothing to sweep (a game of bots only is played on by its
+        readers alone)."""
+        meta = self.meta
+        people = len(meta.seats) > len(meta.bots)
+        if self.bot_to_move() and people and self.dealt().move_count < max_moves:
+            return meta.clock.started if meta.clock is not None else now
+        return self.next_deadline(max_moves)
+
 
 def waiting_person(state: State, meta: Meta) -> int | None:
     """The seat the game waits for when a person holds it (else None: a bot's move, or
@@ -420,8 +442,8 @@ class MoveRequest:
     #: The bearer token (None: no Authorization header; "": not a bearer token).
     token: str | None
     #: The version If-Match names (None: absent or ``*``; -1: a tag that names none).
-    if_match: int | None | SessionProblem
+    if_match: int | None | SessionError
     #: The Idempotency-Key as sent (None: absent).
-    idempotency_key: str | None | SessionProblem
+    idempotency_key: str | None | SessionError
     #: The move as sent (``{"type": ..., ...}``).
     move: dict[str, Any] = field(default_factory=dict)

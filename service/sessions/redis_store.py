@@ -23,7 +23,7 @@ removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message
 the session's slot. A load is one pipeline (``READ``: the state, and the bots' history
 from ``h`` when the caller does not hold it).
 
-Calls reach Redis through ``redis_client.SlotRouter`` (on a cluster, the node of the
+Calls reach Redis through ``service.redis.client.SlotRouter`` (on a cluster, the node of the
 session's slot; the cluster client when that node cannot serve it). A script runs whole
 or not at all, and what a load writes (presence) is the same on a second try, so
 sending a call again changes nothing; a lost reply is retried as either client retries
@@ -39,10 +39,11 @@ from typing import Any, TypeVar
 
 from redis.cluster import RedisCluster
 
-from . import outbox_keys
+from service.redis import outbox_keys
+from service.redis.client import REDIS_ERRORS, SlotRouter, guarded
+
 from .durability import NO_WAIT, Durability
 from .redis_claims import RedisClaims
-from .redis_client import REDIS_ERRORS, SlotRouter, guarded
 from .store import (
     HISTORY_EVENTS,
     LOBBY_SIZE,

@@ -13,7 +13,7 @@
   lost race.
 
 A store that cannot be reached raises ``StoreUnavailable`` through all of these; the API
-answers it (503 with ``Retry-After``) in one place (``api.py``).
+answers it in one place (``api.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import orjson
 
 import engine
 from engine import Event, State
-from service.observability import count_moves
 
 from . import problems
 from .bots import round_start
@@ -79,15 +78,20 @@ class Repository:
         self,
         store: SessionStore,
         cache: SnapshotCache,
+        outbox: Outbox | None = None,
         on_seen: Callable[[str, dict[int, int]], None] | None = None,
+        count_moves: Callable[[str, int], None] | None = None,
     ) -> None:
         self.store = store
         self.cache = cache
+        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
+        #: nothing, the store's TTL).
+        self.outbox = outbox
+        #: Told the moves each applied commit made, by variant (the service's metrics:
+        #: ``observability.count_moves``; None: not counted).
+        self.count_moves = count_moves
         #: Told the presence each load reads (``Presence.learn``).
         self.on_seen = on_seen
-        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
-        #: nothing, the store's TTL). Set by the manager (it reads the timekeeper).
-        self.outbox: Outbox | None = None
 
     def _wake(self, sid: str, notices: Notices | None) -> None:
         """Tell the notifier of the work a write left (a failure is logged: the
@@ -209,8 +213,8 @@ class Repository:
             new = replace(new, commit=request.commit_id)
             self._wake(new.sid, notices)
             self.cache.put(new)
-            if moves:
-                count_moves(new.meta.variant, len(moves))
+            if moves and self.count_moves is not None:
+                self.count_moves(new.meta.variant, len(moves))
             return new
         if res.status == "replayed":
             return res

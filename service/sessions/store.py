@@ -48,6 +48,10 @@ from dataclasses import dataclass, field
 from secrets import token_hex
 from typing import Literal
 
+from service.redis.client import (
+    StoreUnavailable as StoreUnavailable,  # its home: the shared Redis code
+)
+
 #: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
 IDEMPOTENCY_KEYS = 32
 #: Public waiting sessions the lobby index keeps (``SESSION_LOBBY_SIZE``): the newest.
@@ -62,10 +66,6 @@ COMMIT_ID_BYTES = 8
 def new_commit_id() -> str:
     """A fresh commit id (``COMMIT_ID_BYTES`` random bytes, hex)."""
     return token_hex(COMMIT_ID_BYTES)
-
-
-class StoreUnavailable(Exception):
-    """The backing store cannot be reached (HTTP 503 with ``Retry-After``)."""
 
 
 @dataclass(frozen=True)

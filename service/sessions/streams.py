@@ -39,7 +39,7 @@ from . import access, tokens
 from .config import Env
 from .models import LostReason, Snapshot
 from .presence import Presence
-from .problems import SessionProblem
+from .problems import SessionError
 from .repo import Repository
 from .settling import ReadSettler
 from .store import StoreUnavailable, Subscription
@@ -118,7 +118,7 @@ class Streams:
         sub = self.store.subscribe(sid)
         clocked = c.meta.clock is not None
         return seat, self.follow(
-            sid, seat, sub, after, until, clocked, self.timekeeper.next_deadline(c),
+            sid, seat, sub, after, until, clocked, c.next_deadline(self.env.config.max_moves),
             c.bot_to_move(), watch,
         )  # fmt: skip
 
@@ -176,11 +176,11 @@ class Streams:
                         yield from self._until_lost(sid, seat, last, watch, reason)
                         return
                     c = self.settler.settle(c)
-                    deadline, owed = self.timekeeper.next_deadline(c), c.bot_to_move()
+                    deadline, owed = c.next_deadline(self.env.config.max_moves), c.bot_to_move()
         except StoreUnavailable as e:
             log.error("session store unavailable, ending the stream: %s", e)
             return
-        except SessionProblem:  # the session is gone
+        except SessionError:  # the session is gone
             return
 
     def _until_lost(

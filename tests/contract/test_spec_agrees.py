@@ -72,7 +72,7 @@ def test_the_scan_finds_codes_of_each_kind() -> None:
     assert where["not_your_turn"].startswith("engine/variant.py")  # code= keyword
     assert where["must_play_or_pass"].startswith("engine/uno.py")  # pending_moves table
     assert where["nothing_to_pass"].startswith("engine/moves.py")  # NOT_NOW table
-    assert where["session_not_found"].startswith("service/sessions/problems.py")  # ApiProblem
+    assert where["session_not_found"].startswith("service/sessions/problems.py")  # code=
     assert where["invalid_state_token"].startswith("service/")  # class attribute
 
 

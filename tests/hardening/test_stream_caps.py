@@ -19,7 +19,7 @@ import pytest
 import redis
 from flask import Flask
 
-from service.sessions.redis_client import make_client
+from service.redis.client import make_client
 from tests.hardening.conftest import CPU_BUDGET, cost, created
 from tests.sessions.conftest import Api, problem
 

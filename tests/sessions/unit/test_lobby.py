@@ -9,7 +9,7 @@ import pytest
 
 from service.sessions.lobby import Lobby, parse_cursor
 from service.sessions.manager import SessionManager
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 
 from .conftest import SpyStore, Time, body, created
 
@@ -48,7 +48,7 @@ def test_sessions_that_started_or_went_are_dropped_and_unlisted(
 ) -> None:
     started, gone, kept = listed(mgr, clock, 3)
     store.lobby_add(started, "uno_classic", 0)  # a stale entry the join's unlist missed
-    mgr.join(started, {"name": "Bo"})
+    mgr.seats.join(started, {"name": "Bo"})
     store.lobby_add(started, "uno_classic", int(clock.t * 1000) - 5_000)
     store.delete(gone)
     page = body(Lobby(mgr.env, store).page(None, None, 10))
@@ -60,9 +60,9 @@ def test_a_cursor_is_one_this_service_gave() -> None:
     assert parse_cursor(None) is None
     assert parse_cursor("1700000000000.abcdefgh") == (1700000000000, "abcdefgh")
     for bad in ("x", "1.short", "12.abc/defgh", "1234567890123456.abcdefgh"):
-        with pytest.raises(SessionProblem) as e:
+        with pytest.raises(SessionError) as e:
             parse_cursor(bad)
-        assert e.value.extra == {"errors": {"cursor": ["invalid"]}}
+        assert e.value.facts == {"errors": {"cursor": ["invalid"]}}
 
 
 def test_an_unreachable_index_is_logged_not_answered(

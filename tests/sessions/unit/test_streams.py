@@ -24,7 +24,7 @@ def test_a_stream_replays_the_log_redacted_for_the_seat(
 ) -> None:
     made = created(mgr, 2)
     sid, tok = str(made["session_id"]), made["seats"][1]["token"]
-    seat, items = mgr.open_stream(sid, tok, 2, time.monotonic())  # its end has come
+    seat, items = mgr.streams.open(sid, tok, 2, time.monotonic())  # its end has come
     got = list(items)
     rows = store.events(sid, 2, 1000)
     assert seat == 1 and got == [
@@ -57,7 +57,7 @@ def test_a_stream_ends_when_its_session_is_gone(mgr: SessionManager, store: SpyS
     made = created(mgr, 2)
     sid, last = str(made["session_id"]), int(made["last_event"])
     mgr.config = replace(mgr.config, heartbeat_seconds=0.01)
-    _, items = mgr.open_stream(sid, None, last, time.monotonic() + 5)
+    _, items = mgr.streams.open(sid, None, last, time.monotonic() + 5)
     store.delete(sid)
     started = time.monotonic()
     assert [item for item in items if item is not None] == []
@@ -70,7 +70,7 @@ def test_a_clocked_stream_plays_the_timeout_when_it_falls_due(
     made = created(mgr, 2, clock={"turn_seconds": 30})
     sid, last = str(made["session_id"]), int(made["last_event"])
     mgr.config = replace(mgr.config, heartbeat_seconds=0.01)
-    _, items = mgr.open_stream(sid, None, last, time.monotonic() + 5)
+    _, items = mgr.streams.open(sid, None, last, time.monotonic() + 5)
     clock.t = T0 + 31  # the deadline passes while the stream waits
     seen: list[Any] = []
     for item in items:
