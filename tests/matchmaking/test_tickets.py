@@ -290,3 +290,8 @@ def test_a_ticket_answer_holds_nothing_of_another_seat(phones: list[Phone]) -> N
             body = orjson.loads(raw)
             if "code" not in body:  # the cancel refused is a problem
                 assert set(body) - {"secret"} == fields
+    # the table is watched by anyone (spectators: anyone): no hand and no seed shown
+    sid = orjson.loads(seen[0][0])["session_id"]
+    public = phones[3].call("GET", f"/v1/sessions/{sid}").get_json()
+    assert public["status"] == "playing" and public["seat"] is None
+    assert public["view"]["hand"] == [] and public["seed_commitment"]["seed"] is None
