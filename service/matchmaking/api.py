@@ -36,6 +36,12 @@ def matchmaker() -> Matchmaker:
     return current_app.extensions["matchmaking"]  # type: ignore[no-any-return]
 
 
+@bp.errorhandler(QueueBusy)
+def _busy(e: QueueBusy) -> Response:
+    log.error("match queue: %s", e.detail)
+    return problem(e)
+
+
 @bp.errorhandler(StoreUnavailable)
 def _unavailable(e: StoreUnavailable) -> Response:
     log.error("match store unavailable: %s", e)

@@ -16,7 +16,6 @@ tables is refused when the lock is no longer the writer's (it outlived
 
 from __future__ import annotations
 
-import logging
 import secrets
 import time
 from collections.abc import Iterator
@@ -29,7 +28,6 @@ from .errors import QueueBusy
 from .models import Table, Ticket, tables_from_json, tables_to_json
 from .store import MatchStore
 
-log = logging.getLogger("service.matchmaking")
 #: How long a queue's lock lasts unless given back (a holder's work takes milliseconds).
 LOCK_MS = 10_000
 #: How long a request waits for a queue's lock before it answers 503.
@@ -86,8 +84,11 @@ class RedisMatchStore(MatchStore):
         pause = 0.002
         while not guarded(lambda: self.redis.set(key, value, nx=True, px=LOCK_MS)):
             if time.monotonic() >= give_up:
-                log.error("match queue %s: its lock was held past %s s", queue, LOCK_WAIT_SECONDS)
-                raise QueueBusy("the match queue is busy; try again shortly", retry_after=1)
+                raise QueueBusy(
+                    f"the match queue is busy (its lock held past {LOCK_WAIT_SECONDS:g} s); try "
+                    "again shortly",
+                    retry_after=1,
+                )
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
         self._held[queue] = value

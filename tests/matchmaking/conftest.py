@@ -4,6 +4,7 @@ on one Redis, and phones: each a client with an address of its own (``TRUSTED_PR
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -47,6 +48,17 @@ class Phone:
     def cancel(self) -> Any:
         t = self.ticket
         return self.call("DELETE", f"/v1/matches/{t['ticket_id']}", secret=t["secret"])
+
+
+def faults(stderr: str, request_id: str) -> list[dict[str, Any]]:
+    """The service's ERROR log lines (JSON, on stderr) written for ``request_id``, but the
+    access line."""
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    return [
+        d for d in lines
+        if d.get("level") == "error" and d.get("request_id") == request_id
+        and d.get("logger") != "service.access"
+    ]  # fmt: skip
 
 
 def close(app: Flask) -> None:

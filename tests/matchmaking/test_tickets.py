@@ -14,7 +14,7 @@ from flask import Flask
 
 from service.matchmaking import MatchConfig
 from service.matchmaking.errors import TicketTokenUnreadable
-from tests.matchmaking.conftest import Phone
+from tests.matchmaking.conftest import Phone, faults
 
 
 def later(app: Flask, seconds: float) -> None:
@@ -220,7 +220,7 @@ def _altered(blob: str) -> str:
 
 @pytest.mark.parametrize("how", ["altered", "another ticket's", "not sealed"])
 def test_a_kept_token_that_does_not_open_is_refused_with_its_code(
-    app: Flask, phones: list[Phone], how: str, caplog: pytest.LogCaptureFixture
+    app: Flask, phones: list[Phone], how: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A blob changed in the store (a byte, or another ticket's put in its place) is
     refused with ``ticket_token_unreadable`` and logged, never a 500; a cancel refused so
@@ -239,7 +239,8 @@ def test_a_kept_token_that_does_not_open_is_refused_with_its_code(
     refused = ann.cancel()
     assert refused.status_code == 409, refused.get_json()
     assert refused.get_json()["code"] == "ticket_token_unreadable"
-    assert "ticket_token_unreadable" in caplog.text
+    logged = faults(capsys.readouterr().err, refused.headers["X-Request-ID"])
+    assert logged and "ticket_token_unreadable" in logged[0]["message"]
     assert ann.poll().get_json()["status"] == "waiting"
     seen = session(ann, made["session_id"])
     assert [s["open"] for s in seen["seats"]] == [False, False, True]
