@@ -118,7 +118,7 @@ class Streams:
         sub = self.store.subscribe(sid)
         clocked = c.meta.clock is not None
         return seat, self.follow(
-            sid, seat, sub, after, until, clocked, c.next_deadline(self.env.config.max_moves),
+            sid, seat, sub, after, until, clocked, c.next_deadline(self.env.config),
             c.bot_to_move(), watch,
         )  # fmt: skip
 
@@ -176,7 +176,7 @@ class Streams:
                         yield from self._until_lost(sid, seat, last, watch, reason)
                         return
                     c = self.settler.settle(c)
-                    deadline, owed = c.next_deadline(self.env.config.max_moves), c.bot_to_move()
+                    deadline, owed = c.next_deadline(self.env.config), c.bot_to_move()
         except StoreUnavailable as e:
             log.error("session store unavailable, ending the stream: %s", e)
             return
