@@ -113,7 +113,8 @@ def shapes(size: int) -> dict[str, bytes]:
 
 
 def test_every_json_route_is_measured() -> None:
-    assert len(json_routes()) == 10 and "/v1/games/replay" in json_routes()
+    assert len(json_routes()) == 11 and "/v1/games/replay" in json_routes()
+    assert "/v1/matches" in json_routes()
 
 
 @pytest.mark.parametrize("route", json_routes())
