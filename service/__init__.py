@@ -64,6 +64,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service import (
         docs,
         http,
+        matchmaking,
         observability,
         playground,
         problems,
@@ -98,5 +99,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     rules_docs.init_app(app)
     playground.init_app(app)
     sessions.init_app(app)
+    matchmaking.init_app(app)
     ratelimit.init_app(app)
     return app

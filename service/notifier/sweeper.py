@@ -11,6 +11,13 @@ compare-and-set over the version read), so a request and the sweeper, or two swe
 never both play a timeout: the loser of the compare-and-set reads the session again and
 finds nothing owed. The commit indexes the next deadline and writes the notifications
 (the timeout, the next turn) like any other.
+
+Fair across sessions: the deadlines are read oldest first, a batch at a time, and each
+session swept that is still due (its bots owe more, its compare-and-set was lost) is
+indexed again just after the time of the sweep, behind every session due then; one
+that failed is put off by ``FAILED_DEFER_MS``. A session at a cap (its bytes or moves)
+can move no more: its deadline is unindexed (``Snapshot.sweep_at``), not read again.
+So no session, nor 100 stuck ones, keeps another's clock from being played.
 """
 
 from __future__ import annotations
@@ -25,6 +32,10 @@ from . import metrics
 from .queue import NotifyQueue
 
 log = logging.getLogger("service.notifier")
+
+#: How long a session whose settling failed (not the store: a fault, logged) waits
+#: before the sweeper tries it again.
+FAILED_DEFER_MS = 60_000
 
 
 class Sweeper:
@@ -42,6 +53,13 @@ class Sweeper:
                 self.settle(sid, score)
             except StoreUnavailable as e:
                 log.warning("sweeper: session %s: the store failed: %s", sid, e)
+                continue
+            except Exception:  # one session's fault must not stop the others' clocks
+                log.exception("sweeper: session %s could not be settled", sid)
+                metrics.SWEEPS.labels("failed").inc()
+                self.queue.defer_deadline(sid, now_ms + FAILED_DEFER_MS)
+                continue
+            self.queue.defer_deadline(sid, now_ms + 1)
         return len(due)
 
     def settle(self, sid: str, indexed: float) -> None:

@@ -355,8 +355,9 @@ def session_stream(sid: str) -> Response:
     """Server-Sent Events: ``id: <seq>``, ``event: <type>``, ``data: <json>``.
 
     Resumes after ``Last-Event-ID`` (or ``?after=N``). Ends after ``timeout`` seconds
-    (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events; the
-    client then reconnects with ``Last-Event-ID``. A seat's stream ends with
+    (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events, or after
+    one page of events when more are waiting; the client then reconnects with
+    ``Last-Event-ID``. A seat's stream ends with
     ``event: stream_end`` when its token no longer holds the seat.
 
     It holds one of this worker's stream places and one of the client's (503

@@ -90,13 +90,15 @@ class SessionManager:
         self.cache = SnapshotCache(self.env)
         self.presence = Presence(self.env, self.cache)
         outbox = Outbox(self.env)
-        self.repo = Repository(store, self.cache, outbox, self.presence.learn, count_moves)
+        self.quotas = Quotas(self.env, store)
+        self.repo = Repository(
+            store, self.cache, outbox, self.presence.learn, count_moves, self.quotas
+        )
         bots = BotPlayer(self.env)
         self.views = Views(self.env, self.presence)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
         self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
         self.listing = Lobby(self.env, store)
-        self.quotas = Quotas(self.env, store)
         self.creation = Creation(
             self.env, self.repo, bots, self.listing, self.views, self.quotas, self.presence
         )

@@ -87,8 +87,7 @@ class Outbox:
     def ttl(self, new: Snapshot) -> float | None:
         """How long ``new`` lives from now: the store's TTL past its clock's deadline
         (a turn of days keeps the session for days); None: the store's TTL."""
-        max_moves = self.env.config.max_moves
-        deadline = new.next_deadline(max_moves) if new.meta.clock is not None else None
+        deadline = new.next_deadline(self.env.config) if new.meta.clock is not None else None
         if deadline is None:
             return None
         return self.env.config.ttl + max(0.0, deadline - self.env.now())
@@ -104,8 +103,8 @@ class Outbox:
         if not (sweeping or notifying):
             return None
         now = self.env.now()
-        deadline = new.next_deadline(config.max_moves)
-        swept = new.sweep_at(config.max_moves, now) if sweeping else None
+        deadline = new.next_deadline(config)
+        swept = new.sweep_at(config, now) if sweeping else None
         deadline_ms = None if swept is None else int(swept * 1000)
         if not notifying:
             return Notices(deadline_ms=deadline_ms, now_ms=int(now * 1000))
@@ -124,7 +123,8 @@ class Outbox:
             )  # fmt: skip
             warning, due = entry(f"{named}.w", body), int((deadline - lead) * 1000)
         keep = (config.webhook_retry_seconds + (self.ttl(new) or config.ttl)) * 1000
-        return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep))
+        outbox_max = config.webhook_outbox_max
+        return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep), outbox_max)
 
     def _caused(
         self,

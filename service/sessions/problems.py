@@ -343,10 +343,10 @@ def session_too_large(stored: int) -> SessionError:
 
 
 # ---------------------------------------------------------------- quotas and capacity
-def too_many_sessions(limit: int, seconds: int, retry_after: int) -> SessionError:
+def too_many_sessions(limit: int, retry_after: int) -> SessionError:
     return QuotaError(
-        f"this client has created {limit} sessions in the last {seconds} s, its quota; "
-        "delete one (as its host) or wait",
+        f"this client's {limit} sessions still live, its quota; "
+        "delete one (as its host) or wait for one to expire",
         code="too_many_sessions",
         retry_after=retry_after,
     )

@@ -144,7 +144,7 @@ class Timekeeper:
             events += played
             moves += logged(forced, "clock", deadline)
             clock = clock.timed_out(seat)
-            if clock.hand_over(seat):
+            if clock.hand_over(seat, config.max_timeouts):
                 clock = clock.told(seat, deadline)  # a bot needs no telling
                 meta = meta.handed_to_bot(seat, deadline, LostReason.TIMEOUTS)
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
@@ -184,9 +184,7 @@ class Timekeeper:
         session should next be swept (``Snapshot.sweep_at``)."""
         c, _ = self.repo.load(sid)
         settled = self.settle(c)
-        return settled.version != c.version, settled.sweep_at(
-            self.env.config.max_moves, self.env.now()
-        )
+        return settled.version != c.version, settled.sweep_at(self.env.config, self.env.now())
 
 
 def restarted(meta: Meta, at: float) -> Meta:

@@ -46,9 +46,9 @@ class SpyStore(MemoryStore):
         self.calls.append(("commit", request))
         return super().commit(request)
 
-    def moves(self, sid: str) -> list[bytes]:
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
         self.calls.append(("moves", sid))
-        return super().moves(sid)
+        return super().moves(sid, start)
 
     def named(self, what: str) -> list[Any]:
         return [arg for name, arg in self.calls if name == what]

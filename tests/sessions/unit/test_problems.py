@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from service.matchmaking import errors
 from service.sessions import api, problems
 from service.sessions.api import STATUS, problem, status_of
 from service.sessions.problems import SessionError
@@ -90,8 +91,13 @@ def test_every_kind_of_refusal_has_a_status() -> None:
     def kinds(cls: type[SessionError]) -> set[type[SessionError]]:
         return {cls}.union(*(kinds(sub) for sub in cls.__subclasses__()))
 
-    missing = [k.__name__ for k in kinds(SessionError) - {SessionError} if k not in STATUS]
+    missing = [k.__name__ for k in SessionError.__subclasses__() if k not in STATUS]
     assert not missing
+    # a refinement of a kind (the quick match's refusals) answers with its kind's status
+    refinements = kinds(SessionError) - {SessionError} - set(STATUS)
+    assert errors.TicketNotFound in refinements
+    for refined in refinements:
+        assert status_of(refined.__new__(refined)) in STATUS.values()
 
 
 @pytest.mark.parametrize(
