@@ -30,6 +30,7 @@ const game = {
   seat: null,
   seats: [],
   version: null,
+  etag: null, // the ETag of that version (version and commit), sent as If-Match
   lastSeq: 0, // the last event in the log
   view: null,
   legal: [],
@@ -243,6 +244,7 @@ function show(answer, events = answer.events || []) {
   if (game.version !== null && answer.version <= game.version && !events.some((e) => e.seq > game.lastSeq)) return;
   if (game.version !== null && answer.version < game.version) return; // an older answer
   game.version = answer.version;
+  game.etag = answer.etag ?? String(answer.version);
   game.view = answer.view;
   game.legal = answer.legal_moves;
   document.body.dataset.version = String(answer.version);
@@ -302,7 +304,7 @@ async function sendMove(move) {
     const { data } = await call('POST', `/v1/sessions/${game.sid}/moves`, {
       token: game.token,
       body: { move },
-      headers: { 'If-Match': `"${game.version}"` },
+      headers: { 'If-Match': `"${game.etag}"` },
     });
     game.busy = false;
     show(data);
@@ -491,6 +493,7 @@ async function enter(data, token) {
     seats: data.seats,
     token,
     version: null,
+    etag: null,
     lastSeq: 0,
     busy: false,
   });
