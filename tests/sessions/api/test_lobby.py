@@ -347,6 +347,7 @@ def test_a_game_everyone_left_is_played_to_its_end_by_the_bots(lobby: Lobby, app
     assert {m["by"] for m in record["moves"]} == {"bot"}
 
 
+@pytest.mark.one_process  # sets this app's max_bot_moves
 def test_a_stream_of_a_game_everyone_left_sees_it_to_its_end(lobby: Lobby, app: Flask) -> None:
     """No clock, every seat a bot: a spectator's stream plays the bots' next chain at
     each idle heartbeat once their last chain stopped at ``max_bot_moves``, so it sees
