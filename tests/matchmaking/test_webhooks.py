@@ -5,6 +5,7 @@ identity assertion); never a token, nor another seat's data."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -133,3 +134,26 @@ def test_a_rematch_of_a_quick_matched_table_is_no_ticket_s_match(hooked: Flask) 
     # ...and no answer shows a seat's ticket.
     seen = client.get(f"/v1/sessions/{ann.ticket['session_id']}").get_data(as_text=True)
     assert ann.ticket["ticket_id"] not in seen and bob.ticket["ticket_id"] not in seen
+
+
+@pytest.fixture(params=["memory", "redis"])
+def hooked_swept(request: pytest.FixtureRequest) -> Iterator[Flask]:
+    """The app with a webhook and its sweeper dealing due tables."""
+    config = store_config(str(request.param), request, **BASE, **HOOK)
+    app = make_app({**config, "MATCH_SWEEP_SECONDS": 0.1})
+    yield app
+    close(app)
+
+
+def test_the_bots_deal_with_every_phone_closed_sends_match_found(hooked_swept: Flask) -> None:
+    ann = Phone(hooked_swept.test_client(), 8)
+    ann.play(seats=3, name="Ann", wait_seconds=1, identity=asserted("user-ann"))
+    sid = ann.ticket["session_id"]
+    give_up = time.monotonic() + 10
+    found: list[dict[str, Any]] = []
+    while not found and time.monotonic() < give_up:
+        time.sleep(0.1)  # no request: only the sweeper thread deals the table
+        found = [h["data"] for h in hooks(hooked_swept, sid) if h["type"] == "match.found"]
+    assert [(d["ticket_id"], d["seat"], d["external_id"]) for d in found] == [
+        (ann.ticket["ticket_id"], ann.ticket["seat"], "user-ann")
+    ]
