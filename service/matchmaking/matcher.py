@@ -186,8 +186,9 @@ class Matchmaker:
     # ------------------------------------------------------------------ seating
     @staticmethod
     def _person(ticket: Ticket, identity: str | None) -> dict[str, Any]:
-        """The seat's person as a join or a create names it."""
-        person: dict[str, Any] = {"name": ticket.name}
+        """The seat's person as a join or a create names it, with the ticket (the seat
+        keeps it: the deal's ``match.found`` webhook names it; a request cannot send it)."""
+        person: dict[str, Any] = {"name": ticket.name, "ticket": ticket.ticket_id}
         if identity is not None:
             person["identity"] = identity
         return person
@@ -227,7 +228,7 @@ class Matchmaker:
         players += [{"bot": False, "open": True}] * (ticket.seats_max - 1)
         req: dict[str, Any] = {"variant": ticket.variant, "players": players, "public": True}
         # With a webhook configured, the table notifies: an app whose phone is closed learns
-        # its ticket's table was dealt from ``game.started`` (the ticket names the session).
+        # its ticket's table was dealt from ``match.found`` (one per ticket, at the deal).
         req["notify"] = self.sessions.config.notifying
         req.update(spectators="anyone", on_leave="bot", clock=dict(PACE_CLOCKS[ticket.pace]))
         if ticket.options:

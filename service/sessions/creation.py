@@ -182,6 +182,7 @@ def new_seats(
             t and tokens.digest(t),
             bool(s.get("open")),
             external_id=e,
+            ticket=s.get("ticket"),
         )
         for i, (s, t, e) in enumerate(zip(players, toks, externals, strict=True))
     )

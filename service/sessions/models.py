@@ -146,6 +146,10 @@ class Seat:
     #: The app's reference of the person (``external_id``): the webhooks echo it, no
     #: answer shows it (kept in the stored meta only when set).
     external_id: str | None = None
+    #: The quick-match ticket that took the seat (``service.matchmaking``): the deal's
+    #: ``match.found`` webhook names it, no answer shows it (kept in the stored meta only
+    #: when set; a request cannot set it: only the matchmaker seats a ticket).
+    ticket: str | None = None
 
     @property
     def person(self) -> bool:
@@ -170,6 +174,8 @@ class Seat:
             d["lost"] = [t.to_dict() for t in self.lost]
         if self.external_id is not None:
             d["external_id"] = self.external_id
+        if self.ticket is not None:
+            d["ticket"] = self.ticket
         return d
 
     @classmethod
@@ -177,7 +183,7 @@ class Seat:
         return cls(
             d["seat"], d["name"], BotLevel.from_wire(d["bot"]), d["token_sha256"],
             d.get("open", False), tuple(LostToken.from_dict(t) for t in d.get("lost", ())),
-            d.get("external_id"),
+            d.get("external_id"), d.get("ticket"),
         )  # fmt: skip
 
 

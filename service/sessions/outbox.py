@@ -54,6 +54,9 @@ WEBHOOK_EVENTS: dict[str, tuple[str, ...]] = {
     "seat.returned": ("seat", "external_id"),
     # The game is over: the ``winners`` (seats) and every seat's ``scores``.
     "game.over": ("seats", "winners", "scores"),
+    # Quick match: the table of ``ticket_id`` was dealt; its person plays ``seat`` (one per
+    # ticket, after ``game.started``; the seat's token only the ticket's holder fetches).
+    "match.found": ("ticket_id", "seat", "external_id"),
 }
 #: The fields every webhook's ``data`` carries.
 COMMON = ("session_id", "version", "variant")
@@ -76,6 +79,21 @@ def seats_of(meta: Meta) -> list[dict[str, Any]]:
         {"seat": s.seat, "name": s.name, "bot": wire_bot(s.bot), "external_id": s.external_id}
         for s in meta.seats
     ]
+
+
+def matches_found(meta: Meta, now: float, common: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """At the deal, one ``match.found`` per seat a quick-match ticket's person holds
+    (``Seat.ticket``): that ticket, its seat and ``external_id``, nothing of another seat."""
+    for s in meta.seats:
+        if s.ticket is not None and s.person:
+            yield webhook(
+                "match.found",
+                now,
+                common,
+                ticket_id=s.ticket,
+                seat=s.seat,
+                external_id=s.external_id,
+            )
 
 
 class Outbox:
@@ -144,6 +162,7 @@ class Outbox:
 
         if base is None and new.state is not None:
             yield webhook("game.started", now, common, seats=seats_of(meta))
+            yield from matches_found(meta, now, common)
         timed_out = False
         for e in events:
             kind = e.get("type")
@@ -154,6 +173,7 @@ class Outbox:
                 )
             elif kind == "started":
                 yield webhook("game.started", now, common, seats=seats_of(meta))
+                yield from matches_found(meta, now, common)
             elif kind == "timeout":
                 timed_out = True
                 seat = e["player"]

@@ -112,7 +112,8 @@ class Rematches:
 
     def next_meta(self, meta: Meta, seed: int, dealer: int) -> Meta:
         """The meta of the game after one of ``meta``: ``seed`` (the server's), ``dealer``,
-        the same seats (none with a token yet) and host, variant, options and clock
+        the same seats (none with a token yet, nor a quick-match ticket: the next game
+        is no ticket's ``match.found``) and host, variant, options and clock
         settings (counted in nobody's quotas)."""
         now = self.env.now()
         clock = None
@@ -122,7 +123,7 @@ class Rematches:
             )
         return replace(
             meta,
-            seats=tuple(replace(s, token_sha256=None, lost=()) for s in meta.seats),
+            seats=tuple(replace(s, token_sha256=None, lost=(), ticket=None) for s in meta.seats),
             created=now, client_seeded=False, seed=seed, seed_nonce=new_nonce(), dealer=dealer,
             public=False, invite_sha256=None, rematch=None, creator=None, clock=clock,
         )  # fmt: skip

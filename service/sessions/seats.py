@@ -68,7 +68,15 @@ class Seats:
             seat = open_seat(meta, req.get("seat"))
             old = meta.seats[seat]
             meta = meta.with_seat(
-                Seat(seat, name, None, tokens.digest(token), lost=old.lost, external_id=ext)
+                Seat(
+                    seat,
+                    name,
+                    None,
+                    tokens.digest(token),
+                    lost=old.lost,
+                    external_id=ext,
+                    ticket=req.get("ticket"),
+                )
             )
             events = [session_event("joined", player=seat, name=name)]
             state: State | None = None

@@ -541,6 +541,21 @@ def test_two_phones_quick_matched_through_the_generated_client(api: Api) -> None
     assert isinstance(late, m.Problem) and late.code is m.ProblemCode.TICKET_MATCHED
 
 
+def test_a_match_found_webhook_parses_as_its_typed_model(generated: Generated) -> None:
+    """An app's backend reads ``match.found`` with the generated models: the ticket, the
+    seat and its person; no field for a token."""
+    m = generated.module("models")
+    body = {
+        "type": "match.found", "timestamp": "2027-01-15T08:00:00.000Z",
+        "data": {"session_id": "HWXyh6AoBqB4P3CW-OWb_A", "version": 4, "variant": "uno_classic",
+                 "ticket_id": "tk_8c1a", "seat": 2, "external_id": "user-ann"},
+    }  # fmt: skip
+    hook = m.MatchFoundWebhook.from_dict(body)
+    assert (hook.data.ticket_id, hook.data.seat) == ("tk_8c1a", 2)
+    assert hook.data.to_dict() == body["data"]
+    assert not hasattr(hook.data, "token")
+
+
 # ---------------------------------------------------------------- an integrator's script
 def test_a_typed_script_plays_a_session_game_with_no_glue(api: Api, tmp_path: Path) -> None:
     """clients/python/session_game.py, written against the generated client as an
