@@ -121,17 +121,15 @@ class UnoRules(Variant):
     #: Card actions: kind -> the function applying it after the card is played (set
     #: below the effect methods, at the end of the class).
     effects: ClassVar[dict[Kind, Effect]]
+    #: Actions of number cards, by number (classic UNO: none, a number passes the turn;
+    #: the seven-zero house rule's 7 and 0). With ``effects``, the one way a card acts.
+    number_effects: ClassVar[dict[int, Effect]] = {}
 
     def __init__(self) -> None:
         super().__init__()
-        # Kind -> the effect bound to this instance (bound once).
-        bound: dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]] = {
-            kind: MethodType(fn, self) for kind, fn in self.effects.items()
-        }
-        #: Side -> card id -> its bound effect, or None (a number: the turn just passes).
-        self._effect_of = tuple(
-            tuple(bound.get(kind) for kind in kinds) for kinds in self.catalog.kind
-        )
+        #: Side -> card id -> its effect (``effects`` by kind, ``number_effects`` by
+        #: number) bound to this instance, or None (the turn just passes).
+        self._effect_of = self.effect_table()
         #: ``matches`` compiled (``matching``), and ``play_colors``: side -> card -> colours.
         self._matching = self.match_table()
         cat = self.catalog
@@ -175,6 +173,22 @@ class UnoRules(Variant):
             targets=cls.play_targets is not UnoRules.play_targets,
             uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
             may_draw=cls.may_draw is not UnoRules.may_draw,
+        )
+
+    def effect_table(self) -> tuple[tuple[Callable[..., None] | None, ...], ...]:
+        """side -> card -> the card's action bound to this instance: ``effects`` by its
+        kind, ``number_effects`` by its number, or None."""
+        cat = self.catalog
+        by_kind = {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
+        by_number = {value: MethodType(fn, self) for value, fn in self.number_effects.items()}
+        return tuple(
+            tuple(
+                by_number.get(cat.value[side][c]) or by_kind.get(Kind.NUMBER)  # type: ignore[arg-type]
+                if cat.kind[side][c] is Kind.NUMBER
+                else by_kind.get(cat.kind[side][c])
+                for c in cat.ids
+            )
+            for side in range(cat.sides)
         )
 
     def extra_options(self) -> list[OptionSpec]:
@@ -597,15 +611,7 @@ class UnoRules(Variant):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         victim = w.next_seat(player)
-        before = w.discard[-2]
-        w.pending = pending(
-            P.CHALLENGE,
-            victim,
-            card,
-            offender=player,
-            guilty=self.challenge_guilty(w, player, w.prev_color, before),
-            hand=w.hands[player],  # the hand that is checked, revealed on a challenge
-        )
+        w.pending = pending(P.CHALLENGE, victim, card, **self.challenge_data(w, player))
         w.current = victim
 
     effects = {
@@ -629,6 +635,38 @@ class UnoRules(Variant):
             self.draw_cards(w, w.next_seat(player), amount, events, "penalty")
 
     # ------------------------------------------------------------------ challenge
+    def challenge_data(self, w: Work, offender: int) -> dict[str, Any]:
+        """What a decision on the challengeable card ``offender`` just played holds (the
+        ``challenge`` decision, the stacking house rule's penalty on a Wild Draw Four):
+        the offender's seat, whether the play was ``challenge_guilty`` by the colour and
+        card in play before it, and the hand that was checked (revealed on a challenge)."""
+        guilty = self.challenge_guilty(w, offender, w.prev_color, w.discard[-2])
+        return {"offender": offender, "guilty": guilty, "hand": w.hands[offender]}
+
+    def check_challenge_data(self, state: State, pend: Pending) -> None:
+        """Raise ``InvalidState`` unless ``pend`` holds what ``challenge_data`` makes (a
+        record from before ``hand`` was kept may leave it out: the current hand is shown)."""
+        from .errors import InvalidState
+
+        offender, guilty = pend.get("offender"), pend.get("guilty")
+        if (
+            not isinstance(offender, int)
+            or isinstance(offender, bool)
+            or not 0 <= offender < state.num_players
+            or offender == pend.player
+            or not isinstance(guilty, bool)
+        ):
+            raise InvalidState(
+                "a pending challenge needs the offender's seat and a guilty flag",
+                field="pending.data",
+            )
+        hand = pend.get("hand", ())
+        size = self.catalog.size
+        if type(hand) is not tuple or not all(type(c) is int and 0 <= c < size for c in hand):
+            raise InvalidState(
+                "a pending challenge's hand must be a list of card ids", field="pending.data"
+            )
+
     def challenge_guilty(
         self, w: Work, offender: int, prev_color: Color | None, prev_top: int
     ) -> bool:
@@ -790,7 +828,6 @@ class UnoRules(Variant):
             raise InvalidState("the discard pile is empty during play", field="discard")
         if pend is not None and pend.type is P.CHALLENGE:
             # The answer to a challenge reads these: a state without them cannot go on.
-            offender, guilty = pend.get("offender"), pend.get("guilty")
             if (
                 pend.card is None
                 or self.kind(state, pend.card) not in self.challenge_cards
@@ -801,20 +838,4 @@ class UnoRules(Variant):
                     "a pending challenge must name the challengeable card on top of the discard pile",
                     field="pending.card",
                 )
-            if (
-                not isinstance(offender, int)
-                or isinstance(offender, bool)
-                or not 0 <= offender < state.num_players
-                or offender == pend.player
-                or not isinstance(guilty, bool)
-            ):
-                raise InvalidState(
-                    "a pending challenge needs the offender's seat and a guilty flag",
-                    field="pending.data",
-                )
-            hand = pend.get("hand", ())  # the hand a challenge reveals; absent: the current one
-            size = self.catalog.size
-            if type(hand) is not tuple or not all(type(c) is int and 0 <= c < size for c in hand):
-                raise InvalidState(
-                    "a pending challenge's hand must be a list of card ids", field="pending.data"
-                )
+            self.check_challenge_data(state, pend)
