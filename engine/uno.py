@@ -62,9 +62,10 @@ Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
 
 class TurnHooks(NamedTuple):
     """Which rule hooks the listing of a turn must ask in a state (``turn_hooks``); a
-    hook it need not ask is classic UNO's own there, whose answer the listing knows:
-    ``play_targets`` names no seat, ``uno_flag_allowed`` gives one answer for every play
-    of the hand (asked once), ``may_draw`` allows the draw."""
+    hook it need not ask answers there as classic UNO's own (``UnoRules``'), whose
+    answer the listing knows: ``play_targets`` names no seat, ``uno_flag_allowed``
+    (``UnoRules.uno_flag_allowed``, asked once) gives one answer for every play of the
+    hand, ``may_draw`` allows the draw."""
 
     targets: bool
     uno_per_play: bool
@@ -166,6 +167,8 @@ class UnoRules(Variant):
             )
             for plays in self._plays
         )
+        #: seat -> its draw (made once, read by every listing).
+        self._draw_moves = tuple(Move(T.DRAW, p) for p in range(self.max_players))
         cls = type(self)
         #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
         #: the hooks this class keeps from classic UNO need no call per play.
@@ -408,10 +411,6 @@ class UnoRules(Variant):
         size = self.catalog.size
         return [[{} for _ in range(size)] for _ in range(self.max_players)]
 
-    @cached
-    def _draw_moves(self) -> tuple[Move, ...]:
-        return tuple(Move(T.DRAW, p) for p in range(self.max_players))
-
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """The plays of every card of the hand that ``matches`` the card in play, and the
         draw where ``may_draw`` allows it. A hook ``turn_hooks`` leaves out is not asked
@@ -431,8 +430,9 @@ class UnoRules(Variant):
         else:
             cards = [card for card in state.hands[player] if card in playable]
             if cards:
+                # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``).
                 said = self._plays[side][player][cards[0]][0][1]
-                lists = self._play_lists[side][player][self.uno_flag_allowed(state, said)]
+                lists = self._play_lists[side][player][UnoRules.uno_flag_allowed(self, state, said)]
                 moves = [move for card in cards for move in lists[card]]
             else:
                 moves = []

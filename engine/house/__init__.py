@@ -8,7 +8,7 @@ that what the legal moves list and what ``apply`` accepts come from one rule:
 - ``draw_to_match``, ``forced_play``, ``uno_penalty`` (``engine.house.drawing``).
 
 A state's house rules are composed once per combination of options into one object
-(``HouseTurn``, ``HouseBase.house``) that the hooks ask; where two rules meet, the
+(``HouseTurn``, ``HouseBase.houses``) that the hooks ask; where two rules meet, the
 answer is decided in ``compose`` (``engine.house.base``), and the hooks that two rules
 share (which card may be played when it is not an ordinary turn, and each card's
 action) in ``HouseRules`` below. No other hook is overridden by two of the mixins, so
@@ -62,7 +62,7 @@ class HouseRules(Stacking, SevenZero, JumpIn, DrawRules):
         """The play hooks the listing asks, by the house rules ``s`` plays: seven-zero's
         targets and UNO flag (a 7 names a seat, a swap or a pass changes whose hand is
         left), forced play's draw; with those off each hook answers as classic UNO's."""
-        return self.house(s).hooks
+        return self.houses[s.options].hooks
 
     def may_play(self, s: State | Work, player: int, card: int) -> bool:
         """Facing a penalty (stacking): a card that ``stacks_on`` the one on top. Out of
@@ -86,6 +86,6 @@ class HouseRules(Stacking, SevenZero, JumpIn, DrawRules):
         """``house_rules``: the house rules in play (only those that are on; absent when
         none is)."""
         super().view_extra(state, player, view)
-        on = in_play(self.house(state).rules)
+        on = in_play(self.houses[state.options].rules)
         if on:
             view["house_rules"] = on

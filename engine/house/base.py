@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..state import State, Work
 from ..uno import TurnHooks, UnoRules
 from .options import NO_HOUSE, House, house_of
 
@@ -76,27 +75,24 @@ PLAIN = compose(NO_HOUSE)
 Options = tuple[tuple[str, Any], ...]
 
 
+class Composed(dict[Options, HouseTurn]):
+    """A game's options -> its house rules composed (``compose``), made on the first
+    read of each combination of options and kept (a game's states share one options
+    tuple; games share a few combinations). A read is a dict read, no Python call."""
+
+    def __missing__(self, options: Options) -> HouseTurn:
+        composed = compose(house_of(options))
+        if composed == PLAIN:
+            composed = PLAIN
+        if len(self) < 1024:  # bounded: options come from requests
+            self[options] = composed
+        return composed
+
+
 class HouseBase(UnoRules):
-    """Classic UNO's hooks, and ``house``: the house rules a state plays, composed."""
+    """Classic UNO's hooks, and ``houses``: the house rules of a state's options,
+    composed (``houses[s.options]``)."""
 
     def __init__(self) -> None:
         super().__init__()
-        #: How many options a state lists with every house rule off (those stored at
-        #: their default): a state that lists that many plays none.
-        self._plain_options = sum(spec.stored_at_default for spec in self.options.values())
-        #: A game's options -> its house rules composed (a game's states share one
-        #: options tuple; games share a few combinations).
-        self._composed: dict[Options, HouseTurn] = {}
-
-    def house(self, s: State | Work) -> HouseTurn:
-        """The house rules ``s`` plays, composed (``compose``): ``PLAIN`` at once for a
-        state that plays none, else made once per combination of options."""
-        options = s.options
-        if len(options) == self._plain_options:
-            return PLAIN
-        composed = self._composed.get(options)
-        if composed is None:
-            composed = compose(house_of(options))
-            if len(self._composed) < 1024:  # bounded: options come from requests
-                self._composed[options] = composed
-        return composed
+        self.houses = Composed()

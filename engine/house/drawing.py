@@ -29,7 +29,7 @@ class DrawRules(HouseBase):
     """The drawing house rules and the UNO penalty, on classic UNO's hooks."""
 
     def draws_to_match(self, s: State | Work) -> bool:
-        return self.house(s).draws_to_match
+        return self.houses[s.options].draws_to_match
 
     def playable(self, s: State | Work, player: int) -> list[int]:
         """The cards of ``player``'s hand that can be played on the card in play."""
@@ -38,7 +38,7 @@ class DrawRules(HouseBase):
 
     def may_draw(self, s: State | Work, player: int) -> bool:
         """Forced play: only a hand with no playable card may draw."""
-        return not self.house(s).forced_draw or not self.playable(s, player)
+        return not self.houses[s.options].forced_draw or not self.playable(s, player)
 
     def draw_refused(self, s: State | Work, player: int) -> RulesError:
         return RulesError(
@@ -49,10 +49,10 @@ class DrawRules(HouseBase):
 
     def may_keep_drawn(self, s: State | Work, player: int) -> bool:
         """Forced play: a playable drawn card is played at once."""
-        return self.house(s).keeps_drawn
+        return self.houses[s.options].keeps_drawn
 
     def catch_penalty(self, s: State | Work) -> int:
-        return self.house(s).catch_penalty
+        return self.houses[s.options].catch_penalty
 
     # ------------------------------------------------------------------ forced defaults
     @defaults(TURN)

@@ -42,7 +42,7 @@ class JumpIn(HouseBase):
         return (
             not cat.wild[side][card]
             and cat.code[side][card] == cat.code[side][s.discard[-1]]
-            and self.house(s).jump_in
+            and self.houses[s.options].jump_in
         )
 
     def jump_in_refused(self, s: State | Work) -> RulesError:
@@ -56,12 +56,12 @@ class JumpIn(HouseBase):
 
     def out_of_turn(self, state: State, move: Move) -> bool:
         """A play out of turn goes on to the rules while jump-in is on."""
-        return move[0] is T_PLAY and self.house(state).jump_in
+        return move[0] is T_PLAY and self.houses[state.options].jump_in
 
     def legal_out_of_turn(self, state: State, player: int) -> list[Move]:
         """The jump-ins: every play of a card that ``jumps_in``."""
         moves: list[Move] = []
-        if self.house(state).jump_in:
+        if self.houses[state.options].jump_in:
             for card in state.hands[player]:
                 if self.jumps_in(state, player, card):
                     moves += self.play_moves(state, player, card)

@@ -45,7 +45,7 @@ class SevenZero(HouseBase):
     def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
         """A 7 names another seat: every other seat, from the next player in the
         direction of play on (the first is a forced move's choice)."""
-        if card in self._sevens and self.house(s).exchanges:
+        if card in self._sevens and self.houses[s.options].exchanges:
             n = s.num_players
             return tuple(seat_after(player, n, k, s.direction) for k in range(1, n))
         return NO_TARGET
@@ -57,7 +57,7 @@ class SevenZero(HouseBase):
         card = move[2]
         if card not in self._exchangers or len(s.hands[player]) < 2:
             return None
-        if not self.house(s).exchanges:
+        if not self.houses[s.options].exchanges:
             return None
         if card in self._sevens:
             target = move[4]
@@ -79,7 +79,7 @@ class SevenZero(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A 7: with the rule on, swap hands with the seat the play names."""
-        if self.house(w).exchanges and move is not None and type(move.target) is int:
+        if self.houses[w.options].exchanges and move is not None and type(move.target) is int:
             self.swap(w, player, move.target, events)
         w.current = w.next_seat(player)
 
@@ -87,7 +87,7 @@ class SevenZero(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A 0: with the rule on, every hand passes to the next player."""
-        if self.house(w).exchanges:
+        if self.houses[w.options].exchanges:
             self.pass_hands(w, player, events)
         w.current = w.next_seat(player)
 

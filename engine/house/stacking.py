@@ -64,7 +64,7 @@ class Stacking(HouseBase):
         kind, under = self.kind(s, card), self.kind(s, top)
         if kind is under:
             return kind is D2 or kind is WD4
-        return kind is WD4 and under is D2 and self.house(s).stack_up
+        return kind is WD4 and under is D2 and self.houses[s.options].stack_up
 
     def draw_value(self, s: State | Work, card: int) -> int:
         """What a draw card adds to a penalty (2 or 4)."""
@@ -85,7 +85,7 @@ class Stacking(HouseBase):
     def stack_words(self, s: State | Work) -> str:
         if self.kind(s, s.discard[-1]) is WD4:
             return "a Wild Draw Four"
-        return "a Draw Two or a Wild Draw Four" if self.house(s).stack_up else "a Draw Two"
+        return "a Draw Two or a Wild Draw Four" if self.houses[s.options].stack_up else "a Draw Two"
 
     @lists(PENALTY)
     def legal_penalty(self, state: State, player: int) -> list[Move]:
@@ -126,7 +126,7 @@ class Stacking(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Draw Two: classic UNO's effect, or with stacking the penalty."""
-        if not self.house(w).penalty:
+        if not self.houses[w.options].penalty:
             UnoRules.effect_draw(self, w, player, card, move, events)
         else:
             self.raise_penalty(w, player, card)
@@ -135,7 +135,7 @@ class Stacking(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Wild Draw Four: classic UNO's challenge, or with stacking the penalty."""
-        if not self.house(w).penalty:
+        if not self.houses[w.options].penalty:
             UnoRules.effect_challengeable_draw(self, w, player, card, move, events)
         else:
             self.raise_penalty(w, player, card)
@@ -191,7 +191,7 @@ class Stacking(HouseBase):
     def view_extra(self, state: State, player: int | None, view: dict[str, Any]) -> None:
         """With stacking on, ``draw_stack``: the penalty's total (0 when none)."""
         super().view_extra(state, player, view)
-        if self.house(state).penalty:
+        if self.houses[state.options].penalty:
             view["draw_stack"] = penalty_of(state)
 
     def check_state(self, state: State) -> None:
@@ -201,7 +201,7 @@ class Stacking(HouseBase):
             return
         stack = pend.get("stack")
         top = state.discard[-1] if state.discard else None
-        if not self.house(state).penalty:
+        if not self.houses[state.options].penalty:
             raise InvalidState("a penalty needs the stacking house rule", field="pending")
         if top is None or pend.card != top or self.kind(state, top) not in (D2, WD4):
             raise InvalidState(

@@ -1,5 +1,5 @@
 """Classic UNO's house rules composed, not stacked (``engine.house``): a game's house
-rules are resolved once into one object the hooks ask (``HouseBase.house``); where two
+rules are resolved once into one object the hooks ask (``HouseBase.houses``); where two
 rules meet is decided in one place (``compose``, which follows the rules page's "When
 house rules meet", and ``HouseRules``), so the order of the mixins decides nothing."""
 
@@ -44,12 +44,12 @@ def test_a_games_house_rules_are_resolved_once_for_all_its_states() -> None:
     assert isinstance(variant, HouseRules)
     state = engine.new_game("uno_classic", 3, 11, options=ALL_ON)
     later, _ = engine.apply(state, engine.legal_moves(state, state.current)[0])
-    house = variant.house(state)
-    assert house is variant.house(later)
+    house = variant.houses[state.options]
+    assert house is variant.houses[later.options]
     assert house == compose(house_of(state.options))
     assert house.rules._asdict() == ALL_ON
     plain = engine.new_game("uno_classic", 3, 11)
-    assert variant.house(plain) is PLAIN and not PLAIN.penalty and PLAIN.keeps_drawn
+    assert variant.houses[plain.options] is PLAIN and not PLAIN.penalty and PLAIN.keeps_drawn
 
 
 def test_compose_names_every_meeting_of_the_rules_page() -> None:
