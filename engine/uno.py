@@ -72,6 +72,26 @@ class TurnHooks(NamedTuple):
     may_draw: bool
 
 
+class TargetTable(dict[tuple[int, int], tuple[tuple[tuple[int | None, ...], ...], ...]]):
+    """``play_targets`` compiled: (table size, direction) -> seat -> card -> the seats a
+    play may name, one entry per table size and direction, made from the hook when first
+    asked (a variant seats at most ``max_players``: a few entries)."""
+
+    def __init__(self, hook: Callable[[int, int, int, int], tuple[int | None, ...]], size: int):
+        super().__init__()
+        self.hook = hook
+        self.size = size
+
+    def __missing__(self, key: tuple[int, int]) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
+        players, direction = key
+        hook = self.hook
+        made = self[key] = tuple(
+            tuple(hook(players, direction, player, card) for card in range(self.size))
+            for player in range(players)
+        )
+        return made
+
+
 class UnoRules(Variant):
     """Classic UNO's rules, written as hooks the variants override."""
 
@@ -169,6 +189,8 @@ class UnoRules(Variant):
         )
         #: seat -> its draw (made once, read by every listing).
         self._draw_moves = tuple(Move(T.DRAW, p) for p in range(self.max_players))
+        #: ``play_targets`` compiled: (players, direction) -> seat -> card -> seats.
+        self._targets = TargetTable(self.play_targets, self.catalog.size)
         cls = type(self)
         #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
         #: the hooks this class keeps from classic UNO need no call per play.
@@ -310,10 +332,23 @@ class UnoRules(Variant):
             return self.side_colors(side)  # type: ignore[return-value]
         return NO_COLOR
 
-    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
-        """The seats a play of ``card`` by ``player`` may name (``target``): none
-        (``(None,)``) in classic UNO."""
+    def play_targets(
+        self, players: int, direction: int, player: int, card: int
+    ) -> tuple[int | None, ...]:
+        """The seats a play of ``card`` by ``player`` may name (``target``) at a table of
+        ``players`` playing in ``direction``: none (``(None,)``) in classic UNO. It must
+        depend on its arguments only: it is compiled into a table (``targets_of``) per
+        table size and direction, asked where ``turn_hooks`` says plays name seats."""
         return NO_TARGET
+
+    def targets_of(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+        """The seats a play of ``card`` by ``player`` may name in ``s``: ``play_targets``
+        compiled (one table per table size and direction, made from this instance's hook
+        when first asked), where ``turn_hooks(s).targets`` says plays name seats (classic
+        UNO's seven-zero house rule decides it per game); else none."""
+        if not self.turn_hooks(s).targets:
+            return NO_TARGET
+        return self._targets[s.num_players, s.direction][player][card]
 
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """Whether ``uno: true`` fits this play: it leaves the player one card. (The
@@ -381,7 +416,7 @@ class UnoRules(Variant):
         seat it may target, each also with ``uno: true`` where that fits (asked once for
         each seat named: ``uno_flag_allowed`` does not read a play's colour)."""
         side = s.side
-        targets = self.play_targets(s, player, card)
+        targets = self.targets_of(s, player, card)
         fits = self.uno_flag_allowed
         out: list[Move] = []
         if targets == NO_TARGET:
@@ -496,7 +531,7 @@ class UnoRules(Variant):
             or self.matching(side, w.active_color, w.discard[-1])
         ):
             raise self.no_match(w, card)
-        targets = self.play_targets(w, player, card)
+        targets = self.targets_of(w, player, card)
         if target not in targets:
             if targets == NO_TARGET:
                 raise RulesError("this play takes no 'target'", code="unexpected_field")

@@ -65,11 +65,11 @@ class HouseRules(Stacking, SevenZero, JumpIn, DrawRules):
         return self.houses[s.options].hooks
 
     def may_play(self, s: State | Work, player: int, card: int) -> bool:
-        """Facing a penalty (stacking): a card that ``stacks_on`` the one on top. Out of
-        turn with nothing pending: a jump-in (so never while a penalty is answered).
-        Else classic UNO's: the card just drawn."""
+        """Facing a penalty (stacking): a card that ``stacks_on`` the one on top
+        (``stackers``). Out of turn with nothing pending: a jump-in (so never while a
+        penalty is answered). Else classic UNO's: the card just drawn."""
         if penalty_of(s):
-            return self.stacks_on(s, s.discard[-1], card)
+            return card in self.stackers(s)
         if s.pending is None and player != s.current:
             return self.jumps_in(s, player, card)
         return UnoRules.may_play(self, s, player, card)

@@ -42,12 +42,14 @@ class SevenZero(HouseBase):
         )
 
     # ------------------------------------------------------------------ the play
-    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+    def play_targets(
+        self, players: int, direction: int, player: int, card: int
+    ) -> tuple[int | None, ...]:
         """A 7 names another seat: every other seat, from the next player in the
-        direction of play on (the first is a forced move's choice)."""
-        if card in self._sevens and self.houses[s.options].exchanges:
-            n = s.num_players
-            return tuple(seat_after(player, n, k, s.direction) for k in range(1, n))
+        direction of play on (the first is a forced move's choice). Asked where the rule
+        is on (``compose``: ``turn_hooks(s).targets``)."""
+        if card in self._sevens:
+            return tuple(seat_after(player, players, k, direction) for k in range(1, players))
         return NO_TARGET
 
     def receiver(self, s: State | Work, player: int, move: Move) -> int | None:

@@ -57,14 +57,39 @@ class Stacking(HouseBase):
         PENALTY: (frozenset({T.PLAY, T.DRAW, T.CHALLENGE}), "must_answer_penalty"),
     }
 
-    def stacks_on(self, s: State | Work, top: int, card: int) -> bool:
-        """Whether ``card`` answers the penalty of the draw card ``top``: a Draw Two on a
-        Draw Two (any colour), a Wild Draw Four on a Wild Draw Four, and with ``up`` a
-        Wild Draw Four on a Draw Two too (a Draw Two never on a Wild Draw Four)."""
-        kind, under = self.kind(s, card), self.kind(s, top)
+    def __init__(self) -> None:
+        super().__init__()
+        cat = self.catalog
+        #: ``stacks_on`` compiled: stack up (False, True) -> side -> top card -> the
+        #: cards that answer its penalty (python-chess's tables; a subclass overriding
+        #: the hook gets its own). ``stackers`` reads it.
+        self._stacking = tuple(
+            tuple(
+                tuple(
+                    frozenset(c for c in cat.ids if self.stacks_on(side, top, c, up))
+                    for top in cat.ids
+                )
+                for side in range(cat.sides)
+            )
+            for up in (False, True)
+        )
+
+    def stacks_on(self, side: int, top: int, card: int, up: bool) -> bool:
+        """Whether ``card`` answers the penalty of the draw card ``top`` on ``side``: a
+        Draw Two on a Draw Two (any colour), a Wild Draw Four on a Wild Draw Four, and
+        with ``up`` (stacking ``up``) a Wild Draw Four on a Draw Two too (a Draw Two
+        never on a Wild Draw Four). It must depend on its arguments only (compiled into
+        ``_stacking`` when the variant is built)."""
+        kinds = self.catalog.kind[side]
+        kind, under = kinds[card], kinds[top]
         if kind is under:
             return kind is D2 or kind is WD4
-        return kind is WD4 and under is D2 and self.houses[s.options].stack_up
+        return up and kind is WD4 and under is D2
+
+    def stackers(self, s: State | Work) -> frozenset[int]:
+        """The cards that answer the penalty of the card in play, by the stacking rule
+        ``s`` plays (``stacks_on`` compiled)."""
+        return self._stacking[self.houses[s.options].stack_up][s.side][s.discard[-1]]
 
     def draw_value(self, s: State | Work, card: int) -> int:
         """What a draw card adds to a penalty (2 or 4)."""
