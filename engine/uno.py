@@ -30,7 +30,6 @@ from . import rng as prng
 from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
-from .facts import cached
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
@@ -72,23 +71,16 @@ class TurnHooks(NamedTuple):
     may_draw: bool
 
 
-class TargetTable(dict[tuple[int, int], tuple[tuple[tuple[int | None, ...], ...], ...]]):
-    """``play_targets`` compiled: (table size, direction) -> seat -> card -> the seats a
-    play may name, one entry per table size and direction, made from the hook when first
-    asked (a variant seats at most ``max_players``: a few entries)."""
+class Compiled(dict[Any, Any]):
+    """A table compiled from a rule hook one key at a time: ``make(key)`` when a key is
+    first asked, kept (the keys are few: a table size and a direction)."""
 
-    def __init__(self, hook: Callable[[int, int, int, int], tuple[int | None, ...]], size: int):
+    def __init__(self, make: Callable[[Any], Any]):
         super().__init__()
-        self.hook = hook
-        self.size = size
+        self.make = make
 
-    def __missing__(self, key: tuple[int, int]) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
-        players, direction = key
-        hook = self.hook
-        made = self[key] = tuple(
-            tuple(hook(players, direction, player, card) for card in range(self.size))
-            for player in range(players)
-        )
+    def __missing__(self, key: Any) -> Any:
+        made = self[key] = self.make(key)
         return made
 
 
@@ -189,8 +181,11 @@ class UnoRules(Variant):
         )
         #: seat -> its draw (made once, read by every listing).
         self._draw_moves = tuple(Move(T.DRAW, p) for p in range(self.max_players))
-        #: ``play_targets`` compiled: (players, direction) -> seat -> card -> seats.
-        self._targets = TargetTable(self.play_targets, self.catalog.size)
+        #: ``play_targets`` compiled: (players, direction) -> seat -> card -> seats; and
+        #: the plays naming them: (players, direction) -> side -> seat -> card -> each
+        #: play without and with ``uno: true`` (None where the card names no seat).
+        self._targets = Compiled(self.target_table)
+        self._target_plays = Compiled(self.target_play_table)
         cls = type(self)
         #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
         #: the hooks this class keeps from classic UNO need no call per play.
@@ -198,6 +193,41 @@ class UnoRules(Variant):
             targets=cls.play_targets is not UnoRules.play_targets,
             uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
             may_draw=cls.may_draw is not UnoRules.may_draw,
+        )
+
+    def target_table(self, key: tuple[int, int]) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
+        """One entry of ``_targets``: seat -> card -> ``play_targets`` at a table of
+        ``players`` playing in ``direction`` (``key``)."""
+        players, direction = key
+        hook, ids = self.play_targets, self.catalog.ids
+        return tuple(
+            tuple(hook(players, direction, player, card) for card in ids)
+            for player in range(players)
+        )
+
+    def target_play_table(self, key: tuple[int, int]) -> tuple[Any, ...]:
+        """One entry of ``_target_plays``: side -> seat -> card -> its plays, one per colour
+        it may name and seat it names, each without and with ``uno: true``; None for a
+        card that names no seat (its plays are ``_plays``')."""
+        targets = self._targets[key]
+        return tuple(
+            tuple(
+                tuple(
+                    None
+                    if seats == NO_TARGET
+                    else tuple(
+                        (
+                            _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
+                            _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
+                        )
+                        for color in colors[card]
+                        for target in seats
+                    )
+                    for card, seats in enumerate(by_card)
+                )
+                for player, by_card in enumerate(targets)
+            )
+            for colors in self._colors
         )
 
     def effect_table(self) -> tuple[tuple[Callable[..., None] | None, ...], ...]:
@@ -413,38 +443,28 @@ class UnoRules(Variant):
 
     def play_moves(self, s: State, player: int, card: int) -> list[Move]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
-        seat it may target, each also with ``uno: true`` where that fits (asked once for
-        each seat named: ``uno_flag_allowed`` does not read a play's colour)."""
-        side = s.side
-        targets = self.targets_of(s, player, card)
-        fits = self.uno_flag_allowed
-        out: list[Move] = []
-        if targets == NO_TARGET:
-            lists = self._play_lists[side][player]
-            return [*lists[1 if fits(s, self._plays[side][player][card][0][1]) else 0][card]]
-        made = self._made_plays[player][card]
-        pairs = made.get((side, targets))  # type: ignore[assignment]
-        if pairs is None:
-            pairs = made[side, targets] = tuple(
-                (
-                    _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
-                    _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
-                )
-                for color in self._colors[side][card]
-                for target in targets
-            )
-        for plain, said in pairs:
-            out.append(plain)
-            if fits(s, said):
-                out.append(said)
-        return out
+        seat it may target (``targets_of``), each also with ``uno: true`` where that fits
+        (asked once for each seat named: ``uno_flag_allowed`` does not read a play's
+        colour)."""
+        return self.card_plays(s, player, card, self.turn_hooks(s).targets)
 
-    @cached
-    def _made_plays(self) -> list[list[dict[tuple[Any, ...], tuple[tuple[Move, Move], ...]]]]:
-        """[seat][card] -> (side, the seats a play may name) -> each play without and with
-        ``uno: true`` (moves are immutable: each is made once)."""
-        size = self.catalog.size
-        return [[{} for _ in range(size)] for _ in range(self.max_players)]
+    def card_plays(self, s: State, player: int, card: int, named: bool) -> list[Move]:
+        """``play_moves``, with ``named`` (``turn_hooks(s).targets``: whether plays name
+        seats in ``s``) known: the plays come from the tables (``_target_plays`` where a
+        play names a seat, else ``_play_lists``), ``uno_flag_allowed`` asked per seat."""
+        side = s.side
+        fits = self.uno_flag_allowed
+        if named:
+            pairs = self._target_plays[s.num_players, s.direction][side][player][card]
+            if pairs is not None:
+                out: list[Move] = []
+                for plain, said in pairs:
+                    out.append(plain)
+                    if fits(s, said):
+                        out.append(said)
+                return out
+        lists = self._play_lists[side][player]
+        return [*lists[1 if fits(s, self._plays[side][player][card][0][1]) else 0][card]]
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """The plays of every card of the hand that ``matches`` the card in play, and the
@@ -459,9 +479,10 @@ class UnoRules(Variant):
         hooks = self.turn_hooks(state)
         if hooks.targets or hooks.uno_per_play:
             moves: list[Move] = []
+            card_plays, named = self.card_plays, hooks.targets
             for card in state.hands[player]:
                 if card in playable:
-                    moves += self.play_moves(state, player, card)
+                    moves += card_plays(state, player, card, named)
         else:
             cards = [card for card in state.hands[player] if card in playable]
             if cards:
