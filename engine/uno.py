@@ -631,17 +631,16 @@ class UnoRules(Variant):
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_of[w.side][card]
         if effect is None:
-            w.current = (player + w.direction) % w.num_players
+            w.current = w.next_seat(player)
         else:
             effect(w, player, card, move, events)
 
     def effect_skip(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
-        direction, n = w.direction, w.num_players
-        skipped = (player + direction) % n
+        skipped = w.next_seat(player)
         events.append({"type": "skipped", "player": skipped})
-        w.current = (skipped + direction) % n
+        w.current = w.next_seat(skipped)
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
@@ -815,7 +814,7 @@ class UnoRules(Variant):
             if not self.draws_to_match(w):
                 break
             drawn = self.draw_cards(w, player, 1, events, "draw")
-        w.current = (player + w.direction) % w.num_players
+        w.current = w.next_seat(player)
 
     def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
         """A draw that answers the pending decision: none of classic UNO's (its guards
@@ -832,7 +831,7 @@ class UnoRules(Variant):
             )
         w.pending = None
         events.append({"type": "passed", "player": player})
-        w.current = (player + w.direction) % w.num_players
+        w.current = w.next_seat(player)
 
     @handles(T.CHOOSE_COLOR)
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
