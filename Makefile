@@ -13,7 +13,7 @@ TEST_TIMEOUT ?= 1500
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-# --- install (issue 22): everything comes from the hashed lock files in requirements/ ---
+# --- install: everything comes from the hashed lock files in requirements/ ---
 # requirements/dev.txt: pyproject.toml's dependencies, its dev extra and requirements/tools.in
 # (the linters tests/ops uses); run.txt: the dependencies alone, at the same versions (the
 # Dockerfile's); checkov.txt: checkov, in a venv of its own. `make lock` rewrites them.
@@ -92,7 +92,7 @@ sbom: install-dev
 	$(BIN)/cyclonedx-py environment --pyproject pyproject.toml --output-reproducible \
 	  --of JSON --output-file $(SBOM) $(VENV)/sbom-env/bin/python
 	@echo "wrote $(SBOM)"
-# --- end of install (issue 22) ---
+# --- end of install ---
 
 $(NODE_STAMP): $(NODE_DIR)/package-lock.json
 	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
@@ -179,6 +179,7 @@ lint: install-dev node-tools
 # while the bundle is stale).
 spec: node-tools | $(BIN)/python
 	$(BIN)/python -m tools.gen_spec_enums
+	$(BIN)/python -m tools.gen_spec_unions
 	$(BIN)/python -m tools.bundle_spec
 
 # A longer schemathesis run than the test suite's (FUZZ_EXAMPLES per operation).

@@ -56,21 +56,34 @@ def _stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def cpu_seconds(pids: list[int], masters: tuple[int, ...] = ()) -> float:
-    """User + system CPU seconds so far of ``pids`` and of ``masters`` with all their
-    children: the live ones, and the reaped ones through the master's cutime/cstime
-    (gunicorn recycles workers: a worker that exits in a window still counts)."""
-    tick = os.sysconf("SC_CLK_TCK")
+def process_cpu_seconds(pid: int) -> float:
+    """The CPU the live threads of process ``pid`` have run, in seconds: the scheduler's
+    count in nanoseconds (``/proc/<pid>/task/*/schedstat``), not clock ticks."""
     total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            continue  # a thread that ended meanwhile
+    return total / 1e9
+
+
+def cpu_seconds(pids: list[int], masters: tuple[int, ...] = ()) -> float:
+    """CPU seconds so far of ``pids`` and of ``masters`` with all their children: the
+    live ones (``process_cpu_seconds``), and the reaped ones through the master's
+    cutime/cstime (gunicorn recycles workers: a worker that exits in a window still
+    counts; the kernel keeps those in clock ticks only)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
     for pid in {*pids, *masters, *(c for m in masters for c in children(m))}:
         try:
-            fields = _stat(pid)
+            total += process_cpu_seconds(pid)
+            if pid in masters:
+                fields = _stat(pid)
+                total += (int(fields[13]) + int(fields[14])) / tick  # cutime, cstime
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
-        if pid in masters:
-            total += int(fields[13]) + int(fields[14])  # cutime, cstime: reaped children
-    return total / tick
+    return total
 
 
 def children(pid: int) -> list[int]:

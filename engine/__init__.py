@@ -34,7 +34,7 @@ __all__ = [
     "InvalidState", "Kind", "MatchPart", "Move", "MoveType", "Pending", "Phase", "RecordError",
     "Replayed", "RulesError", "SetupError", "State", "UnknownVariant", "Variant",
     "all_variants", "apply", "check_invariants", "find_variant", "forced_move", "from_dict",
-    "legal_moves", "load_catalog", "new_game", "outcome", "record", "redact", "redact_all",
+    "legal_moves", "load_catalog", "new_game", "record", "redact", "redact_all",
     "replay", "reveal_all", "score", "start", "to_dict", "validate", "view", "waiting_for",
 ]  # fmt: skip
 
@@ -86,11 +86,6 @@ def view(state: State, player: int | None) -> dict[str, Any]:
 
 def score(state: State) -> dict[str, Any]:
     return find_variant(state.variant).score(state)
-
-
-def outcome(state: State) -> tuple[int, ...] | None:
-    """The winners once the game is over, else ``None``."""
-    return state.winners if state.phase is Phase.GAME_OVER else None
 
 
 def waiting_for(state: State) -> int | None:

@@ -1,4 +1,6 @@
-"""The engine's error hierarchy: every failure carries a stable snake_case ``code``."""
+"""The engine's error hierarchy: every failure carries a stable snake_case ``code``.
+
+The engine speaks no HTTP: ``service/problems.py`` maps each error to a status at the edge."""
 
 from __future__ import annotations
 
@@ -20,25 +22,25 @@ class EngineError(Exception):
 
 
 class RulesError(EngineError):
-    """A move the rules do not allow in this state (HTTP 422)."""
+    """A move the rules do not allow in this state."""
 
     code = "illegal_move"
 
 
 class InvalidState(EngineError):
-    """A serialized state that is malformed or breaks the game's invariants (HTTP 422)."""
+    """A serialized state that is malformed or breaks the game's invariants."""
 
     code = "invalid_state"
 
 
 class InvalidMove(EngineError):
-    """A move object that is malformed: unknown type, wrong field types (HTTP 400/422)."""
+    """A move object that is malformed: unknown type, wrong field types."""
 
     code = "invalid_move"
 
 
 class SetupError(EngineError):
-    """Bad arguments to ``new_game``: unknown variant, player count, deck, options (HTTP 422)."""
+    """Bad arguments to ``new_game``: unknown variant, player count, deck, options."""
 
     code = "invalid_setup"
 

@@ -67,13 +67,13 @@ _DIGITS = re.compile(r"^(0|[1-9][0-9]{0,19})$")
 
 class InvalidRecord(EngineError):
     """A record that is not a record: a field missing, unknown or of the wrong type
-    (``field`` names it, dotted: ``moves.3.move.card``). HTTP 400."""
+    (``field`` names it, dotted: ``moves.3.move.card``)."""
 
     code = "invalid_request"
 
 
 class RecordError(EngineError):
-    """A well-formed record that does not verify (HTTP 422): ``index`` is the first bad
+    """A well-formed record that does not verify: ``index`` is the first bad
     move (0-based; for a result, the move that ended it, or -1 before any move)."""
 
 
@@ -136,10 +136,11 @@ def _ends_round(before: State, after: State) -> bool:
     return after.phase in done and before.phase not in done
 
 
-def _play(state: State, moves: Iterable[Move]) -> Iterator[Step]:
-    """Apply ``moves`` in order; a rules error is ``RecordError`` at its index."""
+def _play(state: State, moves: Iterable[Move], first: int = 0) -> Iterator[Step]:
+    """Apply ``moves`` in order (the first is move ``first`` of its game); a rules error
+    is ``RecordError`` at its index."""
     variant = find_variant(state.variant)
-    for i, move in enumerate(moves):
+    for i, move in enumerate(moves, first):
         try:
             after, events = variant.apply(state, move)
         except EngineError as e:
@@ -254,31 +255,11 @@ def build(
     nonce: str | None = None,
 ) -> tuple[dict[str, Any], State]:
     """``record(...)`` and the final state it replays to."""
-    seats = _players(players)
-    state, _ = find_variant(variant).new_game(
-        len(seats), seed, dealer, dict(options) if options is not None else None,
-        list(deck) if deck is not None else None,
-    )  # fmt: skip
-    listed = list(_entries(moves))
-    steps = list(_play(state, (m for m, _, _ in listed)))
-    final = steps[-1].after if steps else state
-    view_of = seat if final.phase is not Phase.GAME_OVER else None
-    rounds = [_round_result(s.after) for s in steps if _ends_round(s.before, s.after)]
-    sealed = view_of is not None
-    rec = {
-        "record": RECORD_VERSION,
-        "variant": state.variant,
-        "options": dict(state.options),
-        "players": seats,
-        "dealer": dealer,
-        "seed": None if sealed else str(seed),
-        "deck": None if sealed or deck is None else list(deck),
-        "seed_commitment": _commitment(game_id, seed, nonce, sealed),
-        "moves": [_entry(s, by, at, view_of) for s, (_, by, at) in zip(steps, listed, strict=True)],
-        "rounds": rounds,
-        "result": _final_result(final),
-    }
-    return rec, final
+    from .record_builder import Builder  # it builds on this module's pieces
+
+    built = Builder(variant, players, seed, dealer, options, deck, game_id, nonce)
+    final = built.extend(moves)
+    return built.record(seat), final
 
 
 def _commitment(
@@ -296,13 +277,18 @@ def dumps(rec: Mapping[str, Any]) -> str:
     """``rec`` as pretty JSON for a person: one move and one round per line."""
     lines = []
     for k, v in rec.items():
-        key = _json(k)
-        if k in ("moves", "rounds") and isinstance(v, list) and v:
-            rows = ",\n".join(f"    {_json(x)}" for x in v)
-            lines.append(f"  {key}: [\n{rows}\n  ]")
+        if k in ("moves", "rounds") and isinstance(v, list):
+            lines.append(_rows(k, [_json(x) for x in v]))
         else:
-            lines.append(f"  {key}: {_json(v)}")
+            lines.append(f"  {_json(k)}: {_json(v)}")
     return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def _rows(key: str, rows: Sequence[str]) -> str:
+    """A list field of ``dumps``: one row (compact JSON) per line."""
+    if not rows:
+        return f"  {_json(key)}: []"
+    return f"  {_json(key)}: [\n" + ",\n".join("    " + r for r in rows) + "\n  ]"
 
 
 # ---------------------------------------------------------------------------- checking

@@ -1,9 +1,10 @@
-"""The variant registry: every variant registers itself once; the core finds it by id."""
+"""The variant registry: one instance of each class of ``engine.variants.BUILTIN``,
+found by id. The variant modules do not import it (no import circle)."""
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from .errors import UnknownVariant
 
@@ -12,16 +13,16 @@ if TYPE_CHECKING:
 
 VARIANTS: dict[str, Variant] = {}
 
-V = TypeVar("V", bound="type[Variant]")
 
-
-def register(cls: V) -> V:
-    """Class decorator: instantiate the variant and register it under ``cls.id``."""
-    instance = cls()
-    if instance.id in VARIANTS:
-        raise ValueError(f"variant {instance.id!r} registered twice")
-    VARIANTS[instance.id] = instance
-    return cls
+def index(classes: tuple[type[Variant], ...]) -> dict[str, Variant]:
+    """One instance of each class, by its ``id``; ``ValueError`` for an id listed twice."""
+    found: dict[str, Variant] = {}
+    for cls in classes:
+        instance = cls()
+        if instance.id in found:
+            raise ValueError(f"variant {instance.id!r} listed twice")
+        found[instance.id] = instance
+    return found
 
 
 def find_variant(variant_id: object) -> Variant:
@@ -44,12 +45,13 @@ _lock = threading.RLock()
 
 
 def _load_builtin() -> None:
-    """Import the built-in variants once (thread-safe: the first callers wait)."""
+    """Build the index of the built-in variants once (thread-safe: the first callers wait)."""
     global _loaded
     if _loaded:
         return
     with _lock:
         if not _loaded:
-            from . import variants  # noqa: F401  (registers the built-in variants)
+            from .variants import BUILTIN
 
+            VARIANTS.update(index(BUILTIN))
             _loaded = True

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
-
-from flask import Flask
-from flask.sessions import SessionInterface, SessionMixin
+from typing import TYPE_CHECKING, Any
 
 import engine
+
+if TYPE_CHECKING:  # Flask is loaded by create_app: the notifier imports this package without it
+    from flask import Flask
 
 DEFAULTS: dict[str, Any] = {
     # Requests larger than this are 413 payload_too_large (a full state is a few KiB).
@@ -48,19 +48,11 @@ def _env_settings() -> dict[str, Any]:
     return out
 
 
-class NoCookieSessions(SessionInterface):
-    """No cookie sessions: the API never reads or sets Flask's ``session`` (its seats
-    hold bearer tokens). Each request gets Flask's null session (Flask's documented
-    ``session_interface`` hook), whatever the configuration holds."""
-
-    def open_session(self, app: Flask, request: Any) -> SessionMixin:
-        return self.make_null_session(app)
-
-    def save_session(self, app: Flask, session: SessionMixin, response: Any) -> None:
-        return None
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
+    from flask import Flask
+
+    from service.http import NoCookieSessions
+
     app = Flask(__name__)
     app.session_interface = NoCookieSessions()
     app.config.update(DEFAULTS)
@@ -72,6 +64,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service import (
         docs,
         http,
+        matchmaking,
         observability,
         playground,
         problems,
@@ -106,5 +99,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     rules_docs.init_app(app)
     playground.init_app(app)
     sessions.init_app(app)
+    matchmaking.init_app(app)
     ratelimit.init_app(app)
     return app

@@ -85,11 +85,6 @@ def check_player(state: State, player: int | None) -> None:
         )
 
 
-def waiting_seat(state: State) -> int:
-    """The seat the game waits for: a pending decision's, else the current player."""
-    return state.pending.player if state.pending is not None else state.current
-
-
 def moves_json(state: State, player: int) -> list[dict[str, Any]]:
     return [m.to_dict() for m in engine.legal_moves(state, player)]
 
@@ -108,7 +103,9 @@ def create_game() -> Response:
     )
     seat = data["seat"]
     check_player(state, seat)
-    viewer = seat if seat is not None else waiting_seat(state)
+    # Else the seat the new game waits for (the engine's ``waiting_for``: never None
+    # after the deal).
+    viewer = seat if seat is not None else engine.waiting_for(state)
     # A seat-bound token hides the state from its holder: the seed, which would show
     # every hand, is then hidden too until the game is over (a commitment instead).
     loaded = Loaded(state, bool(data["sealed"]), seat, new_game_id() if seat is not None else None)

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from flask import Flask, Request, Response, current_app, request
 from flask.json.provider import JSONProvider
+from flask.sessions import SessionInterface, SessionMixin
 from marshmallow import Schema
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wsgi import get_input_stream
@@ -38,6 +39,18 @@ BODY_BOUNDS = Bounds(keys=1024, object_keys=64, string=65536, digits=32)
 CLOSE_CONNECTION = "uno_close_connection"
 #: The environ key set once the app has read a body to its end.
 BODY_READ = "uno.body_read"
+
+
+class NoCookieSessions(SessionInterface):
+    """No cookie sessions: the API never reads or sets Flask's ``session`` (its seats
+    hold bearer tokens). Each request gets Flask's null session (Flask's documented
+    ``session_interface`` hook), whatever the configuration holds."""
+
+    def open_session(self, app: Flask, request: Any) -> SessionMixin:
+        return self.make_null_session(app)
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Any) -> None:
+        return None
 
 
 class OrjsonProvider(JSONProvider):

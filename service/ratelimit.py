@@ -155,13 +155,13 @@ def _storage(app: Flask) -> tuple[str, dict[str, Any]]:
     - a cluster: that many a node; redis-py's cluster client raises at once when a
       node's are all in use, and the worker counts in memory for a while, as when the
       store fails."""
-    from service.sessions.config import SessionConfig
-    from service.sessions.redis_client import (
+    from service.redis.client import (
         CLUSTER_SCHEME,
         SENTINEL_SCHEME,
         client_options,
         socket_options,
     )
+    from service.sessions.config import SessionConfig
 
     config = SessionConfig.load(app.config)
     uri = _setting(app, "RATE_LIMIT_STORAGE_URI") or config.redis_url or "memory://"

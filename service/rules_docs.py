@@ -21,10 +21,9 @@ from flask import Blueprint, Flask, Response, current_app, request
 from markdown_it import MarkdownIt
 
 import engine
+from engine.docs import RULES_DIR, rules_path
 from service.problems import ApiProblem
 
-#: The repository's (and the image's, /app/docs/rules) rules documents.
-RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 URL_PREFIX = "/docs/rules"
 MARKDOWN = "text/markdown"  # Flask adds "; charset=utf-8"
 HTML = "text/html"
@@ -41,11 +40,6 @@ bp = Blueprint("rules_docs", __name__, url_prefix=URL_PREFIX)
 def rules_url(variant_id: str) -> str:
     """Where the service serves a variant's rules."""
     return f"{URL_PREFIX}/{variant_id}"
-
-
-def rules_path(variant_id: str, directory: Path = RULES_DIR) -> Path:
-    """The rules document of a variant in the repository."""
-    return directory / f"{variant_id}.md"
 
 
 def index_markdown() -> str:

@@ -1,18 +1,25 @@
 """Fixtures for every test directory: one ``redis-server`` and one three-master Redis
-Cluster on free loopback ports, each started on first use and stopped when the run ends."""
+Cluster on free loopback ports, each started on first use and stopped when the run ends.
+
+Nothing here imports ``redis`` or the service until a test asks for a server:
+``tests/engine`` collects and passes without either (tests/engine/paths/test_alone.py)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.redis_procs import LocalCluster, RedisServer, free_port, need_redis_server
+if TYPE_CHECKING:
+    from tests.redis_procs import LocalCluster, RedisServer
 
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
+    from tests.redis_procs import RedisServer, free_port, need_redis_server
+
     need_redis_server()
     server = RedisServer(free_port())
     server.start()
@@ -23,6 +30,8 @@ def redis_server() -> Iterator[RedisServer]:
 @pytest.fixture(scope="session")
 def redis_cluster() -> Iterator[LocalCluster]:
     """Three masters, no replicas (``redis-cli --cluster create``), for the whole run."""
+    from tests.redis_procs import LocalCluster, need_redis_server
+
     need_redis_server()
     cluster = LocalCluster(3)
     cluster.start()

@@ -1,18 +1,29 @@
 """Test helpers: stacked decks, games dealt from them, card lookup, move builders,
-rules errors, random play, and tree walks over views."""
+rules errors, random play, tree walks over views, and the served spec as data."""
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 import engine
 from engine import Move, MoveType, Pending, Phase, RulesError, State, find_variant
 
 CardSpec = int | str
+#: The served API description (``make spec`` bundles it).
+SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi.yaml"
+
+
+@functools.cache
+def spec_document() -> dict[str, Any]:
+    """openapi.yaml as plain data (one load a run: do not change it)."""
+    return yaml.safe_load(SPEC_PATH.read_text())  # type: ignore[no-any-return]
 
 
 class DeckBuilder:

@@ -33,12 +33,12 @@ from ..events import Event
 from ..moves import Move, MoveType
 from ..registry import find_variant
 from . import hard_policy
-from . import variants as _variants  # noqa: F401  (registers the per-variant knowledge)
-from .knowledge import KNOWLEDGE, BotKnowledge, Ctx, knowledge_for
+from .knowledge import BotKnowledge, Ctx
 from .montecarlo import DEFAULT_BUDGET
+from .variants import BOTS, Bot, bot_for
 
 __all__ = [
-    "DEFAULT_BUDGET", "KNOWLEDGE", "LEVELS", "BotKnowledge", "Ctx", "choose",
+    "BOTS", "DEFAULT_BUDGET", "LEVELS", "Bot", "BotKnowledge", "Ctx", "bot_for", "choose",
     "knowledge_for", "rank", "sample_state", "searchable",
 ]  # fmt: skip
 
@@ -73,10 +73,15 @@ def choose(
         return rnd.choice(moves)
     variant = find_variant(view["variant"])
     ctx = Ctx(int(view["player"]), view, list(history), moves, variant)
-    know = knowledge_for(variant.id)
+    bot = bot_for(variant.id)
     if level == "hard":
-        return hard_policy.choose(know, ctx, rnd, budget)
-    return rank(know, ctx, rnd)[0]
+        return hard_policy.choose(bot.knowledge, bot.policy, ctx, rnd, budget)
+    return rank(bot.knowledge, ctx, rnd)[0]
+
+
+def knowledge_for(variant_id: str) -> BotKnowledge:
+    """What the bots know of ``variant_id``'s game (``LookupError`` without an entry)."""
+    return bot_for(variant_id).knowledge
 
 
 def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random) -> list[Move]:

@@ -2,7 +2,7 @@
 seat can infer from its view and its redacted history, and a light search of its own
 turn.
 
-``rank(know, ctx, rnd)`` has ``engine.bots.rank``'s shape (the legal moves, best first),
+``rank(know, pol, ctx, rnd)`` has ``engine.bots.rank``'s shape (the legal moves, best first),
 so a search may use it as its move ordering; ``choose`` is the hard level's move.
 What it adds to normal's values (``HardPolicy``):
 
@@ -15,7 +15,7 @@ What it adds to normal's values (``HardPolicy``):
 ``TurnPlan`` searches the seat's own turn on one determinization: every sequence of
 its own moves while the turn stays its own, each end scored by the cards left and
 given, the Wilds kept and the next seat's counted odds to play on what is left. Per
-variant (``POLICIES``): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
+variant (``engine.bots.variants.BOTS`` pairs each with its policy): in classic UNO, UNO Duo and UNO Pocket Pizza Pizza the searched
 turn picks the move (Pocket Pizza: with its own give after a Wild Dip; UNO Duo: scored
 in points, with the Draw Two volley, ``DuoPlan``); in DOS the turn planned on the view
 by ``engine.bots.dos_turn`` (its own match generator, no engine moves) picks the move;
@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, cast
 
 from ..cards import COLORLESS_WILDS, Color, Kind
 from ..errors import EngineError
@@ -42,7 +42,9 @@ from ..moves import MatchPart, Move, MoveType
 from ..state import Pending, Phase, State
 from . import dos_turn, montecarlo
 from .knowledge import ATTACKS, DRAWS, BotKnowledge, Ctx
-from .variants import DuoKnowledge
+
+if TYPE_CHECKING:
+    from .variants import DuoKnowledge
 
 T = MoveType
 PLAY = Phase.PLAY
@@ -56,9 +58,6 @@ WIN = 1000.0
 
 class HardPolicy:
     """The base hard policy (classic UNO's); variants override what differs."""
-
-    #: The variant this policy plays (``POLICIES``: one policy per variant).
-    variant_id = "uno_classic"
 
     #: Value of keeping the next seat on a colour its draws say it lacks.
     VOID_COLOUR = 2.0
@@ -183,34 +182,6 @@ class HardPolicy:
         # the turn, or we draw ``innocent``.
         gain = p * (draw + guilty + 1) - (1 - p) * (innocent - draw)
         return gain - know.score(ctx, move)
-
-
-#: Variant id -> its hard policy (one instance each, registered with ``@policy``).
-POLICIES: dict[str, HardPolicy] = {}
-
-P = TypeVar("P", bound=type[HardPolicy])
-
-
-def policy(cls: P) -> P:
-    """Class decorator: register an instance of ``cls`` as the hard policy of its
-    ``variant_id``."""
-    if cls.variant_id in POLICIES:
-        raise ValueError(f"a hard policy for {cls.variant_id!r} is registered twice")
-    POLICIES[cls.variant_id] = cls()
-    return cls
-
-
-def policy_for(variant_id: str) -> HardPolicy:
-    """The hard policy of ``variant_id``; ``LookupError`` for a variant without one."""
-    try:
-        return POLICIES[variant_id]
-    except KeyError:
-        raise LookupError(
-            f"no hard policy for variant {variant_id!r} (engine/bots/hard_policy.py)"
-        ) from None
-
-
-policy(HardPolicy)
 
 
 class TurnPlan:
@@ -481,12 +452,9 @@ class DosTurnPlan(TurnPlan):
         return dos_turn.DosTurn(self.ctx).values(self.ctx.legal)
 
 
-@policy
 class DosPolicy(HardPolicy):
     """DOS: the whole turn (matches, the end of the turn, the bonus placements) is
     planned at each of its decisions (``DosTurnPlan``), and the plan picks the move."""
-
-    variant_id = "dos"
 
     PLANNED = frozenset({None, "matching", "drawn", "bonus_place"})
     ROOTS = frozenset({T.MATCH, T.END_TURN, T.PLACE})
@@ -569,12 +537,9 @@ class AllWildPlan(TurnPlan):
         return value
 
 
-@policy
 class AllWildPolicy(HardPolicy):
     """UNO All Wild: normal's values, unless the turn can go out for sure or another
     seat holds ``DANGER`` cards or fewer (then the searched turn)."""
-
-    variant_id = "uno_all_wild"
 
     WINS_ONLY = True
     DANGER = 1
@@ -616,11 +581,8 @@ class HybridPolicy(HardPolicy):
     WINS_ONLY = True
 
 
-@policy
 class SearchHybrid(HybridPolicy):
     """The hybrid, with the Monte Carlo search over its best moves (UNO Flip)."""
-
-    variant_id = "uno_flip"
 
     SEARCH = True
 
@@ -663,7 +625,6 @@ class PizzaPlan(TurnPlan):
         return value - self.POINT * sum(points[c] for c in state.hands[self.seat] if not wild[c])
 
 
-@policy
 class PizzaPolicy(HardPolicy):
     """UNO Pocket Pizza Pizza: the searched turn picks the move (as in classic UNO;
     with two players a Skip, Reverse or Draw One gives another move, and a 5-card hand
@@ -673,8 +634,6 @@ class PizzaPolicy(HardPolicy):
     in points (the winner of the round scores the cards left in the other hands). Its
     turn is ``PizzaPlan``'s (points kept count; Wild Dip and Wild Draw Two held early),
     and it challenges by the guilt rates measured of normal's Wild Draw Two."""
-
-    variant_id = "uno_pocket_pizza"
 
     #: Giving a card of the colour in play (the receiver plays it at once).
     GIVE_ACTIVE = -12.0
@@ -744,12 +703,9 @@ class DuoPlan(TurnPlan):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         kind = self.kind[0]
-        know = self.know
-        self.known: frozenset[int] = frozenset()
-        self.since_volley: dict[int, int] = {}
-        if isinstance(know, DuoKnowledge):
-            self.known = frozenset(know.draft_cards(self.ctx)[0])
-            self.since_volley = know.since_volley(self.ctx)
+        know = cast("DuoKnowledge", self.know)  # DuoPolicy's pair (engine.bots.variants.BOTS)
+        self.known: frozenset[int] = frozenset(know.draft_cards(self.ctx)[0])
+        self.since_volley: dict[int, int] = know.since_volley(self.ctx)
         self.draw_two = self.unseen_share(lambda c: kind[c] is Kind.DRAW_TWO, 0.0)
         self.points = self.variant.catalog.points[0]
 
@@ -801,13 +757,10 @@ class DuoPlan(TurnPlan):
         return value - self.POINT * danger * sum(points[c] for c in state.hands[self.seat])
 
 
-@policy
 class DuoPolicy(HardPolicy):
     """UNO Duo: the searched turn picks the move (a Skip, a Reverse run, a Wild Draw
     Four or a Draw Two the other seat cannot return keep the turn), scored in points
     (``DuoPlan``)."""
-
-    variant_id = "uno_duo"
 
     #: A challenge of a Wild Draw Four played on this seat while it holds two cards or
     #: fewer: the offender's hand size from which the play looks guilty (a large hand
@@ -828,12 +781,13 @@ class DuoPolicy(HardPolicy):
         return self.GUILTY_BIG if ctx.sizes[offender] >= self.BIG_HAND else self.GUILTY_SMALL
 
 
-def choose(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET) -> Move:
+def choose(
+    know: BotKnowledge, pol: HardPolicy, ctx: Ctx, rnd: random.Random, budget: int = BUDGET
+) -> Move:
     """The hard level's move: the policy's best, or where the variant's policy says so
     (``SEARCH``), the Monte Carlo search (``engine.bots.montecarlo``) over the
     policy's best moves on the seat's own turn, unless the turn goes out for sure."""
-    ranked = rank(know, ctx, rnd, budget)
-    pol = policy_for(ctx.variant.id)
+    ranked = rank(know, pol, ctx, rnd, budget)
     if not pol.SEARCH or len(ranked) < 2 or ctx.memo.get("sure_win"):
         return ranked[0]
     view = ctx.view
@@ -844,10 +798,11 @@ def choose(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGE
     return montecarlo.search(know, ctx, ranked, rnd, budget)
 
 
-def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET) -> list[Move]:
+def rank(
+    know: BotKnowledge, pol: HardPolicy, ctx: Ctx, rnd: random.Random, budget: int = BUDGET
+) -> list[Move]:
     """The legal moves, best first by the hard policy (ties in random order).
     ``budget``: the turn search's size (``NODES_PER_BUDGET`` engine moves a unit)."""
-    pol = policy_for(ctx.variant.id)
     offered = set(ctx.legal)
     plan: dict[Move, float] = {}
     if pol.plans(ctx):
@@ -865,4 +820,4 @@ def rank(know: BotKnowledge, ctx: Ctx, rnd: random.Random, budget: int = BUDGET)
     return [ctx.legal[i] for _, _, i in keyed]
 
 
-__all__ = ["POLICIES", "HardPolicy", "policy", "policy_for", "rank"]
+__all__ = ["HardPolicy", "choose", "rank"]

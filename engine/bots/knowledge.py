@@ -11,9 +11,9 @@ turns those into:
   hidden cards (other hands, the draw pile, the discard pile under its top) dealt at
   random from the cards the seat cannot see, the generator seeded from ``rnd``.
 
-Classic UNO's knowledge is the base; each variant's entry below overrides only what
-differs. ``KNOWLEDGE`` maps every variant id to its entry (tests/engine/bots/test_bots.py fails
-when a registered variant has none).
+Classic UNO's knowledge is the base; each variant's (``engine.bots.variants``) overrides
+only what differs. ``engine.bots.variants.BOTS`` pairs each variant with its knowledge
+and its hard policy (tests/engine/bots/test_bots.py fails when a variant has none).
 """
 
 from __future__ import annotations
@@ -507,24 +507,3 @@ def penalty(ctx: Ctx) -> int:
 def house(ctx: Ctx, rule: str) -> Any:
     """The value of a house rule in play (classic UNO; the view's ``house_rules``)."""
     return (ctx.view.get("house_rules") or {}).get(rule)
-
-
-KNOWLEDGE: dict[str, BotKnowledge] = {}
-
-
-def knows(cls: type[BotKnowledge]) -> type[BotKnowledge]:
-    """Register ``cls`` as the bot knowledge of its ``variant_id``."""
-    KNOWLEDGE[cls.variant_id] = cls()
-    return cls
-
-
-def knowledge_for(variant_id: str) -> BotKnowledge:
-    try:
-        return KNOWLEDGE[variant_id]
-    except KeyError:
-        raise LookupError(
-            f"no bot knowledge for variant {variant_id!r} (engine/bots/variants.py)"
-        ) from None
-
-
-knows(BotKnowledge)

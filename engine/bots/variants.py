@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import random
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..cards import COLORLESS_WILDS, Color, Kind
 from ..moves import MatchPart, Move
 from ..state import State
 from ..variants.dos import DosExt, RowCard
 from ..variants.duo import DuoExt
-from .knowledge import ATTACKS, BotKnowledge, Ctx, knows, shuffle
+from .hard_policy import AllWildPolicy, DosPolicy, DuoPolicy, HardPolicy, PizzaPolicy, SearchHybrid
+from .knowledge import ATTACKS, BotKnowledge, Ctx, shuffle
 
 
-@knows
 class DuoKnowledge(BotKnowledge):
     """UNO Duo: the draft (keep what fits the hand), volleys (pass the Draw Two on),
     Reverse runs (shed the whole colour)."""
@@ -122,14 +122,12 @@ class DuoKnowledge(BotKnowledge):
         return DuoExt(pile, int(ctx.view.get("draw_stack") or 0))
 
 
-@knows
 class PizzaKnowledge(BotKnowledge):
     """UNO Pocket Pizza Pizza: the base's give (a low card the hand needs least)."""
 
     variant_id = "uno_pocket_pizza"
 
 
-@knows
 class AllWildKnowledge(BotKnowledge):
     """UNO All Wild: no colours; hold the action cards for a seat about to go out,
     swap hands only with a smaller hand."""
@@ -147,7 +145,6 @@ class AllWildKnowledge(BotKnowledge):
         return 0.0
 
 
-@knows
 class FlipKnowledge(BotKnowledge):
     """UNO Flip: cards are named by secret round labels, and a seat sees its own
     hand's active faces and the other hands' inactive faces. A Flip is played when the
@@ -263,7 +260,6 @@ class FlipKnowledge(BotKnowledge):
         return self.build(ctx, rnd, hands, tuple(draw), discard, ext)
 
 
-@knows
 class DosKnowledge(BotKnowledge):
     """DOS: matches that shed the most cards and earn colour bonuses, Wilds kept for
     the matches only they make; the highest card placed into the row."""
@@ -321,3 +317,44 @@ class DosKnowledge(BotKnowledge):
                 )
             )
         return DosExt(tuple(row), int(ctx.view.get("bonus_pending") or 0))
+
+
+class Bot(NamedTuple):
+    """A variant's bots: what the normal level knows of the game and how the hard level
+    plays it (``engine.bots.hard_policy``)."""
+
+    knowledge: BotKnowledge
+    policy: HardPolicy
+
+
+def bot_table(*pairs: tuple[type[BotKnowledge], type[HardPolicy]]) -> dict[str, Bot]:
+    """One instance of each pair, by the knowledge's ``variant_id``; ``ValueError`` for a
+    variant listed twice."""
+    table: dict[str, Bot] = {}
+    for know, policy in pairs:
+        if know.variant_id in table:
+            raise ValueError(f"bots for variant {know.variant_id!r} listed twice")
+        table[know.variant_id] = Bot(know(), policy())
+    return table
+
+
+#: The one bot registry: every variant's knowledge and hard policy, by variant id.
+BOTS = bot_table(
+    (BotKnowledge, HardPolicy),
+    (DuoKnowledge, DuoPolicy),
+    (PizzaKnowledge, PizzaPolicy),
+    (FlipKnowledge, SearchHybrid),
+    (DosKnowledge, DosPolicy),
+    (AllWildKnowledge, AllWildPolicy),
+)
+
+
+def bot_for(variant_id: str) -> Bot:
+    """The bots of ``variant_id``; ``LookupError`` for a variant without them, never
+    another game's."""
+    try:
+        return BOTS[variant_id]
+    except KeyError:
+        raise LookupError(
+            f"no bots for variant {variant_id!r} (engine/bots/variants.py: BOTS)"
+        ) from None

@@ -1,12 +1,18 @@
-"""The built-in variants. Importing this package registers each of them.
+"""The built-in variants: ``BUILTIN`` is the one list of them.
 
-Every built-in is imported by name: a missing or broken module is an ``ImportError``
-when the engine first loads its variants, never a variant silently left out. Adding a
-variant is one module in this package and one name in the import below (see
-``docs/ADDING-A-VARIANT.md``).
+``engine.registry`` builds one instance of each class listed here, indexed by its ``id``,
+when the engine first looks a variant up; a missing or broken module is an
+``ImportError`` then, never a variant silently left out. A variant module does not
+import the registry. Adding a variant is one module in this package and its class in
+``BUILTIN`` (see ``docs/ADDING-A-VARIANT.md``).
 """
 
-from . import all_wild, classic, dos, duo, flip, pocket_pizza
+from .all_wild import AllWild
+from .classic import Classic
+from .dos import Dos
+from .duo import Duo
+from .flip import Flip
+from .pocket_pizza import PocketPizza
 
-#: The built-in variant modules, in the order they register.
-BUILTIN = (classic, duo, pocket_pizza, flip, dos, all_wild)
+#: Every built-in variant class (the API lists the variants sorted by id, not in this order).
+BUILTIN = (Classic, Duo, PocketPizza, Flip, Dos, AllWild)

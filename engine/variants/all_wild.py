@@ -58,7 +58,6 @@ from ..cards import Color, Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import Move, MoveType
-from ..registry import register
 from ..state import PendingType, Phase, State, Work, pending
 from ..uno import NO_COLOR, NO_TARGET, UnoPending, UnoRules
 from ..variant import TURN, defaults, first_plain, handles, lists
@@ -98,7 +97,6 @@ def _chosen(move: Move | None) -> int:
     return move.target
 
 
-@register
 class AllWild(UnoRules):
     id = "uno_all_wild"
     title = "UNO All Wild"

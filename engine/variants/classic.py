@@ -3,10 +3,8 @@ as options (``engine.house``)."""
 
 from ..house import HOUSE_OPTIONS, HouseRules
 from ..options import OptionSpec
-from ..registry import register
 
 
-@register
 class Classic(HouseRules):
     id = "uno_classic"
     title = "UNO (classic)"

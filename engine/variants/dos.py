@@ -58,7 +58,6 @@ from ..cards import LIGHT_COLORS, Color, Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import MatchPart, Move, MoveType
-from ..registry import register
 from ..state import Pending, PendingType, Phase, State, Work, seat_after
 from ..variant import TURN, Variant, defaults, handles, lists
 
@@ -107,7 +106,6 @@ class DosExt(NamedTuple):
     bonus: int = 0
 
 
-@register
 class Dos(Variant):
     id = "dos"
     title = "DOS"

@@ -35,7 +35,6 @@ from ..cards import Color, Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event, secret_event
 from ..moves import Move, MoveType
-from ..registry import register
 from ..state import Pending, PendingType, Phase, State, Work, pending
 from ..uno import UnoPending, UnoRules
 from ..variant import defaults, first_plain, handles, lists
@@ -66,7 +65,6 @@ class DuoExt(NamedTuple):
     draw_stack: int = 0
 
 
-@register
 class Duo(UnoRules):
     id = "uno_duo"
     title = "UNO Duo"

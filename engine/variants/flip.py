@@ -42,7 +42,6 @@ from ..dispatch import defaults
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import Move
-from ..registry import register
 from ..state import Pending, Phase, State, Work, pending
 from ..uno import UnoPending, UnoRules
 from ..variant import OptionSpec
@@ -66,7 +65,6 @@ class FlipExt(NamedTuple):
     by_label: tuple[int, ...] = ()
 
 
-@register
 class Flip(UnoRules):
     id = "uno_flip"
     title = "UNO Flip"

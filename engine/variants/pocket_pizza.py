@@ -26,7 +26,6 @@ from ..cards import Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event, secret_event
 from ..moves import Move, MoveType
-from ..registry import register
 from ..state import PendingType, State, Work, pending
 from ..uno import UnoRules
 from ..variant import defaults, handles, lists
@@ -43,7 +42,6 @@ class PizzaPending(PendingType):
 P = PizzaPending
 
 
-@register
 class PocketPizza(UnoRules):
     id = "uno_pocket_pizza"
     title = "UNO Pocket Pizza Pizza"

@@ -11,5 +11,5 @@ sweeper, in a worker process of its own (``python -m service.notifier``).
 | ``metrics`` | Prometheus metrics |
 
 What a commit writes for it is the sessions' (``service.sessions.outbox``); where it
-lives in Redis, ``service.sessions.outbox_keys``. docs/notifications.md is the guide.
+lives in Redis, ``service.redis.outbox_keys``. docs/notifications.md is the guide.
 """

@@ -46,6 +46,12 @@ STOPPED = Counter(
     "Sessions whose deliveries stopped: the receiver answered 410.",
     registry=REGISTRY,
 )
+DROPPED = Counter(
+    "uno_notifier_dropped",
+    "Webhooks dropped unsent: a session's outbox was full (WEBHOOK_OUTBOX_MAX), the "
+    "oldest waiting ones went (counted when the session's next one is handed out).",
+    registry=REGISTRY,
+)
 LATENCY = Histogram(
     "uno_notifier_delivery_latency_seconds",
     "From the commit that caused a webhook (its timestamp) to the receiver's 2xx.",
@@ -64,7 +70,7 @@ SWEEPS = Counter(
     "uno_notifier_sweeps",
     "Sessions whose deadline the sweeper found passed, by outcome (settled: the clock's "
     "moves committed, by this sweeper or a racing process; none: nothing was owed; gone: "
-    "the session expired or was deleted).",
+    "the session expired or was deleted; failed: a fault, logged, tried again later).",
     ("outcome",),
     registry=REGISTRY,
 )

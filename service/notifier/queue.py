@@ -1,6 +1,6 @@
 """The notifier's Redis side: the slots with work, each session's outbox handed to the
 stream one notification at a time, the consumer group that delivers them, the dead
-letters; and the sweeper's deadline index. Keys: ``service.sessions.outbox_keys``.
+letters; and the sweeper's deadline index. Keys: ``service.redis.outbox_keys``.
 
 Order per session: only the head of a session's outbox is ever handed out (``MOVE``),
 and the next only once it is done (delivered, stopped or dead: ``DONE``, ``STOP``), so
@@ -24,10 +24,12 @@ from typing import Any
 from redis.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
-from service.sessions import outbox_keys as K
-from service.sessions.redis_client import REDIS_ERRORS
+from service.redis import outbox_keys as K
+from service.redis.client import REDIS_ERRORS
 from service.sessions.redis_store import RedisStore
 from service.sessions.store import StoreUnavailable
+
+from . import metrics
 
 log = logging.getLogger("service.notifier")
 
@@ -42,7 +44,7 @@ SCAN_CHUNK = 256
 # A warning due now joins the outbox when the session is still at its version. Then the
 # head, when it is neither in flight nor waiting for a retry, is leased and returned; the
 # session is indexed again at its next due time (or unindexed). Returns {head or false,
-# attempts}.
+# attempts, entries dropped at the outbox's cap since the last call (then cleared)}.
 MOVE = """
 local now = tonumber(ARGV[1])
 local wdue = tonumber(redis.call('HGET', KEYS[2], 'warn_due') or '-1')
@@ -74,7 +76,9 @@ if head then
 end
 if wdue >= 0 and (nxt == nil or wdue < nxt) then nxt = wdue end
 if nxt then redis.call('ZADD', KEYS[3], nxt, ARGV[3]) else redis.call('ZREM', KEYS[3], ARGV[3]) end
-return {out, redis.call('HGET', KEYS[2], 'a') or '0'}
+local dropped = redis.call('HGET', KEYS[2], 'dropped') or '0'
+if dropped ~= '0' then redis.call('HDEL', KEYS[2], 'dropped') end
+return {out, redis.call('HGET', KEYS[2], 'a') or '0', dropped}
 """
 
 # KEYS: outbox, outq, due index. ARGV: the entry, now ms, sid. The head, when it is the
@@ -259,7 +263,11 @@ class NotifyQueue:
     def move(self, sid: str, now_ms: int, lease_ms: int) -> bool:
         """Hand ``sid``'s head to the stream when it is due: True when handed."""
         keys = [*self._session_keys(sid), self.store._keys(sid)[0]]
-        head, attempts = self.router.run("notify_move", MOVE, keys, [now_ms, lease_ms, sid])
+        head, attempts, dropped = self.router.run(
+            "notify_move", MOVE, keys, [now_ms, lease_ms, sid]
+        )
+        if int(dropped):
+            metrics.DROPPED.inc(int(dropped))
         if not head:
             return False
         fields = {"sid": sid, "entry": head, "a": attempts}
@@ -361,6 +369,13 @@ class NotifyQueue:
             lambda c: c.zrangebyscore(key, "-inf", now_ms, start=0, num=count, withscores=True),
         )
         return [(sid.decode(), score) for sid, score in rows]
+
+    def defer_deadline(self, sid: str, after_ms: int) -> None:
+        """Move ``sid``'s deadline, when it is still indexed and before ``after_ms``, to
+        ``after_ms``: a session swept goes behind every other one due now (``Sweeper``).
+        A later deadline (its commit wrote one), or none, stays as it is."""
+        key = K.deadlines_key(self.prefix, K.slot_tag(sid, self.cluster))
+        self.router.on_slot(key, lambda c: c.zadd(key, {sid: after_ms}, xx=True, gt=True))
 
     def rescore_deadline(self, sid: str, read: float, deadline_ms: int | None) -> None:
         """Index ``sid``'s deadline anew (None: none), unless a commit did meanwhile."""

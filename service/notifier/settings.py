@@ -46,7 +46,8 @@ class NotifierSettings:
     allow_http: bool = False
     allow_private: bool = False
     timeout: float = 5.0
-    retry_seconds: float = 86_400.0
+    #: The retry window is the sessions' setting (the outbox is kept that long).
+    retry_seconds: float = SessionConfig.webhook_retry_seconds
     backoff_seconds: float = 5.0
     backoff_max_seconds: float = 3600.0
     poll_seconds: float = 1.0

@@ -72,8 +72,7 @@ class Worker:
         if not isinstance(made, RedisStore):
             raise ValueError("the notifier needs the sessions' Redis: set REDIS_URL")
         self.store = made
-        self.sessions = SessionManager(self.store, self.config)
-        self.sessions.now = now
+        self.sessions = SessionManager(self.store, self.config, now=now)
         self.now = now
         self.queue = NotifyQueue(self.store)
         self.sweeper = Sweeper(self.sessions, self.queue)

@@ -439,32 +439,68 @@ async function start(event) {
   showError(null);
   $('start').disabled = true;
   try {
-    const body = setupBody();
-    const { data } = await call('POST', '/v1/sessions', { body });
-    const catalog = await call('GET', `/v1/variants/${encodeURIComponent(data.variant)}`);
-    closeStream();
-    Object.assign(game, {
-      faces: catalogFaces(catalog.data.catalog),
-      sid: data.session_id,
-      seat: data.seat,
-      seats: data.seats,
-      token: data.token,
-      version: null,
-      lastSeq: 0,
-      busy: false,
-    });
-    $('log').replaceChildren();
-    $('session-id').textContent = data.session_id;
-    $('setup').hidden = true;
-    $('game').hidden = false;
-    show(data);
-    $('game-title').focus();
-    if (data.view.phase !== 'game_over') openStream();
+    const { data } = await call('POST', '/v1/sessions', { body: setupBody() });
+    await enter(data, data.token);
   } catch (err) {
     showError(err);
   } finally {
     $('start').disabled = false;
   }
+}
+
+/** How long a quick match waits for people before bots take the empty seats (s). */
+const MATCH_WAIT_SECONDS = 20;
+
+/** Quick match: a ticket for the game and seat count chosen, polled until its table is dealt. */
+async function quickMatch() {
+  showError(null);
+  $('quick-match').disabled = true;
+  const { variant, players, options } = setupBody();
+  const seats = Array.isArray(players) ? players.length : players;
+  const body = { variant, seats, options, name: $('name').value.trim() || 'Player', wait_seconds: MATCH_WAIT_SECONDS };
+  try {
+    let { data: ticket } = await call('POST', '/v1/matches', { body });
+    const secret = ticket.secret;
+    let token = ticket.token;
+    while (ticket.status === 'waiting') {
+      $('matching').hidden = false;
+      $('matching').textContent = `Looking for players: seat ${ticket.seat + 1} of ${seats} taken, bots at ${new Date(ticket.deadline).toLocaleTimeString()}`;
+      await new Promise((resolve) => { setTimeout(resolve, 1000); });
+      ({ data: ticket } = await call('GET', `/v1/matches/${encodeURIComponent(ticket.ticket_id)}`, { token: secret }));
+      token = token || ticket.token;
+    }
+    if (ticket.status !== 'matched') throw new Error(`the ticket was ${ticket.status}`);
+    const { data } = await call('GET', `/v1/sessions/${encodeURIComponent(ticket.session_id)}`, { token });
+    await enter(data, token);
+  } catch (err) {
+    showError(err);
+  } finally {
+    $('matching').hidden = true;
+    $('quick-match').disabled = false;
+  }
+}
+
+/** Show the game of a session answer `data`, played with the seat's `token`. */
+async function enter(data, token) {
+  const catalog = await call('GET', `/v1/variants/${encodeURIComponent(data.variant)}`);
+  closeStream();
+  Object.assign(game, {
+    faces: catalogFaces(catalog.data.catalog),
+    sid: data.session_id,
+    seat: data.seat,
+    seats: data.seats,
+    token,
+    version: null,
+    lastSeq: 0,
+    busy: false,
+  });
+  $('log').replaceChildren();
+  $('session-id').textContent = data.session_id;
+  $('setup').hidden = true;
+  $('game').hidden = false;
+  show(data);
+  $('game-title').focus();
+  if (data.view.phase !== 'game_over') openStream();
 }
 
 function newGame() {
@@ -482,6 +518,7 @@ async function init() {
   $('variant').addEventListener('change', renderOptions);
   $('download-record').addEventListener('click', downloadRecord);
   $('new-game').addEventListener('click', newGame);
+  $('quick-match').addEventListener('click', quickMatch);
   $('game-title').tabIndex = -1;
   try {
     const { data } = await call('GET', '/v1/variants');

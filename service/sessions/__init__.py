@@ -9,9 +9,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
-
-from flask import Flask
+from typing import TYPE_CHECKING, Any
 
 import engine
 
@@ -19,6 +17,9 @@ from .config import SessionConfig
 from .manager import SessionManager
 from .memory import MemoryStore
 from .store import SessionStore, StoreUnavailable
+
+if TYPE_CHECKING:  # Flask is the API's: the notifier imports this package without it
+    from flask import Flask
 
 __all__ = [
     "SessionConfig", "SessionManager", "SessionStore", "StoreUnavailable", "init_app",
@@ -67,7 +68,9 @@ def init_app(app: Flask, store: SessionStore | None = None) -> SessionManager:
         log.info("sessions: %s store, key prefix %r", store.kind, config.key_prefix)
     # Load the variant registry at start-up, so no request pays for the first load.
     engine.all_variants()
-    mgr = SessionManager(store, config)
+    from service.observability import count_moves
+
+    mgr = SessionManager(store, config, count_moves)
     app.extensions["sessions"] = mgr
     app.register_blueprint(bp)
     return mgr

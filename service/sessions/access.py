@@ -57,7 +57,7 @@ def token_seat(meta: Meta, token: str | None) -> int | None:
     return tokens.seat_of(token, meta.hashes) if token else None
 
 
-def not_a_seat_token(meta: Meta, token: str) -> problems.SessionProblem:
+def not_a_seat_token(meta: Meta, token: str) -> problems.SessionError:
     """The problem of a token that is no seat's now: ``seat_lost`` when it is a former
     token of a seat (its hash kept in ``Seat.lost``), else ``invalid_token``."""
     found = lost_token(meta, token)

@@ -1,4 +1,4 @@
-"""The ``/v1/sessions`` blueprint: thin views over ``SessionManager``, and every
+"""The ``/v1/sessions`` blueprint: thin views over the session parts (``SessionManager`` holds them), and every
 translation between HTTP and the session parts, here and nowhere else.
 
 - Requests: the JSON bodies (the service's schemas), the query parameters, the bearer
@@ -8,8 +8,12 @@ translation between HTTP and the session parts, here and nowhere else.
 - Answers: a part's ``Reply`` (its JSON bytes) with its ``ETag``, ``Idempotent-Replayed``
   and ``Cache-Control``; 201 for a new session, 204 for a deletion; the event stream as
   ``text/event-stream``.
-- A store that cannot be reached (``StoreUnavailable``, from any part) is answered here,
-  once: 503 ``store_unavailable`` with ``Retry-After``, logged with the request id.
+- Refusals: a session part raises a domain error (``problems.SessionError``: a code, a
+  detail, the facts); ``STATUS`` gives each kind its HTTP status and ``problem`` its
+  problem+json with its headers (``ETag`` of ``current_version``, ``Retry-After``, the
+  bearer challenge of a 401), here and nowhere else. A store that cannot be reached
+  (``StoreUnavailable``, from any part) is answered here too: 503 ``store_unavailable``
+  with ``Retry-After``, logged with the request id.
 """
 
 from __future__ import annotations
@@ -18,10 +22,9 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
-from marshmallow import Schema
 from werkzeug.datastructures import Authorization
 from werkzeug.http import parse_etags
 
@@ -33,7 +36,22 @@ from service.ratelimit import client_address
 from . import names, quotas
 from .manager import SessionManager
 from .models import MoveRequest, Reply
-from .problems import SessionProblem, invalid_request, unavailable, unreadable
+from .problems import (
+    ForbiddenError,
+    InvalidRequestError,
+    NotFoundError,
+    QuotaError,
+    RefusedError,
+    SessionError,
+    StageError,
+    StaleVersionError,
+    UnauthenticatedError,
+    UnavailableError,
+    VersionRequiredError,
+    invalid_request,
+    unavailable,
+    unreadable,
+)
 from .schemas import create_schema, join_schema, move_schema
 from .store import StoreUnavailable
 from .streams import MAX_EVENTS_PAGE, sse
@@ -57,23 +75,57 @@ MAX_VERSION_DIGITS = 19
 IDEM_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
+#: The HTTP status of each kind of session refusal (``problems.py``): its one place.
+STATUS: dict[type[SessionError], int] = {
+    InvalidRequestError: 400,
+    UnauthenticatedError: 401,
+    ForbiddenError: 403,
+    NotFoundError: 404,
+    StageError: 409,
+    StaleVersionError: 412,
+    RefusedError: 422,
+    VersionRequiredError: 428,
+    QuotaError: 429,
+    UnavailableError: 503,
+}
+#: The challenge of every 401 (RFC 6750).
+REALM = 'Bearer realm="sessions"'
+
+
 def manager() -> SessionManager:
     return current_app.extensions["sessions"]  # type: ignore[no-any-return]
+
+
+def status_of(e: SessionError) -> int:
+    """The HTTP status of ``e``'s kind (its class, or the kind it refines)."""
+    return next(STATUS[kind] for kind in type(e).__mro__ if kind in STATUS)
+
+
+def problem(e: SessionError) -> Response:
+    """``e`` as problem+json: its status, code, detail and facts, and the headers its
+    facts call for."""
+    headers: dict[str, str] = {}
+    if e.retry_after is not None:
+        headers["Retry-After"] = str(e.retry_after)
+    if "current_version" in e.facts:
+        headers["ETag"] = f'"{e.facts["current_version"]}"'
+    if isinstance(e, UnauthenticatedError):
+        headers["WWW-Authenticate"] = f'{REALM}, error="invalid_token"' if e.presented else REALM
+    return problem_response(status_of(e), e.code, e.detail, headers, **e.facts)
+
+
+@bp.app_errorhandler(SessionError)
+def _refused(e: SessionError) -> Response:
+    return problem(e)
 
 
 @bp.errorhandler(StoreUnavailable)
 def _unavailable(e: StoreUnavailable) -> Response:
     log.error("session store unavailable: %s", e)
-    p = unavailable(manager().config.retry_after)
-    return problem_response(p.status, p.code, p.detail, p.headers)
+    return problem(unavailable(manager().config.retry_after))
 
 
 # ---------------------------------------------------------------------- requests
-def _body(schema: Schema) -> dict[str, Any]:
-    """The JSON body loaded with ``schema`` (the service's 400/415 problems otherwise)."""
-    return json_body(schema)
-
-
 def bearer(header: str | None) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header, parsed by werkzeug
     (``None`` without the header; "" when it is malformed, another scheme or too long)."""
@@ -123,12 +175,12 @@ def idempotency_key(header: str | None) -> str | None:
     return header
 
 
-def _or_problem(read: Callable[[str | None], T], header: str | None) -> T | SessionProblem:
+def _or_problem(read: Callable[[str | None], T], header: str | None) -> T | SessionError:
     """``read(header)``, or the problem it raised (answered later, in the contract's
     order)."""
     try:
         return read(header)
-    except SessionProblem as p:
+    except SessionError as p:
         return p
 
 
@@ -197,11 +249,11 @@ def client() -> str:
 def create_session() -> Response:
     caller = client()
     manager().quotas.refuse_when_full(caller)  # before the body is read
-    req = _body(create_schema)
+    req = json_body(create_schema)
     for i, seat in enumerate(req["players"]):
         if "name" in seat:
             seat["name"] = names.clean(seat["name"], f"players.{i}.name")
-    return _answer(manager().create(req, caller), 201)
+    return _answer(manager().creation.create(req, caller), 201)
 
 
 @bp.get("")
@@ -219,29 +271,29 @@ def list_sessions() -> Response:
     limit = 20 if raw_limit is None else _number("limit", raw_limit, 1)
     if limit > MAX_LOBBY_PAGE:
         raise invalid_request(f"limit must be from 1 to {MAX_LOBBY_PAGE}", {"limit": ["too large"]})
-    return _answer(manager().lobby(variant, request.args.get("cursor"), limit))
+    return _answer(manager().listing.page(variant, request.args.get("cursor"), limit))
 
 
 @bp.post("/<sid>/join")
 def join_session(sid: str) -> Response:
-    req = _body(join_schema)
+    req = json_body(join_schema)
     req["name"] = names.clean(req["name"], "name")
-    return _answer(manager().join(sid, req))
+    return _answer(manager().seats.join(sid, req))
 
 
 @bp.post("/<sid>/leave")
 def leave_session(sid: str) -> Response:
-    return _answer(manager().leave(sid, _token()))
+    return _answer(manager().seats.leave(sid, _token()))
 
 
 @bp.post("/<sid>/return")
 def return_to_seat(sid: str) -> Response:
-    return _answer(manager().take_back(sid, _token()))
+    return _answer(manager().seats.take_back(sid, _token()))
 
 
 @bp.post("/<sid>/rematch")
 def rematch_session(sid: str) -> Response:
-    return _answer(manager().rematch(sid, _token()))
+    return _answer(manager().rematches.rematch(sid, _token()))
 
 
 @bp.get("/<sid>")
@@ -260,14 +312,14 @@ def session_legal_moves(sid: str) -> Response:
 @bp.post("/<sid>/moves")
 def session_move(sid: str) -> Response:
     h = request.headers
-    body = _body(move_schema)
+    body = json_body(move_schema)
     req = MoveRequest(
         _token(),
         _or_problem(parse_if_match, h.get("If-Match")),
         _or_problem(idempotency_key, h.get("Idempotency-Key")),
         body["move"],
     )
-    return _answer(manager().move(sid, req))
+    return _answer(manager().moves.move(sid, req))
 
 
 @bp.get("/<sid>/events")
@@ -297,8 +349,9 @@ def session_stream(sid: str) -> Response:
     """Server-Sent Events: ``id: <seq>``, ``event: <type>``, ``data: <json>``.
 
     Resumes after ``Last-Event-ID`` (or ``?after=N``). Ends after ``timeout`` seconds
-    (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events; the
-    client then reconnects with ``Last-Event-ID``. A seat's stream ends with
+    (default and maximum ``SESSION_STREAM_SECONDS``) or ``max_events`` events, or after
+    one page of events when more are waiting; the client then reconnects with
+    ``Last-Event-ID``. A seat's stream ends with
     ``event: stream_end`` when its token no longer holds the seat.
 
     It holds one of this worker's stream places and one of the client's (503
@@ -312,9 +365,9 @@ def session_stream(sid: str) -> Response:
     seconds = min(_float_arg("timeout", limit) or limit, limit)
     max_events = _int_arg("max_events", 0)
     until = time.monotonic() + seconds
-    give_back = m.take_stream(client(), seconds)
+    give_back = m.quotas.take_stream(client(), m.env.now() + seconds)
     try:
-        _, items = m.open_stream(sid, _token(), after, until)
+        _, items = m.streams.open(sid, _token(), after, until)
     except BaseException:
         give_back()
         raise

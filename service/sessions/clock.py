@@ -9,7 +9,9 @@ seat's deadline is ``started + T + bank left``. A move in time keeps T and the b
 minus what it used beyond T. When the deadline passes, the service plays the seat's
 forced default moves (``engine.forced_move``) at the deadline, the bank is empty from
 then on and the seat's timeouts in a row grow by one; M in a row (optional) hand the
-seat to a bot. Any move the seat makes itself resets its timeouts in a row.
+seat to a bot, and so do the service's ``SESSION_MAX_TIMEOUTS`` in a row whatever M
+says (a service policy: forced moves cannot go on forever). Any move the seat makes
+itself resets its timeouts in a row.
 
 The clock starts when every person has been told the game began (``dealt``): it holds
 (``held_for``: the persons not told yet) until each of them has made a request with its
@@ -122,9 +124,11 @@ class Clock:
         timeouts[seat] = 0
         return replace(self, timeouts=tuple(timeouts))
 
-    def hand_over(self, seat: int) -> bool:
-        """Whether ``seat``'s timeouts in a row now hand it to a bot."""
-        return self.max_timeouts is not None and self.timeouts[seat] >= self.max_timeouts
+    def hand_over(self, seat: int, cap: int | None = None) -> bool:
+        """Whether ``seat``'s timeouts in a row now hand it to a bot: ``max_timeouts``
+        of them, or ``cap`` (the service's ``SESSION_MAX_TIMEOUTS``), whichever is less."""
+        limits = [m for m in (self.max_timeouts, cap) if m is not None]
+        return bool(limits) and self.timeouts[seat] >= min(limits)
 
     def fresh(self, seats: int, at: float) -> Clock:
         """The same settings for a new game (a rematch) starting at ``at``."""

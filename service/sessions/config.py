@@ -10,8 +10,9 @@
 | ``SESSION_MAX_BOT_MOVES`` | 500 | bot moves at most per request |
 | ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' moves may take per request (their first moves at a create or the join that deals, their replies to a person's move, a leave's bots, what a read settles): no move is begun that the slowest one so far would take past it, and the next request goes on |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
-| ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events and move-log entries at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
-| ``SESSION_SESSIONS_PER_CLIENT`` | 20 | sessions one client may create per ``SESSION_TTL_SECONDS`` (a deleted one gives its place back; then 429 ``too_many_sessions``) |
+| ``SESSION_MAX_TIMEOUTS`` | 10 | timeouts in a row after which a bot takes a seat, whatever the clock's ``max_timeouts`` says (a service policy: a game nobody plays goes to its bots and ends or expires; docs/sessions.md) |
+| ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events, move-log entries and webhooks written at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
+| ``SESSION_SESSIONS_PER_CLIENT`` | 20 | live sessions one client may have created (a place is held while its session lives; a deleted or expired one gives it back; then 429 ``too_many_sessions``) |
 | ``SESSION_WAITING_PER_CLIENT`` | 3 | sessions with open seats one client may have waiting at once, public or not (then 429 ``too_many_waiting_sessions``) |
 | ``SESSION_LOBBY_PER_CLIENT`` | 2 | entries of one creator on a lobby page (the others are left out of that page) |
 | ``SESSION_STREAMS_PER_CLIENT`` | 8 | event streams one client may hold open at once, on every worker and replica (then 429 ``too_many_streams``) |
@@ -31,6 +32,7 @@
 | ``WEBHOOK_URL`` | unset: no notifications | where the notifier (``python -m service.notifier``) sends the sessions' webhooks; a session created with ``notify`` writes them to its outbox (docs/notifications.md) |
 | ``WEBHOOK_WARNING_SECONDS`` | 300 | a ``turn.clock_warning`` this long before a deadline (0: none; a turn shorter than this gets none) |
 | ``WEBHOOK_RETRY_SECONDS`` | 86400 | how long a notification is retried before it is a dead letter (its outbox is kept that long) |
+| ``WEBHOOK_OUTBOX_MAX`` | 256 | notifications one session's outbox holds at most (and the turn's clock warning): past it the oldest waiting ones are dropped, never the one in delivery (docs/notifications.md) |
 | ``CLOCK_SWEEPER`` | on with ``WEBHOOK_URL``, else off | index each clocked session's next deadline for the notifier's sweeper (it plays timeouts without a request) |
 | ``IDENTITY_ASSERTION_KEY`` | unset: no assertions | the HS256 key (at least 32 bytes) the app's backend signs identity assertions with: a seat's ``external_id`` comes only from one (``identity.py``); or ``IDENTITY_ASSERTION_KEY_FILE`` |
 | ``ALLOW_CLIENT_SEED`` | on | off (``0``, ``false``, ``no``, ``off``): a ``seed`` on create is 422 ``client_seed_not_allowed`` |
@@ -68,6 +70,7 @@ class SessionConfig:
     bot_cpu_ms: int = 20
     max_moves: int = 20_000
     max_bytes: int = 2**20
+    max_timeouts: int = 10
     sessions_per_client: int = 20
     waiting_per_client: int = 3
     lobby_per_client: int = 2
@@ -89,6 +92,7 @@ class SessionConfig:
     webhook_url: str | None = None
     webhook_warning_seconds: float = 300.0
     webhook_retry_seconds: float = 86_400.0
+    webhook_outbox_max: int = 256
     clock_sweeper: bool | None = None
     identity_key: str | None = field(default=None, repr=False)
 
@@ -100,7 +104,7 @@ class SessionConfig:
     @property
     def sweeping(self) -> bool:
         """Clocked sessions (and notifying ones whose bots owe moves) index when the sweeper
-        should settle them (``Timekeeper.sweep_at``)."""
+        should settle them (``Snapshot.sweep_at``)."""
         return self.notifying if self.clock_sweeper is None else self.clock_sweeper
 
     @classmethod
@@ -149,6 +153,7 @@ class SessionConfig:
             bot_cpu_ms=get("SESSION_BOT_CPU_MS", cls.bot_cpu_ms, int),
             max_moves=get("SESSION_MAX_MOVES", cls.max_moves, int),
             max_bytes=get("SESSION_MAX_BYTES", cls.max_bytes, int),
+            max_timeouts=get("SESSION_MAX_TIMEOUTS", cls.max_timeouts, int),
             sessions_per_client=get("SESSION_SESSIONS_PER_CLIENT", cls.sessions_per_client, int),
             waiting_per_client=get("SESSION_WAITING_PER_CLIENT", cls.waiting_per_client, int),
             lobby_per_client=get("SESSION_LOBBY_PER_CLIENT", cls.lobby_per_client, int),
@@ -174,6 +179,7 @@ class SessionConfig:
                 "WEBHOOK_WARNING_SECONDS", cls.webhook_warning_seconds, float, zero=True
             ),
             webhook_retry_seconds=get("WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds, float),
+            webhook_outbox_max=get("WEBHOOK_OUTBOX_MAX", cls.webhook_outbox_max, int),
             clock_sweeper=flag("CLOCK_SWEEPER", None),
             identity_key=get("IDENTITY_ASSERTION_KEY", None, str),
         )

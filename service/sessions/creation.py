@@ -96,9 +96,12 @@ class Creation:
             seed_nonce=new_nonce(),
             host=first,
             creator=client,
+            claim_until_ms=self.quotas.live_until(None) if client else None,
         )  # fmt: skip
         sid = new_sid()
-        give_back = self.quotas.take_session(client, sid, waiting) if client else None
+        give_back = None
+        if client and meta.claim_until_ms is not None:
+            give_back = self.quotas.take_session(client, sid, waiting, meta.claim_until_ms)
         try:
             seen = self.presence.due(sid, first)
             c, events = self.open(sid, meta, None if waiting else (state, setup), seen)

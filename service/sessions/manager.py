@@ -5,8 +5,12 @@ commit, and an event log numbered from 1. Each seat holds a bearer token; the se
 keeps only its SHA-256. Answers are always redacted for the caller's seat (or for a
 spectator), so a client never sees a hidden card it may not see.
 
-``SessionManager`` is the facade the API calls: one method per endpoint, each handing
-the work to the part whose job it is.
+``SessionManager`` builds the parts once, each given its collaborators (lila's
+``Env``), and holds them: the API and the notifier call the part whose job it is
+(``sessions.moves.move``, ``sessions.timekeeper.sweep`` ...). Its own methods are the
+work of no one part: deleting a session, the reads that settle it first, readiness.
+Nothing is set on a part after it is built; nothing runs in a circle (the outbox reads
+a session's deadlines from the session itself, not from the timekeeper).
 
 | part | job |
 |---|---|
@@ -32,15 +36,16 @@ caller's seat told of the deal when the clock holds for it, what its clock owes,
 the bots' next chain when a game whose seats all went to bots waits for them. A read
 settles only after its token (or spectator access) is checked, within
 ``SESSION_BOT_CPU_MS``, and one reader at a time (``ReadSettler``). Time is read from
-``SessionManager.now`` (``time.time`` unless a test sets another); the settings from
-``SessionManager.config``. Both live in one ``Env`` that every part shares.
+``Env.now`` (the ``now`` the manager is built with: ``time.time`` unless the notifier
+or a test gives another); the settings from ``Env.config``. Both live in one ``Env``
+that every part shares (``SessionManager.now`` and ``.config`` are that ``Env``'s).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -51,7 +56,7 @@ from .cache import SnapshotCache
 from .config import Env, SessionConfig
 from .creation import Creation
 from .lobby import Lobby
-from .models import MoveRequest, Reply, Snapshot, Status
+from .models import Reply, Snapshot, Status
 from .moves import Moves
 from .outbox import Outbox
 from .presence import Presence
@@ -62,7 +67,7 @@ from .repo import Repository
 from .seats import Seats
 from .settling import ReadSettler
 from .store import Loaded, SessionStore, StoreUnavailable
-from .streams import MAX_EVENTS_PAGE, Item, Streams
+from .streams import MAX_EVENTS_PAGE, Streams
 from .timekeeper import Timekeeper
 from .views import Views, event_row, legal_moves
 
@@ -73,19 +78,27 @@ class SessionManager:
     """Sessions on a ``SessionStore``; every method raises a session problem
     (``problems.py``) or ``StoreUnavailable``."""
 
-    def __init__(self, store: SessionStore, config: SessionConfig) -> None:
-        self.env = Env(config)
+    def __init__(
+        self,
+        store: SessionStore,
+        config: SessionConfig,
+        count_moves: Callable[[str, int], None] | None = None,
+        now: Callable[[], float] = time.time,
+    ) -> None:
+        self.env = Env(config, now)
         self.store = store
         self.cache = SnapshotCache(self.env)
         self.presence = Presence(self.env, self.cache)
-        self.repo = Repository(store, self.cache, self.presence.learn)
+        outbox = Outbox(self.env)
+        self.quotas = Quotas(self.env, store)
+        self.repo = Repository(
+            store, self.cache, outbox, self.presence.learn, count_moves, self.quotas
+        )
         bots = BotPlayer(self.env)
         self.views = Views(self.env, self.presence)
         self.timekeeper = Timekeeper(self.env, self.repo, bots)
-        self.repo.outbox = Outbox(self.env, self.timekeeper.next_deadline, self.timekeeper.sweep_at)
         self.settler = ReadSettler(self.env, self.repo, self.timekeeper)
         self.listing = Lobby(self.env, store)
-        self.quotas = Quotas(self.env, store)
         self.creation = Creation(
             self.env, self.repo, bots, self.listing, self.views, self.quotas, self.presence
         )
@@ -114,24 +127,6 @@ class SessionManager:
         self.env.now = now
 
     # ------------------------------------------------------------------ writes
-    def create(self, req: dict[str, Any], client: str | None = None) -> Reply:
-        return self.creation.create(req, client)
-
-    def join(self, sid: str, req: dict[str, Any]) -> Reply:
-        return self.seats.join(sid, req)
-
-    def leave(self, sid: str, token: str | None) -> Reply:
-        return self.seats.leave(sid, token)
-
-    def take_back(self, sid: str, token: str | None) -> Reply:
-        return self.seats.take_back(sid, token)
-
-    def rematch(self, sid: str, token: str | None) -> Reply:
-        return self.rematches.rematch(sid, token)
-
-    def move(self, sid: str, req: MoveRequest) -> Reply:
-        return self.moves.move(sid, req)
-
     def delete(self, sid: str, token: str | None) -> None:
         """Delete the session: its host's token only (403 ``not_host`` for another
         seat's), before the deal or after the game (409 ``session_in_progress`` while it
@@ -158,9 +153,6 @@ class SessionManager:
         return c.state is not None and c.state.move_count >= config.max_moves
 
     # ------------------------------------------------------------------ reads
-    def lobby(self, variant: str | None, cursor: str | None, limit: int) -> Reply:
-        return self.listing.page(variant, cursor, limit)
-
     def get(self, sid: str, token: str | None, after: int | None = None) -> Reply:
         """The session as the caller's seat (or a spectator) sees it, with presence, and
         the events after ``after`` (none when None; a page at most)."""
@@ -214,16 +206,6 @@ class SessionManager:
         self.records.reader(c, token)  # nothing is played for a caller who may not read
         c = self.settler.settle(c, caller=access.token_seat(c.meta, token))
         return self.records.record(c, token)
-
-    def open_stream(
-        self, sid: str, token: str | None, after: int, until: float
-    ) -> tuple[int | None, Iterator[Item]]:
-        return self.streams.open(sid, token, after, until)
-
-    def take_stream(self, client: str, seconds: float) -> Callable[[], None]:
-        """A stream's places for ``seconds`` (this worker's and ``client``'s quota; 503
-        ``streams_full``, 429 ``too_many_streams``): what gives them back."""
-        return self.quotas.take_stream(client, time.time() + seconds)
 
     # ------------------------------------------------------------------ operations
     def ready(self) -> dict[str, Any]:

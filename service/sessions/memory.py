@@ -23,6 +23,7 @@ from .store import (
     Notices,
     SessionStore,
     Subscription,
+    lobby_order,
     new_commit_id,
 )
 
@@ -44,7 +45,9 @@ class _Session:
     #: (entry, due ms, the version it holds for).
     outbox: list[bytes] = field(default_factory=list)
     warning: tuple[bytes, int, int] | None = None
-    #: The bytes of the events and move-log entries written so far.
+    #: Outbox entries dropped at the outbox's cap (the outq's ``dropped`` in Redis).
+    dropped: int = 0
+    #: The bytes of the events, move-log and outbox entries written so far.
     stored: int = 0
     #: The commit id of ``version`` (``store.new_commit_id``).
     commit: str = ""
@@ -118,6 +121,11 @@ class MemoryStore(SessionStore):
         if not notices.keep_ms:
             return
         s.outbox.extend(notices.entries)
+        s.stored += sum(map(len, notices.entries))
+        over = len(s.outbox) - notices.outbox_max
+        if notices.outbox_max and over > 0:  # the oldest after the head go
+            del s.outbox[1 : 1 + over]
+            s.dropped += over
         if notices.warning is not None:
             s.warning = (notices.warning, notices.warning_due_ms, s.version)
         else:
@@ -229,10 +237,10 @@ class MemoryStore(SessionStore):
             start = max(0, after + 1 - first)
             return [s.events[i] for i in range(start, min(len(s.events), start + limit))]
 
-    def moves(self, sid: str) -> list[bytes]:
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
         with self._lock:
             s = self._get(sid)
-            return [] if s is None else list(s.moves)
+            return [] if s is None else list(s.moves[start:])
 
     def delete(self, sid: str) -> bool:
         with self._lock:
@@ -251,8 +259,8 @@ class MemoryStore(SessionStore):
                 index = self._lobby.setdefault(key, {})
                 index[sid] = created_ms
                 if len(index) > self.lobby_size:
-                    for old in sorted(index, key=lambda k: (index[k], k))[: -self.lobby_size]:
-                        del index[old]
+                    rows = ((ms, s) for s, ms in index.items())
+                    self._lobby[key] = {s: ms for ms, s in lobby_order(rows, None, self.lobby_size)}
 
     def lobby_remove(self, sids: Sequence[tuple[str, str]]) -> None:
         with self._lock:
@@ -265,10 +273,7 @@ class MemoryStore(SessionStore):
     ) -> list[tuple[int, str]]:
         with self._lock:
             index = self._lobby.get(variant or "*", {})
-            rows = sorted(((ms, sid) for sid, ms in index.items()), reverse=True)
-        if before is not None:
-            rows = [r for r in rows if r < before]
-        return rows[:count]
+            return lobby_order(((ms, sid) for sid, ms in index.items()), before, count)
 
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         with self._lock:

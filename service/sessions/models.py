@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -21,7 +21,10 @@ from engine import Phase, State
 
 from . import problems
 from .clock import Clock
-from .problems import SessionProblem
+from .problems import SessionError
+
+if TYPE_CHECKING:
+    from .config import SessionConfig
 
 
 class BotLevel(StrEnum):
@@ -217,6 +220,9 @@ class Meta:
     #: The secret nonce of the seed commitment (``service.fairness``; hidden like the
     #: seed until the game is over). None: a session stored before nonces.
     seed_nonce: str | None = None
+    #: Until when the session's place in its creator's sessions quota is held (epoch
+    #: ms; ``quotas.Quotas.holding``). None: no place (no creator, or stored before).
+    claim_until_ms: int | None = None
 
     @cached_property
     def bots(self) -> frozenset[int]:
@@ -289,6 +295,7 @@ class Meta:
             "quiet_from": self.quiet_from,
             **({"notify": True} if self.notify else {}),
             **({"seed_nonce": self.seed_nonce} if self.seed_nonce is not None else {}),
+            **({"claim_until_ms": self.claim_until_ms} if self.claim_until_ms else {}),
         })  # fmt: skip
 
     @classmethod
@@ -315,6 +322,7 @@ class Meta:
             d.get("quiet_from"),
             d.get("notify", False),
             d.get("seed_nonce"),
+            d.get("claim_until_ms"),
         )
 
 
@@ -386,6 +394,34 @@ class Snapshot:
         """``bot_to_move`` of this copy (False before the deal)."""
         return self.state is not None and bot_to_move(self.state, self.meta)
 
+    def full(self, caps: SessionConfig) -> bool:
+        """This session can move no more: its moves or its stored bytes at their cap
+        (``caps.max_moves``, ``caps.max_bytes``; nothing the clock or the bots owe can
+        be played)."""
+        return self.stored >= caps.max_bytes or self.dealt().move_count >= caps.max_moves
+
+    def next_deadline(self, caps: SessionConfig) -> float | None:
+        """When the clock will next owe a move (epoch seconds), or None (no clock, a
+        bot's move, the game over or the session at a cap: ``full``)."""
+        clock = self.meta.clock
+        if clock is None or self.state is None or self.full(caps):
+            return None
+        seat = self.waiting_person()
+        return clock.deadline(seat) if seat is not None else None
+
+    def sweep_at(self, caps: SessionConfig, now: float) -> float | None:
+        """When the clock sweeper should next settle this session (epoch seconds): its
+        clock's next deadline; or at once (when the game began to wait for them, else
+        ``now``) while the bots owe moves a request's ``SESSION_BOT_CPU_MS`` left undone
+        and a person still holds a seat, so that person hears of the next turn with
+        nobody reading; None: nothing to sweep (a game of bots only is played on by its
+        readers alone, a session at a cap can move no more)."""
+        meta = self.meta
+        people = len(meta.seats) > len(meta.bots)
+        if self.bot_to_move() and people and not self.full(caps):
+            return meta.clock.started if meta.clock is not None else now
+        return self.next_deadline(caps)
+
 
 def waiting_person(state: State, meta: Meta) -> int | None:
     """The seat the game waits for when a person holds it (else None: a bot's move, or
@@ -420,8 +456,8 @@ class MoveRequest:
     #: The bearer token (None: no Authorization header; "": not a bearer token).
     token: str | None
     #: The version If-Match names (None: absent or ``*``; -1: a tag that names none).
-    if_match: int | None | SessionProblem
+    if_match: int | None | SessionError
     #: The Idempotency-Key as sent (None: absent).
-    idempotency_key: str | None | SessionProblem
+    idempotency_key: str | None | SessionError
     #: The move as sent (``{"type": ..., ...}``).
     move: dict[str, Any] = field(default_factory=dict)

@@ -51,7 +51,7 @@ MOVE_TRIES = 5
 class Judged(Exception):
     """A move's refusal decided on the session as read (no copy of this process)."""
 
-    def __init__(self, problem: problems.SessionProblem) -> None:
+    def __init__(self, problem: problems.SessionError) -> None:
         super().__init__(problem)
         self.problem = problem
 
@@ -121,7 +121,7 @@ class Moves:
             return self._made(at, ask, now)
         except Judged as judged:
             raise judged.problem from None
-        except problems.SessionProblem:
+        except problems.SessionError:
             if fresh:
                 raise
             return None  # judged on a copy: read the session and judge again
@@ -172,7 +172,7 @@ class Moves:
         try:
             if loaded.idem is not None:
                 return replay(loaded.idem, ask.fingerprint)
-        except problems.SessionProblem as e:
+        except problems.SessionError as e:
             raise Judged(e) from None
         if not c.answers(ask.expected):
             raise Judged(problems.version_mismatch(c.version))
@@ -182,13 +182,13 @@ class Moves:
 def checked(c: Snapshot, seat: int, req: MoveRequest) -> Ask:
     """The request checked in the order the contract answers: If-Match (400, 428), the
     move (400, 403), the Idempotency-Key (400)."""
-    if isinstance(req.if_match, problems.SessionProblem):
+    if isinstance(req.if_match, problems.SessionError):
         raise req.if_match
     if req.if_match is None:
         raise problems.if_match_required(c.version)
     expected = req.if_match
     move = seat_move(seat, req.move)
-    if isinstance(req.idempotency_key, problems.SessionProblem):
+    if isinstance(req.idempotency_key, problems.SessionError):
         raise req.idempotency_key
     if req.idempotency_key is None:
         return Ask(seat, expected, move, None, b"")

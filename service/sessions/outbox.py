@@ -22,7 +22,7 @@ every try.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -77,23 +77,15 @@ def seats_of(meta: Meta) -> list[dict[str, Any]]:
 
 
 class Outbox:
-    """``deadline_of``: when a session's clock next owes a move; ``sweep_at``: when the
-    sweeper should next settle it (``Timekeeper``)."""
+    """A session's deadlines are its own (``Snapshot.next_deadline``, ``sweep_at``)."""
 
-    def __init__(
-        self,
-        env: Env,
-        deadline_of: Callable[[Snapshot], float | None],
-        sweep_at: Callable[[Snapshot], float | None],
-    ) -> None:
+    def __init__(self, env: Env) -> None:
         self.env = env
-        self.deadline_of = deadline_of
-        self.sweep_at = sweep_at
 
     def ttl(self, new: Snapshot) -> float | None:
         """How long ``new`` lives from now: the store's TTL past its clock's deadline
         (a turn of days keeps the session for days); None: the store's TTL."""
-        deadline = self.deadline_of(new) if new.meta.clock is not None else None
+        deadline = new.next_deadline(self.env.config) if new.meta.clock is not None else None
         if deadline is None:
             return None
         return self.env.config.ttl + max(0.0, deadline - self.env.now())
@@ -109,8 +101,8 @@ class Outbox:
         if not (sweeping or notifying):
             return None
         now = self.env.now()
-        deadline = self.deadline_of(new)
-        swept = self.sweep_at(new) if sweeping else None
+        deadline = new.next_deadline(config)
+        swept = new.sweep_at(config, now) if sweeping else None
         deadline_ms = None if swept is None else int(swept * 1000)
         if not notifying:
             return Notices(deadline_ms=deadline_ms, now_ms=int(now * 1000))
@@ -128,7 +120,8 @@ class Outbox:
             )  # fmt: skip
             warning, due = entry(f"{new.sid}.{new.version}.w", body), int((deadline - lead) * 1000)
         keep = (config.webhook_retry_seconds + (self.ttl(new) or config.ttl)) * 1000
-        return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep))
+        outbox_max = config.webhook_outbox_max
+        return Notices(entries, warning, due, deadline_ms, int(now * 1000), int(keep), outbox_max)
 
     def _caused(
         self,

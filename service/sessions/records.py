@@ -2,11 +2,16 @@
 
 Every move made (a person's, a bot's, or a forced one at a deadline) is appended to the
 session's move log with who made it and when (``logged``): the game's record, which
-replays to the session's state (``engine.records.build``). The whole record is anyone's
+replays to the session's state (``engine.record_builder.Builder``). The whole record is anyone's
 once the game is over; while it runs only a seat's, without the seed and the move
-fields that seat may not see. A record is built once per version (and seat, while the
-game runs): each process keeps the records it built, the most recently asked
-``RECORD_CACHE_BYTES`` of them.
+fields that seat may not see.
+
+A record is built move by move and kept as its pieces (each move's entry as JSON, a
+seat's apart where it hides a field): a read plays only the moves logged since the last
+read of that session in this process (read from the log from there on) and joins the
+pieces, so reading a long game costs what reading a short one does. Each process keeps
+the records of the most recently read sessions, ``RECORD_CACHE_BYTES`` of pieces in all;
+a session's first read in a process plays its whole log once.
 """
 
 from __future__ import annotations
@@ -14,21 +19,22 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import orjson
 
-import engine.records
-from engine import Move, Phase
+import engine
+from engine import Move, Phase, State
+from engine.record_builder import Builder
 
 from . import access
 from .models import Reply, Snapshot, wire_bot
 from .store import SessionStore
 
-#: The bytes of built records each process keeps (the least recently asked go first).
-RECORD_CACHE_BYTES = 16 * 2**20
-#: A cached record: the session, its version and the seat it was built for (None: the
-#: whole record of a finished game).
-RecordKey = tuple[str, int, int | None]
+#: The bytes of kept record pieces each process holds (the least recently read go first).
+RECORD_CACHE_BYTES = 32 * 2**20
+#: What one kept piece costs beside its characters (a Python string's own bytes).
+PIECE_OVERHEAD = 64
 
 log = logging.getLogger("service.sessions")
 
@@ -40,11 +46,24 @@ def logged(moves: list[Move], by: str, at: float) -> list[bytes]:
     return [orjson.dumps({"by": by, "at": ms, "move": m.to_dict()}) for m in moves]
 
 
+class _Differs(Exception):
+    """A record built from the log does not reach the session's state."""
+
+
+@dataclass
+class Kept:
+    """A session's record being built, and the bytes its pieces hold."""
+
+    builder: Builder
+    size: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
 class Records:
     def __init__(self, store: SessionStore) -> None:
         self.store = store
-        #: Built records, least recently asked first, and their bytes in all.
-        self._built: OrderedDict[RecordKey, bytes] = OrderedDict()
+        #: Each read session's record, least recently read first, and their bytes in all.
+        self._kept: OrderedDict[str, Kept] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -60,40 +79,85 @@ class Records:
         ``reader``; 409 ``session_waiting`` before the deal)."""
         seat = self.reader(c, token)
         dealt = c.dealt()
-        over = dealt.phase is Phase.GAME_OVER
-        key: RecordKey = (c.sid, c.version, None if over else seat)
         with self._lock:
-            kept = self._built.get(key)
+            kept = self._kept.get(c.sid)
             if kept is not None:
-                self._built.move_to_end(key)
-                return Reply(kept, c.version)
-        rows = self.store.moves(c.sid)
-        # A commit after the load appends moves the loaded state has not made yet.
-        entries = [orjson.loads(raw) for raw in rows[: dealt.move_count]]
+                self._kept.move_to_end(c.sid)
+        if kept is not None:
+            try:
+                return Reply(self._text(c.sid, kept, dealt, seat).encode(), c.version)
+            except (engine.RecordError, _Differs):
+                # Not the log this process built from (a failover lost moves it had
+                # read): built again from the start.
+                self._forget(c.sid, kept)
+        kept = Kept(self._new(c, dealt))
+        try:
+            text = self._text(c.sid, kept, dealt, seat)
+        except (engine.RecordError, _Differs) as e:
+            log.error("session %s: its move log does not replay to its state", c.sid)
+            raise RuntimeError(f"session {c.sid}: the move log does not replay to the state") from e
+        self._keep(c.sid, kept)
+        return Reply(text.encode(), c.version)
+
+    @staticmethod
+    def _new(c: Snapshot, dealt: State) -> Builder:
         players = [{"name": s.name, "bot": wire_bot(s.bot)} for s in c.meta.seats]
-        rec, final = engine.records.build(
+        return Builder(
             c.meta.variant,
             players,
             dealt.seed,
-            entries,
             c.meta.dealer,
             dict(dealt.options),
             game_id=c.sid,
-            seat=seat,
             nonce=c.meta.seed_nonce,
         )
-        if final != dealt:
-            log.error("session %s: its move log does not replay to its state", c.sid)
-            raise RuntimeError(f"session {c.sid}: the move log does not replay to the state")
-        body = engine.records.dumps(rec).encode()
-        self._keep(key, body)
-        return Reply(body, c.version)
 
-    def _keep(self, key: RecordKey, body: bytes) -> None:
+    def _text(self, sid: str, kept: Kept, dealt: State, seat: int | None) -> str:
+        """The record of ``dealt``'s moves for ``seat``, from ``kept``'s builder with
+        the moves it had not played read from the log from there on and played. A
+        builder a few moves past ``dealt`` (another request read a later version
+        meanwhile) serves it from the state it kept; ``_Differs`` when the log does not
+        reach ``dealt``."""
+        with kept.lock:
+            b = kept.builder
+            had = len(b.moves)
+            if had > dealt.move_count:
+                if b.state_after(dealt.move_count) != dealt:
+                    raise _Differs
+                return b.dumps(seat, dealt.move_count)
+            if had < dealt.move_count:
+                # A commit after the load appends moves the loaded state has not made yet.
+                rows = self.store.moves(sid, had)[: dealt.move_count - had]
+                b.extend(orjson.loads(raw) for raw in rows)
+                self._grow(sid, kept, sum(len(m) + PIECE_OVERHEAD for m in b.moves[had:]))
+            if b.state != dealt:
+                raise _Differs
+            return b.dumps(seat)
+
+    def _grow(self, sid: str, kept: Kept, size: int) -> None:
+        """``kept`` holds ``size`` bytes more (counted when it is the one kept)."""
         with self._lock:
-            if key in self._built:
-                return
-            self._built[key] = body
-            self._bytes += len(body)
-            while self._bytes > RECORD_CACHE_BYTES and self._built:
-                self._bytes -= len(self._built.popitem(last=False)[1])
+            kept.size += size
+            if self._kept.get(sid) is kept:
+                self._bytes += size
+                self._evict()
+
+    def _keep(self, sid: str, kept: Kept) -> None:
+        with self._lock:
+            old = self._kept.pop(sid, None)
+            if old is not None:
+                self._bytes -= old.size
+            self._kept[sid] = kept
+            self._bytes += kept.size
+            self._evict()
+
+    def _forget(self, sid: str, kept: Kept) -> None:
+        with self._lock:
+            if self._kept.get(sid) is kept:
+                self._bytes -= self._kept.pop(sid).size
+
+    def _evict(self) -> None:
+        """Drop the least recently read until the pieces fit (the lock held; the one
+        just read stays, however large)."""
+        while self._bytes > RECORD_CACHE_BYTES and len(self._kept) > 1:
+            self._bytes -= self._kept.popitem(last=False)[1].size

@@ -23,7 +23,7 @@ removes all of them. Notifications go to ``<prefix>{<sid>}:notify`` (the message
 the session's slot. A load is one pipeline (``READ``: the state, and the bots' history
 from ``h`` when the caller does not hold it).
 
-Calls reach Redis through ``redis_client.SlotRouter`` (on a cluster, the node of the
+Calls reach Redis through ``service.redis.client.SlotRouter`` (on a cluster, the node of the
 session's slot; the cluster client when that node cannot serve it). A script runs whole
 or not at all, and what a load writes (presence) is the same on a second try, so
 sending a call again changes nothing; a lost reply is retried as either client retries
@@ -39,10 +39,11 @@ from typing import Any, TypeVar
 
 from redis.cluster import RedisCluster
 
-from . import outbox_keys
+from service.redis import outbox_keys
+from service.redis.client import REDIS_ERRORS, SlotRouter, guarded
+
 from .durability import NO_WAIT, Durability
 from .redis_claims import RedisClaims
-from .redis_client import REDIS_ERRORS, SlotRouter, guarded
 from .store import (
     HISTORY_EVENTS,
     LOBBY_SIZE,
@@ -52,6 +53,7 @@ from .store import (
     Notices,
     SessionStore,
     Subscription,
+    lobby_order,
     new_commit_id,
 )
 
@@ -60,33 +62,46 @@ T = TypeVar("T")
 # The notifier's part of CREATE and COMMIT (``store.Notices``), when KEYS go on with
 # outbox, outq, the due index and the deadline index (``outbox_keys.session_keys``):
 # ARGV then end with the outbox entries..., the warning ('' none), its due ms, the next
-# deadline ms ('' none), now ms, keep ms, sid, the number of entries. The deadline is
-# indexed (or unindexed) always; the rest not when keep ms is 0 (the session does not
-# notify) nor while the receiver stopped the session's deliveries (``off``).
+# deadline ms ('' none), now ms, keep ms, the outbox's cap (0: none), sid, the number of
+# entries. The deadline is indexed (or unindexed) always; the rest not when keep ms is 0
+# (the session does not notify). The entries' bytes count in the state's ``b``; they are
+# not written while the receiver stopped the session's deliveries (``off``); past the
+# cap the oldest entries after the head (the one in delivery) are dropped, counted in
+# the outq's ``dropped``.
 NOTICES = """
 local function last_move()
-  if #KEYS > 8 then return #ARGV - 7 - tonumber(ARGV[#ARGV]) end
+  if #KEYS > 8 then return #ARGV - 8 - tonumber(ARGV[#ARGV]) end
   return #ARGV
 end
 local function notices(v)
   local t = #ARGV
   local k = tonumber(ARGV[t])
-  local sid, keep, now = ARGV[t - 1], ARGV[t - 2], ARGV[t - 3]
-  if ARGV[t - 4] == '' then redis.call('ZREM', KEYS[12], sid)
-  else redis.call('ZADD', KEYS[12], ARGV[t - 4], sid) end
+  local sid, cap, keep, now = ARGV[t - 1], tonumber(ARGV[t - 2]), ARGV[t - 3], ARGV[t - 4]
+  if ARGV[t - 5] == '' then redis.call('ZREM', KEYS[12], sid)
+  else redis.call('ZADD', KEYS[12], ARGV[t - 5], sid) end
   if keep == '0' then return end
+  local b = 0
+  for i = t - 7 - k, t - 8 do b = b + #ARGV[i] end
+  if b > 0 then redis.call('HINCRBY', KEYS[1], 'b', b) end
   if redis.call('HGET', KEYS[10], 'off') then
     redis.call('PEXPIRE', KEYS[10], keep)
     return
   end
   local due = nil
-  for i = t - 6 - k, t - 7 do
-    redis.call('RPUSH', KEYS[9], ARGV[i])
+  local n = 0
+  for i = t - 7 - k, t - 8 do
+    n = redis.call('RPUSH', KEYS[9], ARGV[i])
     due = tonumber(now)
   end
-  if ARGV[t - 6] ~= '' then
-    redis.call('HSET', KEYS[10], 'warn', ARGV[t - 6], 'warn_due', ARGV[t - 5], 'warn_v', v)
-    local w = tonumber(ARGV[t - 5])
+  if cap > 0 and n > cap then
+    local head = redis.call('LINDEX', KEYS[9], 0)
+    redis.call('LTRIM', KEYS[9], n - cap + 1, -1)
+    redis.call('LPUSH', KEYS[9], head)
+    redis.call('HINCRBY', KEYS[10], 'dropped', n - cap)
+  end
+  if ARGV[t - 7] ~= '' then
+    redis.call('HSET', KEYS[10], 'warn', ARGV[t - 7], 'warn_due', ARGV[t - 6], 'warn_v', v)
+    local w = tonumber(ARGV[t - 6])
     if due == nil or w < due then due = w end
   else
     redis.call('HDEL', KEYS[10], 'warn', 'warn_due', 'warn_v')
@@ -262,7 +277,7 @@ class RedisStore(RedisClaims, SessionStore):
         args += [
             *notices.entries, notices.warning or b"", notices.warning_due_ms,
             "" if notices.deadline_ms is None else notices.deadline_ms, notices.now_ms,
-            notices.keep_ms, sid, len(notices.entries),
+            notices.keep_ms, notices.outbox_max, sid, len(notices.entries),
         ]  # fmt: skip
         return outbox_keys.session_keys(self.prefix, sid, self.cluster)
 
@@ -314,9 +329,7 @@ class RedisStore(RedisClaims, SessionStore):
             return client.zrevrangebyscore(key, top, "-inf", start=0, num=want, withscores=True)
 
         rows = [(int(score), m.decode()) for m, score in self.router.on_slot(key, run)]
-        if before is not None:
-            rows = [r for r in rows if r < before]
-        return rows[:count]
+        return lobby_order(rows, before, count)
 
     def metas(self, sids: Sequence[str]) -> list[bytes | None]:
         if not sids:
@@ -437,9 +450,9 @@ class RedisStore(RedisClaims, SessionStore):
         )
         return [(int(eid.split(b"-", 1)[0]), fields[b"e"]) for eid, fields in rows]
 
-    def moves(self, sid: str) -> list[bytes]:
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
         key = self._keys(sid)[6]
-        return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
+        return self.router.on_slot(key, lambda client: client.lrange(key, start, -1))  # type: ignore[no-any-return]
 
     def delete(self, sid: str) -> bool:
         return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))

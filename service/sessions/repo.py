@@ -13,7 +13,7 @@
   lost race.
 
 A store that cannot be reached raises ``StoreUnavailable`` through all of these; the API
-answers it (503 with ``Retry-After``) in one place (``api.py``).
+answers it in one place (``api.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import orjson
 
 import engine
 from engine import Event, State
-from service.observability import count_moves
 
 from . import problems
 from .bots import round_start
@@ -48,6 +47,7 @@ from .store import (
 
 if TYPE_CHECKING:
     from .outbox import Outbox
+    from .quotas import Quotas
 
 R = TypeVar("R")
 
@@ -79,15 +79,24 @@ class Repository:
         self,
         store: SessionStore,
         cache: SnapshotCache,
+        outbox: Outbox | None = None,
         on_seen: Callable[[str, dict[int, int]], None] | None = None,
+        count_moves: Callable[[str, int], None] | None = None,
+        quotas: Quotas | None = None,
     ) -> None:
         self.store = store
         self.cache = cache
+        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
+        #: nothing, the store's TTL).
+        self.outbox = outbox
+        #: Told the moves each applied commit made, by variant (the service's metrics:
+        #: ``observability.count_moves``; None: not counted).
+        self.count_moves = count_moves
         #: Told the presence each load reads (``Presence.learn``).
         self.on_seen = on_seen
-        #: What each write adds for the notifier and its TTL (``outbox.py``; None:
-        #: nothing, the store's TTL). Set by the manager (it reads the timekeeper).
-        self.outbox: Outbox | None = None
+        #: Holds each session's place in its creator's quota while it lives (None: no
+        #: quotas).
+        self.quotas = quotas
 
     def _wake(self, sid: str, notices: Notices | None) -> None:
         """Tell the notifier of the work a write left (a failure is logged: the
@@ -107,6 +116,17 @@ class Repository:
         if self.outbox is None:
             return None, None
         return self.outbox.notices(base, new, events, moves), self.outbox.ttl(new)
+
+    def _held(self, new: Snapshot, ttl: float | None) -> Meta | None:
+        """``new``'s meta with its creator's place held on, when a write that keeps it
+        for ``ttl`` (None: the store's TTL) needs it to be (``Quotas.holding``)."""
+        if self.quotas is None:
+            return None
+        return self.quotas.holding(new.meta, self.store.ttl if ttl is None else ttl)
+
+    def _hold_on(self, new: Snapshot, held: Meta | None) -> None:
+        if held is not None and self.quotas is not None:
+            self.quotas.hold_on(new.sid, held)
 
     # ------------------------------------------------------------------ reading
     def load(
@@ -171,11 +191,15 @@ class Repository:
             commit=new_commit_id(),
         )  # fmt: skip
         notices, ttl = self._extras(None, new, events, moves)
+        new = replace(new, stored=new.stored + written(notices))
+        held = self._held(new, ttl)
+        new = new if held is None else replace(new, meta=held)
         self.store.create(
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
             notices, ttl, new.commit,
         )  # fmt: skip
         self._wake(new.sid, notices)
+        self._hold_on(new, held)
         self.cache.put(new)
         return new
 
@@ -198,6 +222,9 @@ class Repository:
             with_history(base, new, events, dumped), stored=base.stored + size(dumped, moves)
         )
         notices, ttl = self._extras(base, new, events, moves)
+        new = replace(new, stored=new.stored + written(notices))
+        held = self._held(new, ttl)
+        new = new if held is None else replace(new, meta=held)
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
@@ -208,9 +235,10 @@ class Repository:
         if res.status == "ok":
             new = replace(new, commit=request.commit_id)
             self._wake(new.sid, notices)
+            self._hold_on(new, held)
             self.cache.put(new)
-            if moves:
-                count_moves(new.meta.variant, len(moves))
+            if moves and self.count_moves is not None:
+                self.count_moves(new.meta.variant, len(moves))
             return new
         if res.status == "replayed":
             return res
@@ -303,3 +331,9 @@ def dump(events: list[Event]) -> list[bytes]:
 def size(events: list[bytes], moves: list[bytes]) -> int:
     """The bytes a commit adds to a session's logs (``Snapshot.stored``)."""
     return sum(map(len, events)) + sum(map(len, moves))
+
+
+def written(notices: Notices | None) -> int:
+    """The bytes of the webhooks a commit writes, counted in ``Snapshot.stored`` as the
+    store counts them (``store.Notices``)."""
+    return 0 if notices is None or not notices.keep_ms else sum(map(len, notices.entries))

@@ -25,7 +25,7 @@ from .bots import BotPlayer
 from .config import Env
 from .events import session_event
 from .lobby import Lobby
-from .models import LostReason, LostToken, Meta, Reply, Seat, Snapshot, Status
+from .models import BotLevel, LostReason, LostToken, Meta, Reply, Seat, Snapshot, Status
 from .presence import Presence
 from .records import logged
 from .repo import Change, Repository
@@ -88,6 +88,34 @@ class Seats:
             self.lobby.unlist([(sid, c.meta.variant)])
         body = self.views.answer(c, seat, seat, redacted(events, c.seq - len(events) + 1, seat),
                                  token=token)  # fmt: skip
+        return Reply(orjson.dumps(body), c.version)
+
+    def fill_with_bots(self, sid: str) -> Reply:
+        """Every open seat taken by the simple bot, and the game dealt (a quick-match
+        table whose wait is over): the session as a spectator sees it. 409
+        ``session_started`` when it was dealt meanwhile (its last seat joined)."""
+
+        def step(c: Snapshot) -> Change[list[Event]]:
+            if c.state is not None:
+                raise problems.session_started()
+            self.within_caps(c)
+            meta = c.meta
+            for seat in meta.open_seats:
+                old = meta.seats[seat]
+                meta = meta.with_seat(Seat(seat, old.name, BotLevel.SIMPLE, None, lost=old.lost))
+            events = [session_event("joined", player=s, name=meta.seats[s].name)
+                      for s in c.meta.open_seats]  # fmt: skip
+            state, dealt, moves = self.deal(sid, c.version, meta)
+            if meta.clock is not None:  # the clock starts once everyone is told
+                clock = meta.clock.dealt(self.env.now(), meta.persons, self.grace)
+                meta = replace(meta, clock=clock)
+            events += dealt
+            return Change(events, c.then(state, meta, len(events)), events, moves)
+
+        c, events = self.repo.change(sid, step)
+        if c.meta.public:
+            self.lobby.unlist([(sid, c.meta.variant)])
+        body = self.views.answer(c, None, None, redacted(events, c.seq - len(events) + 1, None))
         return Reply(orjson.dumps(body), c.version)
 
     def within_caps(self, c: Snapshot) -> None:

@@ -47,7 +47,7 @@ class ReadSettler:
         """Something is owed at ``now``: a bot is to move, or the clock's deadline passed."""
         if c.state is None:
             return False
-        deadline = self.timekeeper.next_deadline(c)
+        deadline = c.next_deadline(self.env.config)
         return c.bot_to_move() or (deadline is not None and deadline <= now)
 
     def settle(self, c: Snapshot, caller: int | None = None) -> Snapshot:

@@ -31,8 +31,9 @@ for the version read (``history_known``).
 Idempotent answers are kept per session, only the ``max_idem`` most recent (a retry
 comes seconds after its request): they expire with the session and go with it.
 
-The state also counts ``stored``: the bytes of every event and move-log entry written
-to the session so far (its storage grows with them; the manager caps it).
+The state also counts ``stored``: the bytes of every event, move-log entry and outbox
+entry (``Notices``) written to the session so far (its storage grows with them; the
+manager caps it).
 
 Besides sessions a store keeps *claims*: named sets of members, each member held until
 it is released or its time runs out, at most ``limit`` at once (``claim``). They are
@@ -43,15 +44,33 @@ play a session's owed bot moves.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from secrets import token_hex
 from typing import Literal
+
+from service.redis.client import (
+    StoreUnavailable as StoreUnavailable,  # its home: the shared Redis code
+)
 
 #: Idempotent answers kept per session (``SESSION_IDEMPOTENCY_KEYS``): the most recent.
 IDEMPOTENCY_KEYS = 32
 #: Public waiting sessions the lobby index keeps (``SESSION_LOBBY_SIZE``): the newest.
 LOBBY_SIZE = 1000
+
+
+def lobby_order(
+    rows: Iterable[tuple[int, str]], before: tuple[int, str] | None, count: int
+) -> list[tuple[int, str]]:
+    """The lobby's one order, for both stores: ``(created_ms, sid)`` newest first (ties:
+    the greater id first), strictly after ``before``, at most ``count`` (Redis's
+    ``ZREVRANGEBYSCORE`` reads in this order; the memory store also trims by it)."""
+    ranked = sorted(rows, reverse=True)
+    if before is not None:
+        ranked = [r for r in ranked if r < before]
+    return ranked[:count]
+
+
 #: The most events a load returns as the bots' history (the newest of the round):
 #: rounds of whole bot games run to a few hundred events.
 HISTORY_EVENTS = 1000
@@ -62,10 +81,6 @@ COMMIT_ID_BYTES = 8
 def new_commit_id() -> str:
     """A fresh commit id (``COMMIT_ID_BYTES`` random bytes, hex)."""
     return token_hex(COMMIT_ID_BYTES)
-
-
-class StoreUnavailable(Exception):
-    """The backing store cannot be reached (HTTP 503 with ``Retry-After``)."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +145,10 @@ class Notices:
     committed, the session's next clock ``deadline_ms`` for the sweeper's index (None:
     none), the time of the commit (``now_ms``: when the entries are due) and how long
     the outbox outlives its last write (``keep_ms``: the delivery's retry window; 0:
-    the session does not notify, only ``deadline_ms`` is written)."""
+    the session does not notify, only ``deadline_ms`` is written). The outbox holds at
+    most ``outbox_max`` entries (0: no cap): past it the oldest after its head (the one
+    in delivery) are dropped and counted in the outq's ``dropped``. The entries written
+    count in the session's ``stored`` bytes, as events and moves do."""
 
     entries: tuple[bytes, ...] = ()
     warning: bytes | None = None
@@ -138,6 +156,7 @@ class Notices:
     deadline_ms: int | None = None
     now_ms: int = 0
     keep_ms: int = 0
+    outbox_max: int = 0
 
     @property
     def wake_ms(self) -> int | None:
@@ -267,8 +286,9 @@ class SessionStore(ABC):
         have been trimmed: at most ``max_events`` are kept)."""
 
     @abstractmethod
-    def moves(self, sid: str) -> list[bytes]:
-        """The session's move log, oldest first (empty when there is no session)."""
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
+        """The session's move log from its move ``start`` on, oldest first (empty when
+        there is no session)."""
 
     @abstractmethod
     def delete(self, sid: str) -> bool:

@@ -2,7 +2,7 @@
 redacted for the caller's seat, framed as Server-Sent Events.
 
 A stream subscribes before it reads the log (so nothing committed in between is
-missed), reads the log page by page, then waits on the subscription: for a commit, up
+missed), reads the log page by page (one write a page), then waits on the subscription: for a commit, up
 to one heartbeat interval (an idle wait yields a keep-alive), or, in a clocked session,
 until the clock's next deadline. After a commit or a deadline a clocked session is
 settled, so the stream sees a timeout when it falls due; while the bots are owed a move
@@ -20,7 +20,9 @@ reason (``END_REASONS``): the code the token answers from then on (``LostReason.
 ``seat_left`` or ``seat_taken_by_bot``, as ``access.not_a_seat_token`` says), or
 ``token_replaced`` when the seat kept no record of the token; no private event of that
 seat follows. It also ends at its deadline, when the session is gone or when the store
-fails.
+fails, and after a full page (``MAX_EVENTS_PAGE`` events) when more are waiting: a stream
+of a long game's history costs what one page costs, and the client resumes after the
+page's last event (``Last-Event-ID``), as at any end.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from . import access, tokens
 from .config import Env
 from .models import LostReason, Snapshot
 from .presence import Presence
-from .problems import SessionProblem
+from .problems import SessionError
 from .repo import Repository
 from .settling import ReadSettler
 from .store import StoreUnavailable, Subscription
@@ -64,9 +66,16 @@ class End:
     reason: str
 
 
-#: What a stream yields: ``(seq, redacted event)``; None after an idle heartbeat; ``End``
-#: last when the seat was lost.
-Item = tuple[int, Event] | End | None
+@dataclass(frozen=True)
+class Flush:
+    """After a page of events: what the stream holds goes out before it reads or waits
+    again (a page is one write, not one a event)."""
+
+
+FLUSH = Flush()
+#: What a stream yields: ``(seq, redacted event)``; ``FLUSH`` after each page of them;
+#: None after an idle heartbeat; ``End`` last when the seat was lost.
+Item = tuple[int, Event] | End | Flush | None
 
 
 @dataclass(frozen=True)
@@ -118,7 +127,7 @@ class Streams:
         sub = self.store.subscribe(sid)
         clocked = c.meta.clock is not None
         return seat, self.follow(
-            sid, seat, sub, after, until, clocked, self.timekeeper.next_deadline(c),
+            sid, seat, sub, after, until, clocked, c.next_deadline(self.env.config),
             c.bot_to_move(), watch,
         )  # fmt: skip
 
@@ -156,8 +165,12 @@ class Streams:
                         if reason is not None:
                             yield End(reason)
                             return
+                    if rows:
+                        yield FLUSH
                     if len(rows) == MAX_EVENTS_PAGE:
-                        continue  # more are waiting
+                        # More are waiting: the stream ends after one page; the client
+                        # resumes after its last event (Last-Event-ID), as at its end.
+                        return
                     if not changed_seats:
                         woke = self.wait(sub, until, deadline)
                         if woke == "end":
@@ -176,11 +189,11 @@ class Streams:
                         yield from self._until_lost(sid, seat, last, watch, reason)
                         return
                     c = self.settler.settle(c)
-                    deadline, owed = self.timekeeper.next_deadline(c), c.bot_to_move()
+                    deadline, owed = c.next_deadline(self.env.config), c.bot_to_move()
         except StoreUnavailable as e:
             log.error("session store unavailable, ending the stream: %s", e)
             return
-        except SessionProblem:  # the session is gone
+        except SessionError:  # the session is gone
             return
 
     def _until_lost(
@@ -225,23 +238,36 @@ def sse(items: Iterable[Item], retry_ms: int, max_events: int = 0) -> Iterator[b
     ``event: <type>``, ``data: <json>`` per event and a comment line per heartbeat; at
     most ``max_events`` events (0: no limit); an ``End`` as ``event: stream_end`` with
     ``data: {"type": "stream_end", "reason": ...}`` (no ``id``: a reconnection resumes
-    after the last event). Closes ``items`` when it ends."""
+    after the last event). A page's events go out as one piece (at ``FLUSH``). Closes
+    ``items`` when it ends."""
     sent = 0
+    held: list[bytes] = []
     yield f"retry: {retry_ms}\n\n".encode()
     try:
         for item in items:
+            if isinstance(item, Flush):
+                if held:
+                    yield b"".join(held)
+                    held.clear()
+                continue
             if item is None:
-                yield b": keep-alive\n\n"
+                held.append(b": keep-alive\n\n")
+                yield b"".join(held)
+                held.clear()
                 continue
             if isinstance(item, End):
                 data = orjson.dumps({"type": "stream_end", "reason": item.reason})
-                yield b"event: stream_end\ndata: " + data + b"\n\n"
-                return
+                held.append(b"event: stream_end\ndata: " + data + b"\n\n")
+                break
             seq, ev = item
-            yield f"id: {seq}\nevent: {ev['type']}\ndata: ".encode() + orjson.dumps(ev) + b"\n\n"
+            held.append(
+                f"id: {seq}\nevent: {ev['type']}\ndata: ".encode() + orjson.dumps(ev) + b"\n\n"
+            )
             sent += 1
             if max_events and sent >= max_events:
-                return
+                break
+        if held:
+            yield b"".join(held)
     finally:
         close = getattr(items, "close", None)
         if close is not None:

@@ -1,6 +1,6 @@
 """Time in a session: what its turn clock owes and the bots' held-back chains, played
 before anything else (``settle``); when the clock will next owe a move
-(``next_deadline``); the clock after a move (``clock_moved``) or a seat change
+(``Snapshot.next_deadline``); the clock after a move (``clock_moved``) or a seat change
 (``restarted``). A new game's clock is ``Clock.new`` (creation) or ``Clock.fresh`` (a
 rematch).
 
@@ -144,7 +144,7 @@ class Timekeeper:
             events += played
             moves += logged(forced, "clock", deadline)
             clock = clock.timed_out(seat)
-            if clock.hand_over(seat):
+            if clock.hand_over(seat, config.max_timeouts):
                 clock = clock.told(seat, deadline)  # a bot needs no telling
                 meta = meta.handed_to_bot(seat, deadline, LostReason.TIMEOUTS)
                 events.append(session_events.bot_took_seat(seat, "timeouts"))
@@ -178,26 +178,13 @@ class Timekeeper:
                 break  # the seat owes nothing more of this turn
         return state, forced, played
 
-    def next_deadline(self, c: Snapshot) -> float | None:
-        """When the clock will next owe a move (epoch seconds), or None (no clock, a
-        bot's move, the game over or the move limit reached)."""
-        clock = c.meta.clock
-        if clock is None or c.state is None or c.state.move_count >= self.env.config.max_moves:
-            return None
-        seat = c.waiting_person()
-        return clock.deadline(seat) if seat is not None else None
-
-    def sweep_at(self, c: Snapshot) -> float | None:
-        """When the clock sweeper should next settle ``c`` (epoch seconds): its clock's
-        next deadline; or at once (when the game began to wait for them) while the bots
-        owe moves a request's ``SESSION_BOT_CPU_MS`` left undone and a person still
-        holds a seat, so that person hears of the next turn with nobody reading; None:
-        nothing to sweep (a game of bots only is played on by its readers alone)."""
-        meta = c.meta
-        people = len(meta.seats) > len(meta.bots)
-        if c.bot_to_move() and people and c.dealt().move_count < self.env.config.max_moves:
-            return meta.clock.started if meta.clock is not None else self.env.now()
-        return self.next_deadline(c)
+    def sweep(self, sid: str) -> tuple[bool, float | None]:
+        """The clock sweeper's settling of ``sid`` (``NotFoundError``: it is gone):
+        whether a commit was made (its commit indexed the next deadline), and when the
+        session should next be swept (``Snapshot.sweep_at``)."""
+        c, _ = self.repo.load(sid)
+        settled = self.settle(c)
+        return settled.version != c.version, settled.sweep_at(self.env.config, self.env.now())
 
 
 def restarted(meta: Meta, at: float) -> Meta:

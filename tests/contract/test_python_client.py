@@ -511,6 +511,36 @@ def test_a_table_filled_from_the_lobby_then_left_and_rematched(api: Api) -> None
     assert {"EventJoined", "EventStarted", "EventLeft", "EventRematch"} <= set(kinds)
 
 
+def test_two_phones_quick_matched_through_the_generated_client(api: Api) -> None:
+    """Tickets, their polls, the token once and the refusals, all typed models."""
+    m = api.models
+    asked = []
+    for name in ("Ann", "Bob"):
+        body = m.MatchRequest(variant=m.VariantId("uno_classic"), seats=m.SeatRange(min_=2, max_=2),
+                              name=name, pace=m.MatchPace.LIVE)  # fmt: skip
+        made = api.op("matches", "create_ticket").sync(client=api.client, body=body)
+        assert isinstance(made, m.NewTicket), made
+        asked.append(made)
+    ann, bob = asked
+    assert ann.status is m.TicketStatus.WAITING and ann.token is None
+    assert bob.status is m.TicketStatus.MATCHED and bob.token
+    assert ann.session_id == bob.session_id and isinstance(ann.created_at, datetime.datetime)
+    polled = api.op("matches", "get_ticket").sync(ann.ticket_id, client=api.seat_client(ann.secret))
+    assert isinstance(polled, m.Ticket) and polled.status is m.TicketStatus.MATCHED
+    assert polled.token and polled.seat == 0
+    seen = api.op("sessions", "get_session").sync(
+        ann.session_id, client=api.seat_client(polled.token)
+    )
+    assert isinstance(seen, m.SessionState) and seen.seat == 0
+    assert seen.status is m.SessionStatus.PLAYING
+    wrong = api.op("matches", "get_ticket").sync(ann.ticket_id, client=api.seat_client(bob.secret))
+    assert isinstance(wrong, m.Problem) and wrong.code is m.ProblemCode.INVALID_TICKET_SECRET
+    late = api.op("matches", "cancel_ticket").sync(
+        ann.ticket_id, client=api.seat_client(ann.secret)
+    )
+    assert isinstance(late, m.Problem) and late.code is m.ProblemCode.TICKET_MATCHED
+
+
 # ---------------------------------------------------------------- an integrator's script
 def test_a_typed_script_plays_a_session_game_with_no_glue(api: Api, tmp_path: Path) -> None:
     """clients/python/session_game.py, written against the generated client as an

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import engine
 from engine.variant import MOVE_FIELDS
 from tests.service.harness import spec_document
-from tools import gen_spec_enums
+from tools import gen_spec_enums, gen_spec_unions
 from tools.code_scan import scan
 
 #: ``code=`` values that are not literals: codes passed through from an error or a table
@@ -34,6 +36,21 @@ def test_the_generated_enums_are_current() -> None:
     )
     for name, schema in gen_spec_enums.enums().items():
         assert _schemas()[name]["enum"] == schema["enum"], name
+
+
+def test_the_generated_unions_are_current() -> None:
+    """The unions' members (spec/schemas/, `python -m tools.gen_spec_unions`) are what
+    the code declares now."""
+    stale = [p.name for p, text in gen_spec_unions.rendered().items() if p.read_text() != text]
+    assert not stale, f"stale unions in {stale}: run make spec"
+
+
+def test_a_union_member_not_written_stops_the_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A declared tag whose member schema nobody wrote is an error, never a dangling $ref."""
+    where = {k: v for k, v in gen_spec_unions.defined().items() if k != "PendingVolley"}
+    monkeypatch.setattr(gen_spec_unions, "defined", lambda: where)
+    with pytest.raises(SystemExit, match="schema PendingVolley is missing"):
+        gen_spec_unions.rendered()
 
 
 def test_the_event_scan_reads_each_way_an_event_is_written() -> None:
@@ -72,7 +89,7 @@ def test_the_scan_finds_codes_of_each_kind() -> None:
     assert where["not_your_turn"].startswith("engine/variant.py")  # code= keyword
     assert where["must_play_or_pass"].startswith("engine/uno.py")  # pending_moves table
     assert where["nothing_to_pass"].startswith("engine/moves.py")  # NOT_NOW table
-    assert where["session_not_found"].startswith("service/sessions/problems.py")  # ApiProblem
+    assert where["session_not_found"].startswith("service/sessions/problems.py")  # code=
     assert where["invalid_state_token"].startswith("service/")  # class attribute
 
 

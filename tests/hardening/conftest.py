@@ -18,13 +18,16 @@ from typing import Any, TypeVar
 import pytest
 from flask import Flask
 
+from tests.hardening.served import MEMORY_BUDGET
 from tests.sessions.conftest import Api, make_app
+
+__all__ = ["MEMORY_BUDGET"]
 
 T = TypeVar("T")
 
-#: The budgets of issue 37: what one request may cost the worker that serves it.
-CPU_BUDGET = 0.050
-MEMORY_BUDGET = 20 * 2**20
+#: The budgets of issue 37: what one request may cost the worker that serves it (the
+#: tests written for it hold 50 ms; issue 46's budget is ``served.CPU_BUDGET``, 20 ms).
+ISSUE_37_CPU_BUDGET = 0.050
 
 STORES = ["memory", pytest.param("redis", marks=pytest.mark.redis)]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.servers import process_cpu_seconds
 from tests.ops.test_gunicorn_serves import server, wait_for_healthz
 
 #: The budgets of issue 46: what one hostile request may cost the worker, and how long
@@ -33,17 +34,6 @@ SENDERS = 3
 def workers_of(master: int) -> list[int]:
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
     return sorted(map(int, children))
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU a process's threads have run, in seconds (the scheduler's count)."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (OSError, IndexError, ValueError):
-            continue  # a thread that ended meanwhile
-    return total / 1e9
 
 
 def peak_rss(pid: int) -> int:
@@ -132,7 +122,7 @@ class Served:
         """``send(i)`` (returning a status) ``per_sender`` times in each of three senders,
         ``/readyz`` asked meanwhile: what it cost the worker."""
         ready = Readyz(self.port)
-        cpu, rss = cpu_seconds(self.worker), peak_rss(self.worker)
+        cpu, rss = process_cpu_seconds(self.worker), peak_rss(self.worker)
         try:
             with ThreadPoolExecutor(SENDERS) as pool:
                 statuses = list(pool.map(send, range(SENDERS * per_sender)))
@@ -140,7 +130,7 @@ class Served:
             slowest = ready.finish()
         out = Attack(
             SENDERS * per_sender,
-            cpu_seconds(self.worker) - cpu,
+            process_cpu_seconds(self.worker) - cpu,
             peak_rss(self.worker) - rss,
             slowest,
             statuses,

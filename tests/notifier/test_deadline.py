@@ -17,7 +17,7 @@ import pytest
 from service.notifier.delivery import MAX_ANSWER_BYTES, Sender
 from service.notifier.settings import NotifierSettings
 from service.notifier.worker import Worker
-from service.sessions import outbox_keys as K
+from service.redis import outbox_keys as K
 from service.sessions.config import SessionConfig
 from tests.notifier.conftest import IDENTITY_KEY, SECRET, Deployment, Receiver, wait_until
 from tests.notifier.test_delivery import started

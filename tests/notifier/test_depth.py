@@ -8,7 +8,7 @@ import uuid
 from service.notifier import metrics
 from service.notifier.settings import NotifierSettings
 from service.notifier.worker import Worker
-from service.sessions import outbox_keys as K
+from service.redis import outbox_keys as K
 from service.sessions.config import SessionConfig
 from tests.redis_procs import RedisServer
 

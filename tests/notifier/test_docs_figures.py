@@ -9,9 +9,10 @@ from pathlib import Path
 from service.notifier.delivery import MAX_ANSWER_BYTES
 from service.notifier.worker import STUCK_SLACK
 from service.sessions import identity
-from service.sessions.config import IDENTITY_KEY_MIN_BYTES
+from service.sessions.config import IDENTITY_KEY_MIN_BYTES, SessionConfig
 
-PAGE = (Path(__file__).resolve().parents[2] / "docs" / "notifications.md").read_text()
+PAGE_DIR = Path(__file__).resolve().parents[2] / "docs"
+PAGE = (PAGE_DIR / "notifications.md").read_text()
 
 
 def flat(text: str) -> str:
@@ -29,3 +30,10 @@ def test_the_page_states_the_codes_figures() -> None:
     assert f"name the audience `{identity.AUDIENCE}`" in page
     assert f'"aud": "{identity.AUDIENCE}"' in page  # the backend's signing code
     assert f"at least {IDENTITY_KEY_MIN_BYTES} bytes" in page
+    cap = SessionConfig().webhook_outbox_max
+    assert f"`WEBHOOK_OUTBOX_MAX` | {cap}:" in page
+    assert f"holds at most `WEBHOOK_OUTBOX_MAX` ({cap}) webhooks" in page
+    operations = flat((PAGE_DIR / "operations.md").read_text())
+    assert f"holds at most `WEBHOOK_OUTBOX_MAX` ({cap}) webhooks" in operations
+    security = (PAGE_DIR / "security.md").read_text()
+    assert f"| `WEBHOOK_OUTBOX_MAX` ({cap}) | the oldest waiting dropped |" in security

@@ -180,6 +180,49 @@ def test_a_leave_after_the_start_writes_the_bot_taking_the_seat(app: Flask, api:
     assert got[0]["data"]["reason"] == "left" and got[0]["data"]["external_id"] == "u-0"
 
 
+def join_leave_pairs(clocks: Clocks, pairs: int, **config: Any) -> tuple[Flask, str]:
+    """A session with two open seats whose seat 1 is joined and left ``pairs`` times
+    (each join writes a ``seat.joined``, nobody delivers them)."""
+    app = app_with(clocks, **config)
+    api = Api(app.test_client())
+    r = api.create(
+        "uno_classic", [{"name": "Ann", "identity": asserted("u-0")}, {"open": True}, {"open": True}],
+        notify="WEBHOOK_URL" in config, seed=5,
+    )  # fmt: skip
+    assert r.status_code == 201, r.get_data(as_text=True)
+    sid, code = r.get_json()["session_id"], r.get_json()["invitation_code"]
+    for _ in range(pairs):
+        assert api.leave(sid, join(api, sid, code)).status_code == 200
+    return app, sid
+
+
+def stored(app: Flask, sid: str) -> int:
+    loaded = app.extensions["sessions"].store.load(sid)
+    assert loaded is not None
+    return int(loaded.stored)
+
+
+def test_the_outbox_keeps_its_head_and_the_newest_up_to_its_cap(clocks: Clocks) -> None:
+    """Issue 46, case 4: 5,000 join/leave pairs with a failing receiver wrote 5,000
+    entries (3.4 MB). At ``WEBHOOK_OUTBOX_MAX`` the oldest waiting entries go; the head
+    (the one in delivery, its retries counted) stays; the receiver sees the gap in
+    ``version``. Every entry written counts in the session's stored bytes, dropped or
+    not."""
+    quiet, q = join_leave_pairs(clocks, 12, IDENTITY_ASSERTION_KEY=IDENTITY_KEY)
+    roomy, r = join_leave_pairs(clocks, 12, **HOOK, WEBHOOK_OUTBOX_MAX="100")
+    capped, c = join_leave_pairs(clocks, 12, **HOOK, WEBHOOK_OUTBOX_MAX="5")
+    everything = outbox(roomy, r)
+    assert kinds(everything) == ["seat.joined"] * 12
+    kept = outbox(capped, c)
+    versions = [w["data"]["version"] for w in everything]
+    assert [w["data"]["version"] for w in kept] == versions[:1] + versions[-4:]
+    assert capped.extensions["sessions"].store._sessions[c].dropped == 7
+    written = sum(map(len, roomy.extensions["sessions"].store.outbox(r)))
+    assert stored(roomy, r) == stored(quiet, q) + written == stored(capped, c)
+    cached = capped.extensions["sessions"].repo.cache.get(c)
+    assert cached is not None and cached.stored == stored(capped, c)
+
+
 def test_without_notify_a_session_writes_no_outbox(app: Flask, api: Api) -> None:
     r = api.create("uno_classic", 2, clock={"turn_seconds": 30})
     sid = r.get_json()["session_id"]
@@ -354,6 +397,11 @@ def notice_calls(s: Any) -> list[tuple[str, Any]]:
     note("moves at last", s.moves(sid))
     note("no notices at all", s.commit(CommitRequest(sid, 3, b"s4", [b"e4"], moves=[b"m5"])))
     note("moves, the end", s.moves(sid))
+    # At the outbox's cap the oldest after the head go; every entry's bytes are stored.
+    many = tuple(b"a.5.%d\n{}" % i for i in range(4))
+    full = Notices(many, None, 0, None, 4_000, 60_000, 3)
+    note("a full outbox", s.commit(CommitRequest(sid, 4, b"s5", [], notices=full)))
+    note("stored", (loaded := s.load(sid)) and loaded.stored)
     return out
 
 

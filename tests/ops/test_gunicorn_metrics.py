@@ -20,7 +20,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.ops.support import ROOT
-from tests.ops.test_gunicorn_serves import require_app_factory, server, wait_for_healthz
+from tests.ops.test_gunicorn_serves import server, wait_for_healthz
 
 ROUTE = "/v1/variants"
 SERIES = {"method": "GET", "route": ROUTE, "status": "200"}
@@ -104,7 +104,6 @@ def served(metrics_dir: Path, pid: int) -> float:
 
 
 def test_one_scrape_counts_every_worker_exactly(tmp_path: Path) -> None:
-    require_app_factory()
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     leave_stale_counts(metrics_dir)
@@ -157,7 +156,6 @@ def test_one_scrape_counts_every_worker_exactly(tmp_path: Path) -> None:
 
 
 def test_without_a_directory_the_server_makes_one_and_removes_it(tmp_path: Path) -> None:
-    require_app_factory()
     with two_workers(None, {"TMPDIR": str(tmp_path)}) as (base, proc):
         assert wait_for_healthz(f"{base}/healthz", proc) == 200
         (made,) = tmp_path.glob("uno-metrics-*")

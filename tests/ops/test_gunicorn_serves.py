@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import signal
@@ -21,18 +20,6 @@ from tests.ops.support import ROOT
 from tests.ops.test_dockerfile import final_stage
 
 STARTUP_SECONDS = 30
-
-
-def require_app_factory() -> None:
-    """Skip while ``service.create_app`` is still being written; fail on any other import error."""
-    try:
-        service = importlib.import_module("service")
-    except ModuleNotFoundError as error:
-        if error.name != "service":
-            raise
-        pytest.skip("the service package does not exist yet")
-    if not hasattr(service, "create_app"):
-        pytest.skip("service.create_app does not exist yet")
 
 
 def image_command(instruction: str) -> list[str]:
@@ -107,7 +94,6 @@ def wait_for_healthz(url: str, proc: subprocess.Popen[str]) -> int:
 
 @pytest.mark.parametrize("worker_class", ["gevent", "sync"])
 def test_image_command_serves_healthz_and_healthcheck_passes(worker_class: str) -> None:
-    require_app_factory()
     with server(worker_class) as (env, proc):
         url = f"http://127.0.0.1:{env['PORT']}/healthz"
         assert wait_for_healthz(url, proc) == 200
@@ -136,7 +122,6 @@ def test_hostile_requests_to_the_real_server_are_4xx_problems() -> None:
     in headers and queries are 400; none of them a 5xx."""
     import http.client
 
-    require_app_factory()
     with server("gevent") as (env, proc):
         port = int(env["PORT"])
         assert wait_for_healthz(f"http://127.0.0.1:{port}/healthz", proc) == 200
@@ -227,7 +212,6 @@ def test_a_busy_keep_alive_connection_does_not_starve_the_others() -> None:
     import socket
     import threading
 
-    require_app_factory()
     # No log lines: nobody reads the pipe, and the access lines would fill it.
     quiet = {"GUNICORN_ACCESSLOG": "off", "LOG_LEVEL": "warning"}
     with server("gevent", extra=quiet) as (env, proc):

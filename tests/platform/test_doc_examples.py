@@ -100,5 +100,9 @@ def test_a_pages_examples_run_in_order_from_a_fresh_shell(
         assert '"events":["seat_returned"],"bots":[false,false]' in out  # the seat taken back
         assert '"previous_session_id"' in out and '"status":"playing"' in out
         assert sum(1 for s, _ in statuses.seen if s == 401) == 2  # the two lost seats only
+        # Quick match: four phones at one table, dealt, no bot; a phone alone gets bots.
+        assert '{"status":"playing","bots":[false,false,false,false],"dealt":true}' in out
+        assert '{"status":"matched","seat":0,"token":true}' in out
+        assert '{"status":"playing","bots":[false,true,true]}' in out
     if page.name == "api.md":
         assert "\nverified: uno_classic" in out  # the offline replay of the record

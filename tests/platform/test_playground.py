@@ -366,3 +366,33 @@ def test_a_lost_stream_reconnects_with_last_event_id_and_says_so(browser: Any) -
             )
             assert states.index("live") < states.index("reconnecting")
             assert browser.find_element(By.ID, "status").text.startswith("Live")
+
+
+def test_quick_match_seats_the_page_with_a_phone_asking_for_the_same_game(
+    base_url: str, browser: Any
+) -> None:
+    """The page's "Quick match" asks for classic UNO for two; a phone asks the same
+    through the API: one table, dealt, the page playing its seat with the token its
+    ticket handed over (a move made from the page is accepted)."""
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, base_url)
+    fill_setup(browser, "uno_classic")
+    box = browser.find_element(By.ID, "players")
+    box.clear()
+    box.send_keys("2")
+    browser.find_element(By.ID, "quick-match").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "matching").is_displayed())
+    phone = api_post(
+        base_url, "/v1/matches", {"variant": "uno_classic", "seats": 2, "name": "Phone"}
+    )
+    assert phone["status"] == "matched" and phone["token"]
+    wait_for(browser, lambda d: d.find_element(By.ID, "game").is_displayed())
+    sid = browser.find_element(By.ID, "session-id").text
+    assert sid == phone["session_id"]
+    table = api_get(base_url, f"/v1/sessions/{sid}")
+    assert [s["bot"] for s in table["seats"]] == [False, False]
+    assert table["seats"][0]["name"] == "Player" and table["seats"][1]["name"] == "Phone"
+    body = browser.find_element(By.TAG_NAME, "body")
+    wait_for(browser, lambda d: body.get_attribute("data-version"))
+    assert not shown_error(browser), shown_error(browser)

@@ -37,9 +37,9 @@ from werkzeug.datastructures import Headers, ImmutableMultiDict
 from werkzeug.test import TestResponse
 
 from service import create_app
+from tests.support import SPEC_PATH, spec_document
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC_PATH = ROOT / "openapi.yaml"
 PROBLEM = "application/problem+json"
 #: 400 codes about the body's shape: the spec must refuse such a request too.
 SHAPE_CODES = frozenset({"invalid_request", "invalid_move", "unknown_move_type", "invalid_color"})
@@ -193,12 +193,6 @@ def _integral_floats(body: bytes | None) -> bool:
         elif isinstance(node, list):
             stack.extend(node)
     return False
-
-
-@functools.cache
-def spec_document() -> dict[str, Any]:
-    """openapi.yaml as plain data."""
-    return yaml.safe_load(SPEC_PATH.read_text())  # type: ignore[no-any-return]
 
 
 @functools.cache

@@ -7,6 +7,8 @@ step run side by side, so each step must open what the other one seals.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,3 +101,16 @@ def test_a_running_app_keeps_its_keys_until_it_restarts(
     secret.write_text(NEW)  # the Secret changes under a running pod
     assert sealed(client).startswith("st1.k2026a.")
     app.extensions["sessions"].store.close()
+
+
+def test_the_key_helper_prints_a_key_and_no_warning() -> None:
+    """``python -m service.sealing`` prints one key spec (docs/operations.md's first step)."""
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "service.sealing"],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    (line,) = done.stdout.splitlines()
+    ring = Keyring.parse(line)
+    assert ring.active == "k1" and len(ring.keys["k1"]) == 32

@@ -89,7 +89,7 @@ def bot_move(level: str, state: State, history: tuple[Event, ...], seed: int = 1
 
 def test_every_variant_has_its_bot_knowledge() -> None:
     """A new variant needs its entry in engine/bots/variants.py (docs/ADDING-A-VARIANT.md)."""
-    assert sorted(v.id for v in VARIANTS if v.id not in bots.KNOWLEDGE) == []
+    assert sorted(v.id for v in VARIANTS if v.id not in bots.BOTS) == []
     for v in VARIANTS:
         assert bots.knowledge_for(v.id).variant is v
 

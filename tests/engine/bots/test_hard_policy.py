@@ -12,7 +12,8 @@ import pytest
 import engine
 from engine import bots
 from engine.bots import hard_policy
-from engine.bots.knowledge import Ctx
+from engine.bots.knowledge import BotKnowledge, Ctx
+from engine.bots.variants import bot_table
 from tests.engine.bots.test_bots import actor, decisions
 from tests.support import card, stacked_game, with_hand
 
@@ -33,14 +34,17 @@ def classic(hand: list[str], other: list[str], turned: str = "R9") -> engine.Sta
     return with_hand(state, 0, [card(state, 0, c) for c in other])
 
 
-def test_every_variant_has_its_own_hard_policy_and_an_unknown_one_fails() -> None:
+def test_every_variant_has_its_bots_and_an_unknown_one_fails() -> None:
+    """One registry (``engine.bots.variants.BOTS``): each variant's knowledge and hard
+    policy, never another game's."""
     ids = sorted(v.id for v in engine.all_variants())
-    assert sorted(hard_policy.POLICIES) == ids
-    assert all(hard_policy.policy_for(i).variant_id == i for i in ids)
-    with pytest.raises(LookupError, match="no hard policy for variant 'uno_pirate'"):
-        hard_policy.policy_for("uno_pirate")
-    with pytest.raises(ValueError, match="registered twice"):
-        hard_policy.policy(hard_policy.HardPolicy)
+    assert sorted(bots.BOTS) == ids
+    assert all(bots.bot_for(i).knowledge.variant.id == i for i in ids)
+    assert all(isinstance(bots.bot_for(i).policy, hard_policy.HardPolicy) for i in ids)
+    with pytest.raises(LookupError, match="no bots for variant 'uno_pirate'"):
+        bots.bot_for("uno_pirate")
+    with pytest.raises(ValueError, match="'uno_classic' listed twice"):
+        bot_table((BotKnowledge, hard_policy.HardPolicy), (BotKnowledge, hard_policy.HardPolicy))
 
 
 def test_hard_plays_the_skip_that_lets_it_go_out_this_turn() -> None:
@@ -82,7 +86,7 @@ def test_the_turn_search_rebuilds_a_whole_state_the_seat_cannot_tell_apart(
     on passes the engine's checks and shows the seat its own view, pending included."""
     variant = engine.find_variant(variant_id)
     know = bots.knowledge_for(variant_id)
-    pol = hard_policy.policy_for(variant_id)
+    pol = bots.bot_for(variant_id).policy
     pendings: set[Any] = set()
     for state, history in decisions(variant_id):
         seat = actor(state)
@@ -378,7 +382,7 @@ def test_duo_hard_counts_no_draw_two_in_a_hand_that_drew_a_volley() -> None:
     legal = engine.legal_moves(state, seat)
     variant = engine.find_variant("uno_duo")
     know = bots.knowledge_for("uno_duo")
-    pol = hard_policy.policy_for("uno_duo")
+    pol = bots.bot_for("uno_duo").policy
     lead = next(m for m in legal if m.card == card(state, 1, "RD2"))
     volley = [
         {"type": "round_started", "round": 1, "dealer": 0},

@@ -13,7 +13,6 @@ import pytest
 
 import engine
 from engine.errors import SetupError
-from service.sealing import Keyring
 from tests.docs_pages import shell_blocks
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -88,15 +87,6 @@ def test_help_is_plain_text(args: list[str]) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: ")
     assert "``" not in done.stdout
-
-
-def test_the_key_helper_prints_a_key_and_no_warning() -> None:
-    done = run("-W", "error", "-m", "service.sealing")
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    (line,) = done.stdout.splitlines()
-    ring = Keyring.parse(line)
-    assert ring.active == "k1" and len(ring.keys["k1"]) == 32
 
 
 @pytest.mark.skipif(

@@ -15,6 +15,7 @@ import engine
 from engine import Phase, RecordError
 from engine.__main__ import main
 from engine.commitment import commitment
+from engine.record_builder import Builder
 from engine.records import SECRET_FIELDS, InvalidRecord, build, dumps, record, replay
 
 VARIANTS = [v.id for v in engine.all_variants()]
@@ -214,6 +215,35 @@ def test_once_the_game_is_over_every_seat_gets_the_whole_record(game: Any) -> No
         assert mine == whole
 
 
+def test_a_record_built_move_by_move_is_the_record_built_at_once(game: Any) -> None:
+    """Extended a few moves at a time (as a session's reads find them), a builder's text
+    for every seat and for nobody is the text of the record built in one go, and it
+    parses to that record; its moves as it goes keep their first entries."""
+    variant, players, seed, moves = game
+    built = Builder(variant, players, seed, options={"target": 50}, game_id="g-1")
+    rnd = random.Random(3)
+    at = 0
+    while at < len(moves):
+        step = rnd.choice([1, 2, 5, 40])
+        kept = list(built.moves)
+        built.extend(moves[at : at + step])
+        at = min(len(moves), at + step)
+        assert built.moves[: len(kept)] == kept
+        if rnd.random() < 0.9 and at < len(moves):
+            continue
+        for seat in [None, *range(players)]:
+            once, final = build(variant, players, seed, moves[:at], options={"target": 50},
+                                game_id="g-1", seat=seat)  # fmt: skip
+            text = built.dumps(seat)
+            assert built.state == final and text == dumps(once), (variant, at, seat)
+            assert json.loads(text) == built.record(seat) == once
+            back = at - rnd.randrange(1, 40)  # a read of an older version, still kept
+            if back >= 0 and built.state_after(back) is not None:
+                older, _ = build(variant, players, seed, moves[:back], options={"target": 50},
+                                 game_id="g-1", seat=seat)  # fmt: skip
+                assert built.dumps(seat, back) == dumps(older), (variant, back, seat)
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -278,7 +308,7 @@ def test_the_cli_refuses_with_exit_1_and_a_bad_usage_is_2(
 
 def test_the_spec_states_the_record_format_as_the_engine_does() -> None:
     from engine.records import BOT_LEVELS, FIELDS, MOVERS, RECORD_VERSION
-    from tests.service.harness import spec_document
+    from tests.support import spec_document
 
     schemas = spec_document()["components"]["schemas"]
     assert list(schemas["GameRecord"]["properties"]) == list(FIELDS)

@@ -1,8 +1,7 @@
-"""A table of classic UNO with house rules, dealt from a stacked deck, played either
-through the engine or statelessly through the HTTP routes (``POST /v1/games``,
-``/v1/games/apply``, ``/validate``, ``/view``, ``/legal-moves``; every exchange checked
-against the spec by ``tests.service.harness.ApiClient``). The house-rule tests take the
-``table`` fixture and run on both.
+"""A table of classic UNO with house rules, dealt from a stacked deck and played through
+the engine. The house-rule tests take the ``table`` fixture; tests/service/house_http.py
+plays the same tables statelessly through the HTTP routes, and
+tests/service/test_house_rules_over_http.py runs those tests there too.
 
 A refused move must leave the state as it was: the engine's input state is compared
 before and after, and over HTTP no new state comes back (the client keeps its own)."""
@@ -16,8 +15,7 @@ import pytest
 
 import engine
 from engine import Move, State
-from tests.service.harness import ApiClient, new_game, problem
-from tests.support import CardSpec, rules_error, stacked_deck, stacked_game
+from tests.support import CardSpec, rules_error, stacked_game
 
 V = "uno_classic"
 Event = dict[str, Any]
@@ -70,75 +68,26 @@ class EngineTable:
         return [m.to_dict() for m in engine.legal_moves(self.state, seat)]
 
 
-class HttpTable:
-    def __init__(self, api: ApiClient, raw: dict[str, Any]) -> None:
-        self.api = api
-        self.raw = raw
-
-    @property
-    def state(self) -> State:  # type: ignore[override]
-        return engine.from_dict(self.raw)
-
-    @state.setter
-    def state(self, state: State) -> None:
-        self.raw = engine.to_dict(state)
-
-    def move(self, move: dict[str, Any]) -> list[Event]:
-        resp = self.api.post("/v1/games/apply", json={"state": self.raw, "move": move})
-        assert resp.status_code == 200, resp.get_data(as_text=True)
-        answer = resp.get_json()
-        assert answer["view"] == engine.view(engine.from_dict(answer["state"]), move["player"])
-        self.raw = answer["state"]
-        return answer["events"]  # type: ignore[no-any-return]
-
-    def refused(self, move: dict[str, Any]) -> str:
-        resp = self.api.post("/v1/games/apply", json={"state": self.raw, "move": move})
-        code = str(resp.get_json().get("code"))
-        problem(resp, 422, code)
-        checked = self.api.post("/v1/games/validate", json={"state": self.raw, "move": move})
-        assert checked.get_json()["legal"] is False and checked.get_json()["code"] == code
-        return code
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        resp = self.api.post("/v1/games/view", json={"state": self.raw, "player": seat})
-        assert resp.status_code == 200, resp.get_data(as_text=True)
-        return resp.get_json()["view"]  # type: ignore[no-any-return]
-
-    def legal(self, seat: int) -> list[dict[str, Any]]:
-        resp = self.api.post("/v1/games/legal-moves", json={"state": self.raw, "player": seat})
-        assert resp.status_code == 200, resp.get_data(as_text=True)
-        return resp.get_json()["moves"]  # type: ignore[no-any-return]
-
-
 #: (hands, turned, draw=(), dealer=0, **options) -> a table dealt from that deck.
 Deal = Callable[..., Table]
 
 
-def deal_on(backend: str, api: ApiClient | None) -> Deal:
-    def deal(
-        hands: Sequence[Sequence[CardSpec]],
-        turned: CardSpec,
-        draw: Sequence[CardSpec] = (),
-        dealer: int = 0,
-        **options: Any,
-    ) -> Table:
-        if backend == "engine":
-            return EngineTable(stacked_game(V, hands, turned, draw, dealer, **options))
-        assert api is not None
-        deck = stacked_deck(V, hands, turned, draw, dealer)
-        body = new_game(
-            api, players=len(hands), seed=7, dealer=dealer, deck=deck, options=options or None
-        )
-        return HttpTable(api, body["state"])
-
-    return deal
+def deal_on_engine(
+    hands: Sequence[Sequence[CardSpec]],
+    turned: CardSpec,
+    draw: Sequence[CardSpec] = (),
+    dealer: int = 0,
+    **options: Any,
+) -> Table:
+    """A table dealt from this stacked deck, played through the engine."""
+    return EngineTable(stacked_game(V, hands, turned, draw, dealer, **options))
 
 
-@pytest.fixture(params=["engine", "http"])
-def table(request: pytest.FixtureRequest) -> Deal:
-    """A table factory, through the engine and through the HTTP routes."""
-    api = request.getfixturevalue("api") if request.param == "http" else None
-    return deal_on(request.param, api)
+@pytest.fixture
+def table() -> Deal:
+    """A table factory, through the engine (tests/service/test_house_rules_over_http.py
+    runs the same tests through the HTTP routes)."""
+    return deal_on_engine
 
 
 # ---------------------------------------------------------------- reading a table

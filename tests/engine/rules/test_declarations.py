@@ -15,7 +15,6 @@ import yaml
 
 import engine
 from engine import Kind, MoveType, Variant
-from service.sessions.bots import choose
 from tests.support import random_game
 
 SPEC = Path(__file__).resolve().parents[3] / "openapi.yaml"
@@ -63,18 +62,6 @@ def test_the_spec_knows_every_move_type_and_card_kind_of_the_engine() -> None:
     assert {k.value for k in Kind} == spec_names("Kind")
     used = {k for v in VARIANTS for side in v.catalog.kind for k in side}
     assert used <= set(Kind)
-
-
-@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)
-def test_the_bots_rank_every_move_type_of_the_variant(variant: Variant) -> None:
-    assert variant.move_types <= set(variant.bot_rank)
-    rnd = random.Random(3)
-    player = 0
-    # The bot takes the lowest-ranked move type it is offered.
-    offered = [engine.Move(t, player) for t in sorted(variant.move_types)]
-    best = min(variant.bot_rank[t] for t in variant.move_types)
-    for _ in range(20):
-        assert variant.bot_rank[choose(offered, rnd, variant.bot_rank).type] == best
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)

@@ -14,7 +14,7 @@ import pytest
 import engine
 from engine import Move, MoveType, Phase, State, Variant
 from engine.cards import DARK_COLORS, LIGHT_COLORS
-from service.rules_docs import rules_path
+from engine.docs import rules_path
 from tests.support import random_game
 
 T = MoveType

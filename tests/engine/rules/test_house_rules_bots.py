@@ -1,6 +1,6 @@
 """The bots under classic UNO's house rules: every level answers every new decision
 with a legal move; the normal level stacks when it can and swaps with the smallest hand;
-no bot ever jumps in; the hard level's guesses play by the house rules in play."""
+the hard level's guesses play by the house rules in play."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ import pytest
 import engine
 from engine import Move, State
 from engine.bots import LEVELS, choose, sample_state
-from service.sessions.bots import next_bot_move
-from service.sessions.models import BotLevel
 from tests.engine.rules.house_table import EngineTable, card, keep, mv, play
 from tests.support import stacked_game
 
@@ -94,18 +92,6 @@ def play_move(t: EngineTable, seat: int, code: str, target: int) -> Move:
 def test_the_normal_bot_plays_a_card_it_drew_to_match() -> None:
     t = drawn_table()
     assert bot("normal", t.state).type.value == "play"
-
-
-def test_no_bot_jumps_in() -> None:
-    # Seat 3 could jump in on the R5 while seat 1 is to move.
-    t = deal([[], [], [], ["R5"]], "R5", jump_in=True)
-    assert play(t, 3, "R5") in [m.to_dict() for m in engine.legal_moves(t.state, 3)]
-    levels = dict.fromkeys((0, 2, 3), BotLevel.NORMAL)  # seat 1, to move, is a person
-    assert next_bot_move(t.state, levels, random.Random(1)) is None
-    everyone = dict.fromkeys(range(4), BotLevel.HARD)
-    for seed in range(5):
-        move = next_bot_move(t.state, everyone, random.Random(seed))
-        assert move is not None and move.player == 1
 
 
 def test_the_hard_bots_guess_plays_by_the_house_rules_in_play() -> None:

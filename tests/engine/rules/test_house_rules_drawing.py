@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tests.engine.rules.house_table import Deal, as_moves, card, keep, mv, play, table, types
-from tests.service.harness import api, api_app, openapi_spec
 
-FIXTURES = (table, api, api_app, openapi_spec)  # the fixtures these tests take
+FIXTURES = (table,)  # the fixtures these tests take
 
 FILL = (
     ["G1", "G2", "G3", "G4", "G6", "G7", "G8"],

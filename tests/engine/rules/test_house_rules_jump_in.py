@@ -14,9 +14,8 @@ from tests.engine.rules.house_table import (
     table,
     types,
 )
-from tests.service.harness import api, api_app, openapi_spec
 
-FIXTURES = (table, api, api_app, openapi_spec)  # the fixtures these tests take
+FIXTURES = (table,)  # the fixtures these tests take
 
 
 def test_a_card_identical_to_the_one_in_play_is_listed_for_a_seat_not_to_move(

@@ -14,9 +14,8 @@ from tests.engine.rules.house_table import (
     table,
     types,
 )
-from tests.service.harness import api, api_app, openapi_spec
 
-FIXTURES = (table, api, api_app, openapi_spec)  # the fixtures these tests take
+FIXTURES = (table,)  # the fixtures these tests take
 
 
 # ---------------------------------------------------------------- stacking and jump-in

@@ -16,10 +16,9 @@ from tests.engine.rules.house_table import (
     table,
     types,
 )
-from tests.service.harness import api, api_app, openapi_spec
 from tests.support import ids_in, stacked_game
 
-FIXTURES = (table, api, api_app, openapi_spec)  # the fixtures these tests take
+FIXTURES = (table,)  # the fixtures these tests take
 
 H0 = ["G1", "G2", "G3", "G4", "G6", "G7", "G8"]  # fillers: seat 0 green, 1 blue, 2 yellow
 H1 = ["B1", "B2", "B3", "B4", "B6", "B7", "B8"]

@@ -15,7 +15,7 @@ import yaml
 
 import engine
 from engine import MoveType
-from service.rules_docs import RULES_DIR, rules_path
+from engine.docs import RULES_DIR, rules_path
 
 ROOT = Path(__file__).resolve().parents[3]
 

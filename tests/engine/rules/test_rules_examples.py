@@ -58,7 +58,7 @@ import yaml
 
 import engine
 from engine import Phase, RulesError, State
-from service.rules_docs import rules_path
+from engine.docs import rules_path
 from tests.support import DeckBuilder, mv
 
 SECTION = "Worked examples"

@@ -128,12 +128,20 @@ def check_seat(
 def check_streams(api: Api, sid: str, tokens: list[str], seed: int, log: list[Any]) -> None:
     """Each seat's (and a spectator's) whole event stream, replayed at the end: exactly
     the engine's redaction for that seat, and no seed."""
+    from service.sessions.streams import MAX_EVENTS_PAGE
     from tests.sessions.conftest import sse
 
     for seat, token in [(None, None), *enumerate(tokens)]:
-        r = api.c.get(f"/v1/sessions/{sid}/stream?timeout=0.05", headers=api.auth(token))
-        assert r.status_code == 200
-        records = sse(r)
+        records: list[dict[str, Any]] = []
+        while True:  # a stream ends after a page when more wait: resume after it
+            after = {"Last-Event-ID": records[-1]["id"]} if records else {}
+            url = f"/v1/sessions/{sid}/stream?timeout=0.05"
+            r = api.c.get(url, headers={**api.auth(token), **after})
+            assert r.status_code == 200
+            page = sse(r)
+            records += page
+            if len(page) < MAX_EVENTS_PAGE:
+                break
         assert [int(x["id"]) for x in records] == [seq for seq, _ in log]
         for rec, (seq, raw) in zip(records, log, strict=True):
             assert rec["data"] == {"seq": seq, **engine.redact(raw, seat)}

@@ -10,8 +10,10 @@ import pytest
 from flask import Flask
 
 import engine
+from service.sessions.records import RECORD_CACHE_BYTES, Records
+from tests.docs_pages import page
 from tests.sessions.api.test_move_log import play_out, stored_state
-from tests.sessions.conftest import Api, problem
+from tests.sessions.conftest import Api, problem, turn_seat
 
 SEED = 11
 
@@ -74,6 +76,48 @@ def test_a_finished_record_is_built_once_per_process(api: Api, app: Flask) -> No
     problem(record_of(api, sid), 404, "session_not_found")
 
 
+def test_a_running_games_record_reads_only_the_moves_logged_since_its_last_read(
+    api: Api, app: Flask
+) -> None:
+    """Each seat's read after a move reads the log from the first move this process had
+    not played (not the whole log) and answers what a record built afresh answers."""
+    players = [{"name": "Ann"}, {"name": "Bo"}, {"bot": True}]
+    body = api.create("uno_pocket_pizza", players, seed=SEED).get_json()
+    sid, tokens = body["session_id"], [s["token"] for s in body["seats"][:2]]
+    mgr = app.extensions["sessions"]
+    store = mgr.store
+    read_from: list[int] = []  # where the kept records' reads began in the log
+    counts: list[int] = []
+    real = store.moves
+
+    def spy(sid: str, start: int = 0) -> list[bytes]:
+        if mgr.records is kept:
+            read_from.append(start)
+        return real(sid, start)
+
+    store.moves = spy
+    kept = mgr.records
+    for _ in range(12):
+        view = api.get(sid).get_json()
+        if view["status"] == "over":
+            break
+        seat = turn_seat(view["view"])
+        for token in tokens:
+            got = record_of(api, sid, token).get_data()
+            mgr.records = Records(store)  # built afresh from the whole log
+            assert record_of(api, sid, token).get_data() == got
+            mgr.records = kept
+            counts.append(len(orjson.loads(got)["moves"]))
+        mine = api.get(sid, tokens[seat]).get_json()
+        move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
+        assert api.move(sid, tokens[seat], move, mine["version"]).status_code == 200
+    # After the first read, each begins at the first move not yet played: where an
+    # earlier read's record ended (never at the start again; a read may settle bot
+    # moves owed, so a seat's read can find more than the other seat's before it).
+    assert len(read_from) > 3 and read_from[0] == 0, read_from
+    assert set(read_from[1:]) <= set(counts) and 0 not in read_from[1:], (read_from, counts)
+
+
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
 def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     api: Api, app: Flask, variant: str
@@ -100,3 +144,8 @@ def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     assert replayed.status_code == 200, replayed.get_data(as_text=True)
     final = stored_state(app, sid)
     assert replayed.get_json()["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))
+
+
+def test_the_security_page_states_the_record_pieces_kept() -> None:
+    stated = f"{RECORD_CACHE_BYTES // 2**20} MiB in all (`RECORD_CACHE_BYTES`"
+    assert stated in " ".join(page("security.md").split())

@@ -22,10 +22,10 @@ import pytest
 from flask import Flask
 
 import engine
+from service.redis.client import sentinel_parts
 from service.sessions import config
 from service.sessions.config import SessionConfig
 from service.sessions.models import Meta
-from service.sessions.redis_client import sentinel_parts
 from tests.redis_procs import (
     LocalCluster,
     LocalSentinel,

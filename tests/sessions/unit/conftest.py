@@ -46,9 +46,9 @@ class SpyStore(MemoryStore):
         self.calls.append(("commit", request))
         return super().commit(request)
 
-    def moves(self, sid: str) -> list[bytes]:
+    def moves(self, sid: str, start: int = 0) -> list[bytes]:
         self.calls.append(("moves", sid))
-        return super().moves(sid)
+        return super().moves(sid, start)
 
     def named(self, what: str) -> list[Any]:
         return [arg for name, arg in self.calls if name == what]
@@ -79,9 +79,7 @@ def store() -> SpyStore:
 @pytest.fixture
 def mgr(store: SessionStore, config: SessionConfig, clock: Time) -> SessionManager:
     """Every part, wired as the app wires them, on ``store``."""
-    m = SessionManager(store, config)
-    m.now = clock
-    return m
+    return SessionManager(store, config, now=clock)
 
 
 def created(mgr: SessionManager, players: Any = 2, **req: Any) -> dict[str, Any]:
@@ -90,7 +88,7 @@ def created(mgr: SessionManager, players: Any = 2, **req: Any) -> dict[str, Any]
     if isinstance(players, int):
         players = [{"bot": False, "open": False}] * players
     seats = [{"bot": False, "open": False, **s} for s in players]
-    return body(mgr.create({"variant": "uno_classic", "players": seats, "seed": 7, **req}))
+    return body(mgr.creation.create({"variant": "uno_classic", "players": seats, "seed": 7, **req}))
 
 
 def finished_state(seed: int = 5) -> engine.State:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from service.sessions import access, tokens
+from service.sessions.api import status_of
 from service.sessions.models import Meta, Seat, SpectatorAccess
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 
 TOKENS = [tokens.new_token(), tokens.new_token()]
 CODE = tokens.new_token()
@@ -22,9 +23,9 @@ def meta(spectators: SpectatorAccess = SpectatorAccess.ANYONE, **kw: object) -> 
 
 
 def code_of(fn: object, *args: object) -> tuple[int, str]:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         fn(*args)  # type: ignore[operator]
-    return e.value.status, e.value.code
+    return status_of(e.value), e.value.code
 
 
 def test_a_seat_token_names_its_seat() -> None:
@@ -57,10 +58,10 @@ def test_a_spectator_reads_as_the_session_admits(spectators: SpectatorAccess) ->
 
 
 def test_the_missing_token_says_what_to_send() -> None:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         access.reader_seat(meta(SpectatorAccess.CODE), None)
     assert "spectator code" in e.value.detail
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         access.reader_seat(meta(SpectatorAccess.SEATS), None)
     assert "seat token" in e.value.detail
 

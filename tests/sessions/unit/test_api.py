@@ -12,9 +12,10 @@ from service.sessions.api import (
     bearer,
     idempotency_key,
     parse_if_match,
+    status_of,
 )
 from service.sessions.models import Reply
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 
 
 @pytest.mark.parametrize(
@@ -50,16 +51,16 @@ def test_if_match_names_a_version(header: str | None, version: int | None) -> No
 
 @pytest.mark.parametrize("header", ['"1", "2"', "x" * (MAX_IF_MATCH_CHARS + 1), '"'])
 def test_an_unreadable_if_match_is_a_400_naming_it(header: str) -> None:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         parse_if_match(header)
-    assert e.value.status == 400 and e.value.extra == {"errors": {"If-Match": ["invalid"]}}
+    assert status_of(e.value) == 400 and e.value.facts == {"errors": {"If-Match": ["invalid"]}}
 
 
 def test_an_idempotency_key_is_visible_ascii_and_its_problem_waits_its_turn() -> None:
     assert idempotency_key(None) is None and idempotency_key("k-1!~") == "k-1!~"
     for bad in ("", "with space", "é", "x" * 256):
         later = _or_problem(idempotency_key, bad)
-        assert isinstance(later, SessionProblem) and later.status == 400
+        assert isinstance(later, SessionError) and status_of(later) == 400
     assert _or_problem(parse_if_match, '"3"') == 3
 
 

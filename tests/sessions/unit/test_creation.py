@@ -9,9 +9,10 @@ import orjson
 import pytest
 
 from service.sessions import tokens
+from service.sessions.api import status_of
 from service.sessions.manager import SessionManager
 from service.sessions.models import BotLevel, SpectatorAccess, Status
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 
 from .conftest import T0, SpyStore, created
 
@@ -34,9 +35,9 @@ def test_every_named_person_gets_a_token_once_and_the_meta_keeps_its_hash(
 
 
 def test_a_session_of_bots_only_is_refused(mgr: SessionManager) -> None:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         created(mgr, [{"bot": True}, {"bot": "easy"}])
-    assert (e.value.status, e.value.code) == (400, "invalid_request")
+    assert (status_of(e.value), e.value.code) == (400, "invalid_request")
 
 
 def test_a_client_seed_is_refused_when_the_service_chooses_every_seed(
@@ -44,11 +45,11 @@ def test_a_client_seed_is_refused_when_the_service_chooses_every_seed(
 ) -> None:
     assert created(mgr, seed=5)["client_seeded"] is True
     mgr.config = replace(mgr.config, allow_client_seed=False)
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         created(mgr, seed=5)
     assert e.value.code == "client_seed_not_allowed"
     req = {"variant": "uno_classic", "players": [{"bot": False, "open": False}] * 2}
-    assert orjson.loads(mgr.create(req).body)["client_seeded"] is False
+    assert orjson.loads(mgr.creation.create(req).body)["client_seeded"] is False
 
 
 def test_a_session_with_open_seats_waits_with_nothing_dealt(
@@ -78,6 +79,6 @@ def test_a_clock_starts_with_the_session(mgr: SessionManager) -> None:
 
 
 def test_a_rules_error_of_the_setup_is_422(mgr: SessionManager) -> None:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         created(mgr, dealer=9)
-    assert e.value.status == 422
+    assert status_of(e.value) == 422

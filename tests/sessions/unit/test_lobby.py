@@ -4,12 +4,16 @@ started or went dropped on the way (and from the index)."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
+from service.sessions import lobby
 from service.sessions.lobby import Lobby, parse_cursor
 from service.sessions.manager import SessionManager
-from service.sessions.problems import SessionProblem
+from service.sessions.memory import MemoryStore
+from service.sessions.problems import SessionError
+from service.sessions.store import lobby_order
 
 from .conftest import SpyStore, Time, body, created
 
@@ -48,7 +52,7 @@ def test_sessions_that_started_or_went_are_dropped_and_unlisted(
 ) -> None:
     started, gone, kept = listed(mgr, clock, 3)
     store.lobby_add(started, "uno_classic", 0)  # a stale entry the join's unlist missed
-    mgr.join(started, {"name": "Bo"})
+    mgr.seats.join(started, {"name": "Bo"})
     store.lobby_add(started, "uno_classic", int(clock.t * 1000) - 5_000)
     store.delete(gone)
     page = body(Lobby(mgr.env, store).page(None, None, 10))
@@ -60,9 +64,9 @@ def test_a_cursor_is_one_this_service_gave() -> None:
     assert parse_cursor(None) is None
     assert parse_cursor("1700000000000.abcdefgh") == (1700000000000, "abcdefgh")
     for bad in ("x", "1.short", "12.abc/defgh", "1234567890123456.abcdefgh"):
-        with pytest.raises(SessionProblem) as e:
+        with pytest.raises(SessionError) as e:
             parse_cursor(bad)
-        assert e.value.extra == {"errors": {"cursor": ["invalid"]}}
+        assert e.value.facts == {"errors": {"cursor": ["invalid"]}}
 
 
 def test_an_unreachable_index_is_logged_not_answered(
@@ -81,3 +85,22 @@ def test_an_unreachable_index_is_logged_not_answered(
     finally:
         log.removeHandler(caplog.handler)
     assert "the lobby keeps 1 entries" in caplog.text
+
+
+def test_the_lobby_order_is_written_once_for_both_stores() -> None:
+    """Newest first, ties by the greater id, strictly after the cursor: the one order
+    (``store.lobby_order``) the memory store keeps and both stores page by."""
+    rows = [(5, "b"), (7, "a"), (5, "c"), (9, "z"), (5, "a")]
+    assert lobby_order(rows, None, 3) == [(9, "z"), (7, "a"), (5, "c")]
+    assert lobby_order(rows, (5, "c"), 10) == [(5, "b"), (5, "a")]
+    for name in ("memory.py", "redis_store.py"):
+        source = (Path(lobby.__file__).parent / name).read_text()
+        assert "lobby_order(" in source and "reverse=True" not in source, name
+
+
+def test_the_memory_store_keeps_the_newest_listed() -> None:
+    store = MemoryStore(60, 10, lobby_size=2)
+    for ms, sid in ((1, "old"), (3, "new"), (2, "mid")):
+        store.lobby_add(sid, "uno_classic", ms)
+    assert store.lobby_page(None, None, 10) == [(3, "new"), (2, "mid")]
+    assert store.lobby_page("uno_classic", (3, "new"), 10) == [(2, "mid")]

@@ -12,6 +12,7 @@ import yaml
 import engine
 import engine.bots
 from service.sessions import schemas
+from service.sessions.api import status_of
 from service.sessions.clock import Clock
 from service.sessions.models import (
     BotLevel,
@@ -24,7 +25,7 @@ from service.sessions.models import (
     bot_to_move,
     waiting_person,
 )
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 
 from .conftest import finished_state
 
@@ -103,9 +104,9 @@ def test_the_meta_answers_its_seats_questions() -> None:
 def test_a_snapshot_knows_where_the_session_stands() -> None:
     waiting = Snapshot("s" * 8, 1, 0, None, meta(None, None))
     assert waiting.status is Status.WAITING
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         replace(waiting, meta=waiting.meta.with_seat(Seat(1, "x", None, None, True))).dealt()
-    assert (e.value.status, e.value.code) == (409, "session_waiting")
+    assert (status_of(e.value), e.value.code) == (409, "session_waiting")
     assert "1 more seat" in e.value.detail
     state, _ = engine.start("uno_classic", 2, 3)
     playing = replace(waiting, state=state)

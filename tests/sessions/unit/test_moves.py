@@ -10,10 +10,11 @@ import pytest
 
 import engine
 from service.sessions import problems
+from service.sessions.api import status_of
 from service.sessions.manager import SessionManager
 from service.sessions.models import MoveRequest, Snapshot
 from service.sessions.moves import checked, fingerprint, replay, seat_move
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.store import CommitRequest
 
 from .conftest import SpyStore, body, created
@@ -34,9 +35,9 @@ def game(mgr: SessionManager) -> tuple[str, list[str], Snapshot, int, dict[str, 
 
 
 def code_of(fn: Any, *args: Any) -> tuple[int, str]:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         fn(*args)
-    return e.value.status, e.value.code
+    return status_of(e.value), e.value.code
 
 
 def test_a_move_from_the_cached_copy_is_one_store_call(
@@ -44,7 +45,7 @@ def test_a_move_from_the_cached_copy_is_one_store_call(
 ) -> None:
     sid, toks, c, seat, move = game(mgr)
     store.calls.clear()
-    reply = mgr.move(sid, MoveRequest(toks[seat], c.version, None, move))
+    reply = mgr.moves.move(sid, MoveRequest(toks[seat], c.version, None, move))
     answer = body(reply)
     assert reply.version == 2 and answer["version"] == 2 and not reply.replayed
     assert [name for name, _ in store.calls] == ["commit"]
@@ -58,26 +59,26 @@ def test_a_retry_under_the_same_key_is_replayed_and_another_move_refused(
     mgr: SessionManager,
 ) -> None:
     sid, toks, c, seat, move = game(mgr)
-    first = mgr.move(sid, MoveRequest(toks[seat], 1, "k-1", move))
-    again = mgr.move(sid, MoveRequest(toks[seat], 1, "k-1", move))
+    first = mgr.moves.move(sid, MoveRequest(toks[seat], 1, "k-1", move))
+    again = mgr.moves.move(sid, MoveRequest(toks[seat], 1, "k-1", move))
     assert again.replayed and again.body == first.body and again.version == 2
     mgr.cache.clear()  # from a read too
-    assert mgr.move(sid, MoveRequest(toks[seat], 1, "k-1", move)).replayed
+    assert mgr.moves.move(sid, MoveRequest(toks[seat], 1, "k-1", move)).replayed
     other = {"type": "draw"} if move["type"] != "draw" else {"type": "pass"}
-    assert code_of(mgr.move, sid, MoveRequest(toks[seat], 1, "k-1", other)) == (
+    assert code_of(mgr.moves.move, sid, MoveRequest(toks[seat], 1, "k-1", other)) == (
         422, "idempotency_key_reused",
     )  # fmt: skip
 
 
 def test_a_stale_version_is_412_and_the_limit_409(mgr: SessionManager, store: SpyStore) -> None:
     sid, toks, c, seat, move = game(mgr)
-    assert code_of(mgr.move, sid, MoveRequest(toks[seat], 7, None, move)) == (
+    assert code_of(mgr.moves.move, sid, MoveRequest(toks[seat], 7, None, move)) == (
         412, "version_mismatch",
     )  # fmt: skip
     store.commit(CommitRequest(sid, 1, store.load(sid).state))  # type: ignore[union-attr]
-    assert code_of(mgr.move, sid, MoveRequest(toks[seat], 1, None, move))[0] == 412
+    assert code_of(mgr.moves.move, sid, MoveRequest(toks[seat], 1, None, move))[0] == 412
     mgr.config = replace(mgr.config, max_moves=c.dealt().move_count)
-    assert code_of(mgr.move, sid, MoveRequest(toks[seat], 2, None, move)) == (
+    assert code_of(mgr.moves.move, sid, MoveRequest(toks[seat], 2, None, move)) == (
         409, "move_limit_reached",
     )  # fmt: skip
 
@@ -88,10 +89,10 @@ def test_the_request_is_checked_in_the_contracts_order(mgr: SessionManager) -> N
     bad_key = problems.unreadable("Idempotency-Key", "no")
     other = {**move, "player": 1 - seat}
     # the session and the token come first
-    assert code_of(mgr.move, "nosuchsession", MoveRequest(None, bad_if_match, bad_key, {})) == (
+    assert code_of(mgr.moves.move, "nosuchsession", MoveRequest(None, bad_if_match, bad_key, {})) == (
         404, "session_not_found",
     )  # fmt: skip
-    assert code_of(mgr.move, sid, MoveRequest(None, bad_if_match, bad_key, other))[0] == 401
+    assert code_of(mgr.moves.move, sid, MoveRequest(None, bad_if_match, bad_key, other))[0] == 401
     # then If-Match, the move, the key
     assert code_of(checked, c, seat, MoveRequest("", bad_if_match, bad_key, other)) == (
         400, "invalid_request",
@@ -100,7 +101,7 @@ def test_the_request_is_checked_in_the_contracts_order(mgr: SessionManager) -> N
         428, "if_match_required",
     )  # fmt: skip
     assert code_of(checked, c, seat, MoveRequest("", 1, bad_key, other)) == (403, "not_your_seat")
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         checked(c, seat, MoveRequest("", 1, bad_key, move))
     assert e.value is bad_key
 
@@ -119,7 +120,7 @@ def test_a_key_is_scoped_to_its_seat_and_bound_to_its_move_and_version() -> None
 def test_a_stored_answer_replays_only_for_its_fingerprint() -> None:
     stored = b"fp\n" + b'{"version": 5}'
     assert replay(stored, b"fp").version == 5
-    with pytest.raises(SessionProblem):
+    with pytest.raises(SessionError):
         replay(stored, b"other")
 
 

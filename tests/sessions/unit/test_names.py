@@ -9,7 +9,7 @@ import unicodedata
 import pytest
 
 from service.sessions import names
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from tests.service.harness import spec_document
 
 PATTERN = re.compile(spec_document()["components"]["schemas"]["SeatName"]["pattern"])
@@ -30,7 +30,7 @@ INVISIBLE = ["\u200b", "\u200b" * 10, "\u2060", "\ufeff", "\u00ad", "\u3164", "\
 def accepted(name: str) -> bool:
     try:
         names.clean(name, "name")
-    except SessionProblem:
+    except SessionError:
         return False
     return True
 

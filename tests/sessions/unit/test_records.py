@@ -13,7 +13,7 @@ import engine
 from service.sessions.bots import next_bot_move
 from service.sessions.manager import SessionManager
 from service.sessions.models import MoveRequest
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.records import logged
 
 from .conftest import T0, SpyStore, created, finished_state, put_state
@@ -30,7 +30,7 @@ def played_out(mgr: SessionManager) -> str:
         move = next_bot_move(c.state, {0, 1}, rnd)
         if move is None:
             return sid
-        mgr.move(sid, MoveRequest(toks[move.player], c.version, None, move.to_dict()))
+        mgr.moves.move(sid, MoveRequest(toks[move.player], c.version, None, move.to_dict()))
     raise AssertionError("the game did not end")
 
 
@@ -44,7 +44,7 @@ def test_an_entry_says_who_moved_when_and_the_move() -> None:
 def test_a_running_games_record_is_a_seats_only_without_the_seed(mgr: SessionManager) -> None:
     made = created(mgr, [{"name": "Ann"}, {"bot": True}])
     sid, tok = str(made["session_id"]), made["seats"][0]["token"]
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         mgr.record(sid, None)
     assert e.value.code == "missing_token"
     record = orjson.loads(mgr.record(sid, tok).body)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from service.sessions.redis_client import (
+from service.redis.client import (
     SlotRouter,
     client_options,
     cluster_nodes,

@@ -9,7 +9,7 @@ import pytest
 
 from service.sessions import tokens
 from service.sessions.manager import SessionManager
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.repo import Change
 
 from .conftest import SpyStore, body, created, finished_state, put_state
@@ -26,8 +26,8 @@ def finished(mgr: SessionManager, store: SpyStore) -> tuple[str, list[str]]:
 
 def test_a_game_not_over_has_no_rematch(mgr: SessionManager) -> None:
     made = created(mgr, 2)
-    with pytest.raises(SessionProblem) as e:
-        mgr.rematch(str(made["session_id"]), made["seats"][0]["token"])
+    with pytest.raises(SessionError) as e:
+        mgr.rematches.rematch(str(made["session_id"]), made["seats"][0]["token"])
     assert e.value.code == "game_not_over"
 
 
@@ -35,10 +35,10 @@ def test_the_next_game_has_the_same_seats_the_next_dealer_and_new_tokens(
     mgr: SessionManager, store: SpyStore
 ) -> None:
     sid, toks = finished(mgr, store)
-    first = body(mgr.rematch(sid, toks[1]))
+    first = body(mgr.rematches.rematch(sid, toks[1]))
     nsid = first["session_id"]
     assert first["previous_session_id"] == sid and first["seat"] == 1 and nsid != sid
-    second = body(mgr.rematch(sid, toks[0]))
+    second = body(mgr.rematches.rematch(sid, toks[0]))
     assert second["session_id"] == nsid and second["seat"] == 0
     old, new = mgr.repo.load(sid)[0], mgr.repo.load(nsid)[0]
     assert old.meta.rematch == nsid and new.meta.rematch is None
@@ -54,7 +54,7 @@ def test_a_call_that_loses_the_link_race_answers_the_linked_game(
     mgr: SessionManager, store: SpyStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sid, toks = finished(mgr, store)
-    other = body(mgr.rematch(sid, toks[0]))["session_id"]
+    other = body(mgr.rematches.rematch(sid, toks[0]))["session_id"]
     c = mgr.repo.load(sid)[0]
     # This process still holds the copy from before the link: it makes a game of its own.
     stale = replace(c, meta=replace(c.meta, rematch=None), version=c.version - 1)
@@ -68,5 +68,5 @@ def test_a_call_that_loses_the_link_race_answers_the_linked_game(
     monkeypatch.setattr(mgr.creation, "open", spy_open)
     assert mgr.rematches._make(stale) == other
     assert len(made) == 1 and store.load(made[0]) is None  # its own game was deleted
-    with pytest.raises(SessionProblem):
+    with pytest.raises(SessionError):
         mgr.repo.change(made[0], lambda n: Change(None))

@@ -10,10 +10,11 @@ import orjson
 import pytest
 
 import engine
+from service.sessions.api import status_of
 from service.sessions.cache import SnapshotCache
 from service.sessions.config import Env
 from service.sessions.models import BotLevel, Meta, Seat, Snapshot
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.repo import CHANGE_TRIES, Change, Repository, with_history
 from service.sessions.store import CommitRequest, Idem
 
@@ -41,7 +42,7 @@ def test_a_session_id_this_service_never_makes_is_404_without_a_read(
     repo: Repository, store: SpyStore
 ) -> None:
     for read in (repo.load, repo.current):
-        with pytest.raises(SessionProblem) as e:
+        with pytest.raises(SessionError) as e:
             read("x/../y")
         assert e.value.code == "session_not_found"
     assert store.named("load") == []
@@ -85,7 +86,7 @@ def test_a_lost_race_forgets_the_cached_copy_and_a_vanished_session_is_404(
     assert not isinstance(lost, Snapshot) and (lost.status, lost.version) == ("conflict", 2)
     assert repo.cache.peek(SID) is None
     store.delete(SID)
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         repo.commit(c, c.then(c.state, c.meta, 0), [], [])
     assert e.value.code == "session_not_found"
 
@@ -131,9 +132,9 @@ def test_a_change_that_always_loses_gives_up_with_the_current_version(
         store.commit(CommitRequest(SID, c.version, b"null"))
         return Change("won", c.then(c.state, c.meta, 0))
 
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         repo.change(SID, racing)
-    assert e.value.status == 412 and e.value.extra["current_version"] == CHANGE_TRIES + 1
+    assert status_of(e.value) == 412 and e.value.facts["current_version"] == CHANGE_TRIES + 1
     last, given = repo.change(SID, racing, tries=2, give_up=lambda c: f"v{c.version}")
     assert given == f"v{last.version}" and last.version == CHANGE_TRIES + 3
 

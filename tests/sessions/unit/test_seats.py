@@ -10,7 +10,7 @@ import engine
 from service.sessions import tokens
 from service.sessions.manager import SessionManager
 from service.sessions.models import BotLevel, LostReason, LostToken, Meta, Seat, Snapshot, Status
-from service.sessions.problems import SessionProblem
+from service.sessions.problems import SessionError
 from service.sessions.seats import open_seat, returnable
 
 from .conftest import T0, SpyStore, Time, body, created
@@ -21,7 +21,7 @@ def waiting(mgr: SessionManager, **kw: object) -> dict[str, object]:
 
 
 def code_of(fn: object, *args: object) -> str:
-    with pytest.raises(SessionProblem) as e:
+    with pytest.raises(SessionError) as e:
         fn(*args)  # type: ignore[operator]
     return e.value.code
 
@@ -29,14 +29,14 @@ def code_of(fn: object, *args: object) -> str:
 def test_a_join_takes_the_lowest_open_seat_or_the_one_asked(mgr: SessionManager) -> None:
     made = waiting(mgr)
     sid, code = str(made["session_id"]), made["invitation_code"]
-    second = body(mgr.join(sid, {"name": "Cy", "code": code, "seat": 2}))
+    second = body(mgr.seats.join(sid, {"name": "Cy", "code": code, "seat": 2}))
     assert second["seat"] == 2 and second["status"] == "waiting" and second["version"] == 2
     c = mgr.cache.peek(sid)
     assert c is not None and c.meta.seats[2] == Seat(2, "Cy", None, tokens.digest(second["token"]))
-    assert code_of(mgr.join, sid, {"name": "Di", "code": code, "seat": 2}) == "session_full"
-    last = body(mgr.join(sid, {"name": "Bo", "code": code}))
+    assert code_of(mgr.seats.join, sid, {"name": "Di", "code": code, "seat": 2}) == "session_full"
+    last = body(mgr.seats.join(sid, {"name": "Bo", "code": code}))
     assert last["seat"] == 1 and last["status"] == "playing"
-    assert code_of(mgr.join, sid, {"name": "Ed", "code": code}) == "session_started"
+    assert code_of(mgr.seats.join, sid, {"name": "Ed", "code": code}) == "session_started"
 
 
 def test_the_last_join_deals_and_starts_the_clock(
@@ -45,7 +45,7 @@ def test_the_last_join_deals_and_starts_the_clock(
     made = created(mgr, [{"name": "Ann"}, {"open": True}], clock={"turn_seconds": 9})
     sid = str(made["session_id"])
     clock.t += 60
-    mgr.join(sid, {"name": "Bo", "code": made["invitation_code"]})
+    mgr.seats.join(sid, {"name": "Bo", "code": made["invitation_code"]})
     c = mgr.cache.peek(sid)
     assert c is not None and c.state is not None and c.meta.clock is not None
     assert c.meta.clock.started == T0 + 60
@@ -57,19 +57,19 @@ def test_a_join_needs_the_code_unless_the_session_is_public(
     mgr: SessionManager, store: SpyStore
 ) -> None:
     sid = str(waiting(mgr)["session_id"])
-    assert code_of(mgr.join, sid, {"name": "Bo"}) == "invalid_invitation"
+    assert code_of(mgr.seats.join, sid, {"name": "Bo"}) == "invalid_invitation"
     public = waiting(mgr, public=True)
     psid = str(public["session_id"])
-    mgr.join(psid, {"name": "Bo"})
-    mgr.join(psid, {"name": "Cy"})
+    mgr.seats.join(psid, {"name": "Bo"})
+    mgr.seats.join(psid, {"name": "Cy"})
     assert store.lobby_page(None, None, 10) == []  # started: off the lobby
 
 
 def test_a_seat_that_leaves_before_the_start_is_open_again(mgr: SessionManager) -> None:
     made = waiting(mgr)
     sid = str(made["session_id"])
-    joined = body(mgr.join(sid, {"name": "Bo", "code": made["invitation_code"]}))
-    left = body(mgr.leave(sid, joined["token"]))
+    joined = body(mgr.seats.join(sid, {"name": "Bo", "code": made["invitation_code"]}))
+    left = body(mgr.seats.leave(sid, joined["token"]))
     assert left["seat"] == 1 and left["seats"][1] == {
         "seat": 1,
         "name": "Player 2",
@@ -78,14 +78,14 @@ def test_a_seat_that_leaves_before_the_start_is_open_again(mgr: SessionManager) 
         "connected": False,
         "last_seen": None,
     }
-    assert code_of(mgr.leave, sid, joined["token"]) == "seat_left"
+    assert code_of(mgr.seats.leave, sid, joined["token"]) == "seat_left"
 
 
 def test_a_seat_that_leaves_a_game_is_played_by_a_bot(mgr: SessionManager) -> None:
     made = created(mgr, 2)
     sid = str(made["session_id"])
     tok = [s["token"] for s in made["seats"]]
-    left = body(mgr.leave(sid, tok[1]))
+    left = body(mgr.seats.leave(sid, tok[1]))
     assert left["seats"][1]["bot"] is True and left["status"] == "playing"
     c = mgr.cache.peek(sid)
     assert c is not None and c.meta.seats[1].token_sha256 is None
@@ -99,7 +99,7 @@ def test_a_bot_takes_a_seat_and_a_join_finds_one() -> None:
     assert handed.seats[0].lost is not None and not handed.seats[0].open
     assert open_seat(meta, None) == 1 and open_seat(meta, 1) == 1
     for wanted in (0, 5):
-        with pytest.raises(SessionProblem):
+        with pytest.raises(SessionError):
             open_seat(meta, wanted)
     assert Status.WAITING.value == "waiting"
 

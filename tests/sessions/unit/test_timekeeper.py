@@ -31,7 +31,7 @@ def test_nothing_is_owed_before_the_deadline(
     c = clocked(mgr)
     clock.t = T0 + TURN - 1
     assert mgr.timekeeper.settle(c) is c and store.named("commit") == []
-    assert mgr.timekeeper.next_deadline(c) == T0 + TURN
+    assert c.next_deadline(mgr.config) == T0 + TURN
 
 
 def test_a_passed_deadline_plays_the_forced_moves_at_the_deadline_once(
@@ -81,11 +81,11 @@ def test_timeouts_in_a_row_hand_the_seat_to_a_bot(
 
 def test_the_next_deadline(mgr: SessionManager) -> None:
     c = clocked(mgr, bank_seconds=7)
-    assert mgr.timekeeper.next_deadline(c) == T0 + TURN + 7
-    assert mgr.timekeeper.next_deadline(replace(c, meta=replace(c.meta, clock=None))) is None
-    assert mgr.timekeeper.next_deadline(replace(c, state=None)) is None
+    assert c.next_deadline(mgr.config) == T0 + TURN + 7
+    assert replace(c, meta=replace(c.meta, clock=None)).next_deadline(mgr.config) is None
+    assert replace(c, state=None).next_deadline(mgr.config) is None
     mgr.config = replace(mgr.config, max_moves=c.dealt().move_count)
-    assert mgr.timekeeper.next_deadline(c) is None  # the session is full
+    assert c.next_deadline(mgr.config) is None  # the session is full
 
 
 def test_the_clock_after_a_move() -> None:

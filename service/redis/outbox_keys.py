@@ -6,7 +6,7 @@ keys, and the two indexes that find the sessions with work due, in the session's
 | ``<prefix>{<sid>}:outbox`` | list | the session's notifications not delivered yet, oldest first (``<webhook-id>\\n<body>``) |
 | ``<prefix>{<sid>}:outq`` | hash | the head's delivery: ``a`` attempts, ``first`` first failure (ms), ``lease`` in flight until (ms), ``retry`` next try (ms); ``warn``/``warn_due``/``warn_v`` the turn's clock warning, due while the session is at ``warn_v``; ``off`` 1: the receiver answered 410 |
 | ``<prefix>{<tag>}:notify:due`` | sorted set | sid -> when its outbox has something due (ms) |
-| ``<prefix>{<tag>}:notify:deadlines`` | sorted set | sid -> when the sweeper settles it (ms): its clock's next deadline, or at once while its bots owe moves (``Timekeeper.sweep_at``) |
+| ``<prefix>{<tag>}:notify:deadlines`` | sorted set | sid -> when the sweeper settles it (ms): its clock's next deadline, or at once while its bots owe moves (``Snapshot.sweep_at``) |
 | ``<prefix>{notify}:wake`` | sorted set | a cluster's slot tags with work due -> when (ms): told after each commit, read by the workers first |
 | ``<prefix>{notify}:stream`` | stream | notifications handed to the workers (consumer group ``notifier``) |
 | ``<prefix>{notify}:dead`` | stream | notifications given up after the retry window: the dead letters |

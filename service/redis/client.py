@@ -1,4 +1,4 @@
-"""Redis clients for the sessions: made from ``REDIS_URL``, failing fast, and a router
+"""Redis clients for the sessions, the rate limit and the notifier: made from ``REDIS_URL``, failing fast, and a router
 that sends each call on one slot to the node that holds it.
 
 ``make_client`` reads ``redis://`` and ``rediss://`` (one server),
@@ -42,7 +42,10 @@ from redis.exceptions import (
 from redis.retry import Retry
 from redis.sentinel import Sentinel
 
-from .store import StoreUnavailable
+
+class StoreUnavailable(Exception):
+    """The backing store cannot be reached (the API answers 503 with ``Retry-After``)."""
+
 
 T = TypeVar("T")
 
