@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import engine
 from engine import Move, MoveType, Pending, Phase, RulesError, State, find_variant
@@ -22,7 +21,11 @@ SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
 @functools.cache
 def spec_document() -> dict[str, Any]:
-    """openapi.yaml as plain data (one load a run: do not change it)."""
+    """openapi.yaml as plain data (one load a run: do not change it). PyYAML is
+    imported here, not at the top: the engine's tests run where only pytest is lent
+    (``tests/engine/paths/test_interpreters.py``)."""
+    import yaml
+
     return yaml.safe_load(SPEC_PATH.read_text())  # type: ignore[no-any-return]
 
 
