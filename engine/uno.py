@@ -30,7 +30,6 @@ from . import rng as prng
 from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
-from .facts import cached
 from .moves import Move, MoveType
 from .state import Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
@@ -62,13 +61,27 @@ Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
 
 class TurnHooks(NamedTuple):
     """Which rule hooks the listing of a turn must ask in a state (``turn_hooks``); a
-    hook it need not ask is classic UNO's own there, whose answer the listing knows:
-    ``play_targets`` names no seat, ``uno_flag_allowed`` gives one answer for every play
-    of the hand (asked once), ``may_draw`` allows the draw."""
+    hook it need not ask answers there as classic UNO's own (``UnoRules``'), whose
+    answer the listing knows: ``play_targets`` names no seat, ``uno_flag_allowed``
+    (``UnoRules.uno_flag_allowed``, asked once) gives one answer for every play of the
+    hand, ``may_draw`` allows the draw."""
 
     targets: bool
     uno_per_play: bool
     may_draw: bool
+
+
+class Compiled(dict[Any, Any]):
+    """A table compiled from a rule hook one key at a time: ``make(key)`` when a key is
+    first asked, kept (the keys are few: a table size and a direction)."""
+
+    def __init__(self, make: Callable[[Any], Any]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: Any) -> Any:
+        made = self[key] = self.make(key)
+        return made
 
 
 class UnoRules(Variant):
@@ -121,17 +134,15 @@ class UnoRules(Variant):
     #: Card actions: kind -> the function applying it after the card is played (set
     #: below the effect methods, at the end of the class).
     effects: ClassVar[dict[Kind, Effect]]
+    #: Actions of number cards, by number (classic UNO: none, a number passes the turn;
+    #: the seven-zero house rule's 7 and 0). With ``effects``, the one way a card acts.
+    number_effects: ClassVar[dict[int, Effect]] = {}
 
     def __init__(self) -> None:
         super().__init__()
-        # Kind -> the effect bound to this instance (bound once).
-        bound: dict[Kind, Callable[[Work, int, int, Move | None, list[Event]], None]] = {
-            kind: MethodType(fn, self) for kind, fn in self.effects.items()
-        }
-        #: Side -> card id -> its bound effect, or None (a number: the turn just passes).
-        self._effect_of = tuple(
-            tuple(bound.get(kind) for kind in kinds) for kinds in self.catalog.kind
-        )
+        #: Side -> card id -> its effect (``effects`` by kind, ``number_effects`` by
+        #: number) bound to this instance, or None (the turn just passes).
+        self._effect_of = self.effect_table()
         #: ``matches`` compiled (``matching``), and ``play_colors``: side -> card -> colours.
         self._matching = self.match_table()
         cat = self.catalog
@@ -168,6 +179,13 @@ class UnoRules(Variant):
             )
             for plays in self._plays
         )
+        #: seat -> its draw (made once, read by every listing).
+        self._draw_moves = tuple(Move(T.DRAW, p) for p in range(self.max_players))
+        #: ``play_targets`` compiled: (players, direction) -> seat -> card -> seats; and
+        #: the plays naming them: (players, direction) -> side -> seat -> card -> each
+        #: play without and with ``uno: true`` (None where the card names no seat).
+        self._targets = Compiled(self.target_table)
+        self._target_plays = Compiled(self.target_play_table)
         cls = type(self)
         #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
         #: the hooks this class keeps from classic UNO need no call per play.
@@ -175,6 +193,57 @@ class UnoRules(Variant):
             targets=cls.play_targets is not UnoRules.play_targets,
             uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
             may_draw=cls.may_draw is not UnoRules.may_draw,
+        )
+
+    def target_table(self, key: tuple[int, int]) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
+        """One entry of ``_targets``: seat -> card -> ``play_targets`` at a table of
+        ``players`` playing in ``direction`` (``key``)."""
+        players, direction = key
+        hook, ids = self.play_targets, self.catalog.ids
+        return tuple(
+            tuple(hook(players, direction, player, card) for card in ids)
+            for player in range(players)
+        )
+
+    def target_play_table(self, key: tuple[int, int]) -> tuple[Any, ...]:
+        """One entry of ``_target_plays``: side -> seat -> card -> its plays, one per colour
+        it may name and seat it names, each without and with ``uno: true``; None for a
+        card that names no seat (its plays are ``_plays``')."""
+        targets = self._targets[key]
+        return tuple(
+            tuple(
+                tuple(
+                    None
+                    if seats == NO_TARGET
+                    else tuple(
+                        (
+                            _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
+                            _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
+                        )
+                        for color in colors[card]
+                        for target in seats
+                    )
+                    for card, seats in enumerate(by_card)
+                )
+                for player, by_card in enumerate(targets)
+            )
+            for colors in self._colors
+        )
+
+    def effect_table(self) -> tuple[tuple[Callable[..., None] | None, ...], ...]:
+        """side -> card -> the card's action bound to this instance: ``effects`` by its
+        kind, ``number_effects`` by its number, or None."""
+        cat = self.catalog
+        by_kind = {kind: MethodType(fn, self) for kind, fn in self.effects.items()}
+        by_number = {value: MethodType(fn, self) for value, fn in self.number_effects.items()}
+        return tuple(
+            tuple(
+                by_number.get(cat.value[side][c]) or by_kind.get(Kind.NUMBER)  # type: ignore[arg-type]
+                if cat.kind[side][c] is Kind.NUMBER
+                else by_kind.get(cat.kind[side][c])
+                for c in cat.ids
+            )
+            for side in range(cat.sides)
         )
 
     def extra_options(self) -> list[OptionSpec]:
@@ -293,10 +362,23 @@ class UnoRules(Variant):
             return self.side_colors(side)  # type: ignore[return-value]
         return NO_COLOR
 
-    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
-        """The seats a play of ``card`` by ``player`` may name (``target``): none
-        (``(None,)``) in classic UNO."""
+    def play_targets(
+        self, players: int, direction: int, player: int, card: int
+    ) -> tuple[int | None, ...]:
+        """The seats a play of ``card`` by ``player`` may name (``target``) at a table of
+        ``players`` playing in ``direction``: none (``(None,)``) in classic UNO. It must
+        depend on its arguments only: it is compiled into a table (``targets_of``) per
+        table size and direction, asked where ``turn_hooks`` says plays name seats."""
         return NO_TARGET
+
+    def targets_of(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+        """The seats a play of ``card`` by ``player`` may name in ``s``: ``play_targets``
+        compiled (one table per table size and direction, made from this instance's hook
+        when first asked), where ``turn_hooks(s).targets`` says plays name seats (classic
+        UNO's seven-zero house rule decides it per game); else none."""
+        if not self.turn_hooks(s).targets:
+            return NO_TARGET
+        return self._targets[s.num_players, s.direction][player][card]
 
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """Whether ``uno: true`` fits this play: it leaves the player one card. (The
@@ -361,42 +443,28 @@ class UnoRules(Variant):
 
     def play_moves(self, s: State, player: int, card: int) -> list[Move]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
-        seat it may target, each also with ``uno: true`` where that fits (asked once for
-        each seat named: ``uno_flag_allowed`` does not read a play's colour)."""
+        seat it may target (``targets_of``), each also with ``uno: true`` where that fits
+        (asked once for each seat named: ``uno_flag_allowed`` does not read a play's
+        colour)."""
+        return self.card_plays(s, player, card, self.turn_hooks(s).targets)
+
+    def card_plays(self, s: State, player: int, card: int, named: bool) -> list[Move]:
+        """``play_moves``, with ``named`` (``turn_hooks(s).targets``: whether plays name
+        seats in ``s``) known: the plays come from the tables (``_target_plays`` where a
+        play names a seat, else ``_play_lists``), ``uno_flag_allowed`` asked per seat."""
         side = s.side
-        targets = self.play_targets(s, player, card)
         fits = self.uno_flag_allowed
-        out: list[Move] = []
-        if targets == NO_TARGET:
-            lists = self._play_lists[side][player]
-            return [*lists[1 if fits(s, self._plays[side][player][card][0][1]) else 0][card]]
-        made = self._made_plays[player][card]
-        pairs = made.get((side, targets))  # type: ignore[assignment]
-        if pairs is None:
-            pairs = made[side, targets] = tuple(
-                (
-                    _new(Move, (T_PLAY, player, card, color, target, None, False, None)),
-                    _new(Move, (T_PLAY, player, card, color, target, None, True, None)),
-                )
-                for color in self._colors[side][card]
-                for target in targets
-            )
-        for plain, said in pairs:
-            out.append(plain)
-            if fits(s, said):
-                out.append(said)
-        return out
-
-    @cached
-    def _made_plays(self) -> list[list[dict[tuple[Any, ...], tuple[tuple[Move, Move], ...]]]]:
-        """[seat][card] -> (side, the seats a play may name) -> each play without and with
-        ``uno: true`` (moves are immutable: each is made once)."""
-        size = self.catalog.size
-        return [[{} for _ in range(size)] for _ in range(self.max_players)]
-
-    @cached
-    def _draw_moves(self) -> tuple[Move, ...]:
-        return tuple(Move(T.DRAW, p) for p in range(self.max_players))
+        if named:
+            pairs = self._target_plays[s.num_players, s.direction][side][player][card]
+            if pairs is not None:
+                out: list[Move] = []
+                for plain, said in pairs:
+                    out.append(plain)
+                    if fits(s, said):
+                        out.append(said)
+                return out
+        lists = self._play_lists[side][player]
+        return [*lists[1 if fits(s, self._plays[side][player][card][0][1]) else 0][card]]
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """The plays of every card of the hand that ``matches`` the card in play, and the
@@ -411,14 +479,16 @@ class UnoRules(Variant):
         hooks = self.turn_hooks(state)
         if hooks.targets or hooks.uno_per_play:
             moves: list[Move] = []
+            card_plays, named = self.card_plays, hooks.targets
             for card in state.hands[player]:
                 if card in playable:
-                    moves += self.play_moves(state, player, card)
+                    moves += card_plays(state, player, card, named)
         else:
             cards = [card for card in state.hands[player] if card in playable]
             if cards:
+                # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``).
                 said = self._plays[side][player][cards[0]][0][1]
-                lists = self._play_lists[side][player][self.uno_flag_allowed(state, said)]
+                lists = self._play_lists[side][player][UnoRules.uno_flag_allowed(self, state, said)]
                 moves = [move for card in cards for move in lists[card]]
             else:
                 moves = []
@@ -482,7 +552,7 @@ class UnoRules(Variant):
             or self.matching(side, w.active_color, w.discard[-1])
         ):
             raise self.no_match(w, card)
-        targets = self.play_targets(w, player, card)
+        targets = self.targets_of(w, player, card)
         if target not in targets:
             if targets == NO_TARGET:
                 raise RulesError("this play takes no 'target'", code="unexpected_field")
@@ -561,17 +631,16 @@ class UnoRules(Variant):
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_of[w.side][card]
         if effect is None:
-            w.current = (player + w.direction) % w.num_players
+            w.current = w.next_seat(player)
         else:
             effect(w, player, card, move, events)
 
     def effect_skip(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
-        direction, n = w.direction, w.num_players
-        skipped = (player + direction) % n
+        skipped = w.next_seat(player)
         events.append({"type": "skipped", "player": skipped})
-        w.current = (skipped + direction) % n
+        w.current = w.next_seat(skipped)
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
@@ -597,15 +666,7 @@ class UnoRules(Variant):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         victim = w.next_seat(player)
-        before = w.discard[-2]
-        w.pending = pending(
-            P.CHALLENGE,
-            victim,
-            card,
-            offender=player,
-            guilty=self.challenge_guilty(w, player, w.prev_color, before),
-            hand=w.hands[player],  # the hand that is checked, revealed on a challenge
-        )
+        w.pending = pending(P.CHALLENGE, victim, card, **self.challenge_data(w, player))
         w.current = victim
 
     effects = {
@@ -629,6 +690,38 @@ class UnoRules(Variant):
             self.draw_cards(w, w.next_seat(player), amount, events, "penalty")
 
     # ------------------------------------------------------------------ challenge
+    def challenge_data(self, w: Work, offender: int) -> dict[str, Any]:
+        """What a decision on the challengeable card ``offender`` just played holds (the
+        ``challenge`` decision, the stacking house rule's penalty on a Wild Draw Four):
+        the offender's seat, whether the play was ``challenge_guilty`` by the colour and
+        card in play before it, and the hand that was checked (revealed on a challenge)."""
+        guilty = self.challenge_guilty(w, offender, w.prev_color, w.discard[-2])
+        return {"offender": offender, "guilty": guilty, "hand": w.hands[offender]}
+
+    def check_challenge_data(self, state: State, pend: Pending) -> None:
+        """Raise ``InvalidState`` unless ``pend`` holds what ``challenge_data`` makes (a
+        record from before ``hand`` was kept may leave it out: the current hand is shown)."""
+        from .errors import InvalidState
+
+        offender, guilty = pend.get("offender"), pend.get("guilty")
+        if (
+            not isinstance(offender, int)
+            or isinstance(offender, bool)
+            or not 0 <= offender < state.num_players
+            or offender == pend.player
+            or not isinstance(guilty, bool)
+        ):
+            raise InvalidState(
+                "a pending challenge needs the offender's seat and a guilty flag",
+                field="pending.data",
+            )
+        hand = pend.get("hand", ())
+        size = self.catalog.size
+        if type(hand) is not tuple or not all(type(c) is int and 0 <= c < size for c in hand):
+            raise InvalidState(
+                "a pending challenge's hand must be a list of card ids", field="pending.data"
+            )
+
     def challenge_guilty(
         self, w: Work, offender: int, prev_color: Color | None, prev_top: int
     ) -> bool:
@@ -721,7 +814,7 @@ class UnoRules(Variant):
             if not self.draws_to_match(w):
                 break
             drawn = self.draw_cards(w, player, 1, events, "draw")
-        w.current = (player + w.direction) % w.num_players
+        w.current = w.next_seat(player)
 
     def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
         """A draw that answers the pending decision: none of classic UNO's (its guards
@@ -738,7 +831,7 @@ class UnoRules(Variant):
             )
         w.pending = None
         events.append({"type": "passed", "player": player})
-        w.current = (player + w.direction) % w.num_players
+        w.current = w.next_seat(player)
 
     @handles(T.CHOOSE_COLOR)
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
@@ -790,7 +883,6 @@ class UnoRules(Variant):
             raise InvalidState("the discard pile is empty during play", field="discard")
         if pend is not None and pend.type is P.CHALLENGE:
             # The answer to a challenge reads these: a state without them cannot go on.
-            offender, guilty = pend.get("offender"), pend.get("guilty")
             if (
                 pend.card is None
                 or self.kind(state, pend.card) not in self.challenge_cards
@@ -801,20 +893,4 @@ class UnoRules(Variant):
                     "a pending challenge must name the challengeable card on top of the discard pile",
                     field="pending.card",
                 )
-            if (
-                not isinstance(offender, int)
-                or isinstance(offender, bool)
-                or not 0 <= offender < state.num_players
-                or offender == pend.player
-                or not isinstance(guilty, bool)
-            ):
-                raise InvalidState(
-                    "a pending challenge needs the offender's seat and a guilty flag",
-                    field="pending.data",
-                )
-            hand = pend.get("hand", ())  # the hand a challenge reveals; absent: the current one
-            size = self.catalog.size
-            if type(hand) is not tuple or not all(type(c) is int and 0 <= c < size for c in hand):
-                raise InvalidState(
-                    "a pending challenge's hand must be a list of card ids", field="pending.data"
-                )
+            self.check_challenge_data(state, pend)

@@ -23,14 +23,13 @@ from ..state import State, Work
 from ..uno import UnoPending
 from ..variant import TURN, defaults, first_plain
 from .base import HouseBase
-from .options import house_rules
 
 
 class DrawRules(HouseBase):
     """The drawing house rules and the UNO penalty, on classic UNO's hooks."""
 
     def draws_to_match(self, s: State | Work) -> bool:
-        return len(s.options) != self._plain_options and house_rules(s).draw_to_match
+        return self.houses[s.options].draws_to_match
 
     def playable(self, s: State | Work, player: int) -> list[int]:
         """The cards of ``player``'s hand that can be played on the card in play."""
@@ -39,9 +38,7 @@ class DrawRules(HouseBase):
 
     def may_draw(self, s: State | Work, player: int) -> bool:
         """Forced play: only a hand with no playable card may draw."""
-        if len(s.options) == self._plain_options:  # no house rule (``HouseBase``)
-            return True
-        return not house_rules(s).forced_play or not self.playable(s, player)
+        return not self.houses[s.options].forced_draw or not self.playable(s, player)
 
     def draw_refused(self, s: State | Work, player: int) -> RulesError:
         return RulesError(
@@ -52,10 +49,10 @@ class DrawRules(HouseBase):
 
     def may_keep_drawn(self, s: State | Work, player: int) -> bool:
         """Forced play: a playable drawn card is played at once."""
-        return len(s.options) == self._plain_options or not house_rules(s).forced_play
+        return self.houses[s.options].keeps_drawn
 
     def catch_penalty(self, s: State | Work) -> int:
-        return house_rules(s).uno_penalty
+        return self.houses[s.options].catch_penalty
 
     # ------------------------------------------------------------------ forced defaults
     @defaults(TURN)

@@ -22,7 +22,6 @@ from ..moves import Move, MoveType
 from ..state import Phase, State, Work
 from ..uno import UnoRules
 from .base import HouseBase
-from .options import house_rules
 
 T_PLAY = MoveType.PLAY
 PLAY = Phase.PLAY
@@ -43,33 +42,27 @@ class JumpIn(HouseBase):
         return (
             not cat.wild[side][card]
             and cat.code[side][card] == cat.code[side][s.discard[-1]]
-            and house_rules(s).jump_in
+            and self.houses[s.options].jump_in
+        )
+
+    def jump_in_refused(self, s: State | Work) -> RulesError:
+        """The error for a play out of turn that does not ``jumps_in``."""
+        top = self.catalog.code[s.side][s.discard[-1]]
+        return RulesError(
+            f"a jump-in plays a card identical to the {top} in play (same colour and "
+            "number or symbol, never a wild)",
+            code="not_identical",
         )
 
     def out_of_turn(self, state: State, move: Move) -> bool:
         """A play out of turn goes on to the rules while jump-in is on."""
-        return move[0] is T_PLAY and house_rules(state).jump_in
+        return move[0] is T_PLAY and self.houses[state.options].jump_in
 
     def legal_out_of_turn(self, state: State, player: int) -> list[Move]:
         """The jump-ins: every play of a card that ``jumps_in``."""
         moves: list[Move] = []
-        if len(state.options) != self._plain_options and house_rules(state).jump_in:
+        if self.houses[state.options].jump_in:
             for card in state.hands[player]:
                 if self.jumps_in(state, player, card):
                     moves += self.play_moves(state, player, card)
         return moves
-
-    def may_play(self, s: State | Work, player: int, card: int) -> bool:
-        if s.pending is None and player != s.current:
-            return self.jumps_in(s, player, card)
-        return super().may_play(s, player, card)
-
-    def play_refused(self, s: State | Work, player: int, card: int) -> RulesError:
-        if s.pending is None and player != s.current:
-            top = self.catalog.code[s.side][s.discard[-1]]
-            return RulesError(
-                f"a jump-in plays a card identical to the {top} in play (same colour and "
-                "number or symbol, never a wild)",
-                code="not_identical",
-            )
-        return super().play_refused(s, player, card)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..options import OptionSpec, flag
-from ..state import State, Work
 from ..variant import CAUGHT_DRAW
 
 #: The options, in the order ``GET /v1/variants`` lists them.
@@ -76,28 +75,12 @@ if House._fields != tuple(spec.name for spec in HOUSE_OPTIONS):  # pragma: no co
 
 #: Classic UNO: every house rule off.
 NO_HOUSE = House(*(spec.default for spec in HOUSE_OPTIONS))
-Options = tuple[tuple[str, Any], ...]
-_known: dict[Options, House] = {}
-#: The options last asked about and their house rules: a game's states share one options
-#: tuple (a move copies the reference), so most calls end at the identity check.
-_last: tuple[Options | None, House] = (None, NO_HOUSE)
 
 
-def house_rules(s: State | Work) -> House:
-    """The house rules of ``s`` (its options, the defaults for those it leaves out)."""
-    global _last
-    options = s.options
-    last = _last
-    if last[0] is options:
-        return last[1]
-    house = _known.get(options)
-    if house is None:
-        values = dict(options)
-        house = House(*(values.get(spec.name, spec.default) for spec in HOUSE_OPTIONS))
-        if len(_known) < 1024:
-            _known[options] = house
-    _last = (options, house)  # one assignment: a thread never sees a mixed pair
-    return house
+def house_of(options: tuple[tuple[str, Any], ...]) -> House:
+    """The house rules a game's ``options`` play (the defaults for those left out)."""
+    values = dict(options)
+    return House(*(values.get(spec.name, spec.default) for spec in HOUSE_OPTIONS))
 
 
 def in_play(house: House) -> dict[str, Any]:

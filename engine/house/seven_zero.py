@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..cards import Kind
 from ..events import Event, event
@@ -23,7 +23,6 @@ from ..moves import Move
 from ..state import State, Work, seat_after
 from ..uno import NO_TARGET, UnoRules
 from .base import HouseBase
-from .options import house_rules
 
 
 class SevenZero(HouseBase):
@@ -33,18 +32,6 @@ class SevenZero(HouseBase):
 
     def __init__(self) -> None:
         super().__init__()
-        # A 7 and a 0 act (while the rule is on) where other numbers only pass the turn.
-        acts: dict[int | None, Any] = {7: self.effect_seven, 0: self.effect_zero}
-        cat = self.catalog
-        self._effect_of = tuple(
-            tuple(
-                acts.get(cat.value[side][c], effect) if cat.kind[side][c] is Kind.NUMBER else effect
-                for c, effect in enumerate(effects)
-            )
-            for side, effects in enumerate(self._effect_of)
-        )
-        # Plain attributes, not ``cached``: a lazily cached one is read through its class
-        # descriptor, which Python 3.11 does not specialize (these are read per play).
         self._sevens = self._numbered(7)
         self._exchangers = self._sevens | self._numbered(0)  # the 7s and the 0s
 
@@ -55,16 +42,14 @@ class SevenZero(HouseBase):
         )
 
     # ------------------------------------------------------------------ the play
-    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+    def play_targets(
+        self, players: int, direction: int, player: int, card: int
+    ) -> tuple[int | None, ...]:
         """A 7 names another seat: every other seat, from the next player in the
-        direction of play on (the first is a forced move's choice)."""
-        if (
-            card in self._sevens
-            and len(s.options) != self._plain_options
-            and house_rules(s).seven_zero
-        ):
-            n = s.num_players
-            return tuple(seat_after(player, n, k, s.direction) for k in range(1, n))
+        direction of play on (the first is a forced move's choice). Asked where the rule
+        is on (``compose``: ``turn_hooks(s).targets``)."""
+        if card in self._sevens:
+            return tuple(seat_after(player, players, k, direction) for k in range(1, players))
         return NO_TARGET
 
     def receiver(self, s: State | Work, player: int, move: Move) -> int | None:
@@ -74,7 +59,7 @@ class SevenZero(HouseBase):
         card = move[2]
         if card not in self._exchangers or len(s.hands[player]) < 2:
             return None
-        if len(s.options) == self._plain_options or not house_rules(s).seven_zero:
+        if not self.houses[s.options].exchanges:
             return None
         if card in self._sevens:
             target = move[4]
@@ -87,8 +72,8 @@ class SevenZero(HouseBase):
         """``uno: true`` fits a play that leaves the mover one card: after a swap or a
         pass, the hand they receive."""
         got = self.receiver(s, move[1], move) if move[2] in self._exchangers else None
-        if got is None:  # ``UnoRules.uno_flag_allowed``, written out: it is asked per play
-            return self.uno_rule and len(s.hands[move[1]]) == 2
+        if got is None:
+            return UnoRules.uno_flag_allowed(self, s, move)
         return self.uno_rule and len(s.hands[got]) == 1
 
     # ------------------------------------------------------------------ the effects
@@ -96,12 +81,7 @@ class SevenZero(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A 7: with the rule on, swap hands with the seat the play names."""
-        if (
-            len(w.options) != self._plain_options
-            and house_rules(w).seven_zero
-            and move is not None
-            and type(move.target) is int
-        ):
+        if self.houses[w.options].exchanges and move is not None and type(move.target) is int:
             self.swap(w, player, move.target, events)
         w.current = w.next_seat(player)
 
@@ -109,7 +89,7 @@ class SevenZero(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A 0: with the rule on, every hand passes to the next player."""
-        if len(w.options) != self._plain_options and house_rules(w).seven_zero:
+        if self.houses[w.options].exchanges:
             self.pass_hands(w, player, events)
         w.current = w.next_seat(player)
 

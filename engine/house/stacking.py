@@ -29,7 +29,6 @@ from ..state import Pending, PendingType, State, Work, pending
 from ..uno import UnoRules
 from ..variant import defaults, lists
 from .base import HouseBase
-from .options import house_rules
 
 T = MoveType
 D2, WD4 = Kind.DRAW_TWO, Kind.WILD_DRAW_FOUR
@@ -58,14 +57,39 @@ class Stacking(HouseBase):
         PENALTY: (frozenset({T.PLAY, T.DRAW, T.CHALLENGE}), "must_answer_penalty"),
     }
 
-    def stacks_on(self, s: State | Work, top: int, card: int) -> bool:
-        """Whether ``card`` answers the penalty of the draw card ``top``: a Draw Two on a
-        Draw Two (any colour), a Wild Draw Four on a Wild Draw Four, and with ``up`` a
-        Wild Draw Four on a Draw Two too (a Draw Two never on a Wild Draw Four)."""
-        kind, under = self.kind(s, card), self.kind(s, top)
+    def __init__(self) -> None:
+        super().__init__()
+        cat = self.catalog
+        #: ``stacks_on`` compiled: stack up (False, True) -> side -> top card -> the
+        #: cards that answer its penalty (python-chess's tables; a subclass overriding
+        #: the hook gets its own). ``stackers`` reads it.
+        self._stacking = tuple(
+            tuple(
+                tuple(
+                    frozenset(c for c in cat.ids if self.stacks_on(side, top, c, up))
+                    for top in cat.ids
+                )
+                for side in range(cat.sides)
+            )
+            for up in (False, True)
+        )
+
+    def stacks_on(self, side: int, top: int, card: int, up: bool) -> bool:
+        """Whether ``card`` answers the penalty of the draw card ``top`` on ``side``: a
+        Draw Two on a Draw Two (any colour), a Wild Draw Four on a Wild Draw Four, and
+        with ``up`` (stacking ``up``) a Wild Draw Four on a Draw Two too (a Draw Two
+        never on a Wild Draw Four). It must depend on its arguments only (compiled into
+        ``_stacking`` when the variant is built)."""
+        kinds = self.catalog.kind[side]
+        kind, under = kinds[card], kinds[top]
         if kind is under:
             return kind is D2 or kind is WD4
-        return kind is WD4 and under is D2 and house_rules(s).stacking == "up"
+        return up and kind is WD4 and under is D2
+
+    def stackers(self, s: State | Work) -> frozenset[int]:
+        """The cards that answer the penalty of the card in play, by the stacking rule
+        ``s`` plays (``stacks_on`` compiled)."""
+        return self._stacking[self.houses[s.options].stack_up][s.side][s.discard[-1]]
 
     def draw_value(self, s: State | Work, card: int) -> int:
         """What a draw card adds to a penalty (2 or 4)."""
@@ -73,27 +97,20 @@ class Stacking(HouseBase):
         return self.draw_amounts.get(kind) or self.challenge_cards[kind][0]
 
     # ------------------------------------------------------------------ the decision
-    def may_play(self, s: State | Work, player: int, card: int) -> bool:
-        """Facing a penalty: a card that ``stacks_on`` the one on top."""
-        if penalty_of(s):
-            return self.stacks_on(s, s.discard[-1], card)
-        return super().may_play(s, player, card)
-
-    def play_refused(self, s: State | Work, player: int, card: int) -> RulesError:
-        if penalty_of(s):
-            top = self.catalog.code[s.side][s.discard[-1]]
-            return RulesError(
-                f"a penalty of {penalty_of(s)} is on: answer the {top} with a card that "
-                f"stacks on it ({self.stack_words(s)}), draw the penalty, or challenge a "
-                "Wild Draw Four",
-                code="cannot_stack",
-            )
-        return super().play_refused(s, player, card)
+    def penalty_refused(self, s: State | Work) -> RulesError:
+        """The error for a play facing a penalty that does not ``stacks_on`` it."""
+        top = self.catalog.code[s.side][s.discard[-1]]
+        return RulesError(
+            f"a penalty of {penalty_of(s)} is on: answer the {top} with a card that "
+            f"stacks on it ({self.stack_words(s)}), draw the penalty, or challenge a "
+            "Wild Draw Four",
+            code="cannot_stack",
+        )
 
     def stack_words(self, s: State | Work) -> str:
         if self.kind(s, s.discard[-1]) is WD4:
             return "a Wild Draw Four"
-        return "a Draw Two or a Wild Draw Four" if house_rules(s).stacking == "up" else "a Draw Two"
+        return "a Draw Two or a Wild Draw Four" if self.houses[s.options].stack_up else "a Draw Two"
 
     @lists(PENALTY)
     def legal_penalty(self, state: State, player: int) -> list[Move]:
@@ -124,13 +141,7 @@ class Stacking(HouseBase):
             stack += answered.get("stack")
         if self.kind(w, card) is WD4:
             w.pending = pending(
-                PENALTY,
-                victim,
-                card,
-                stack=stack,
-                offender=player,
-                guilty=self.challenge_guilty(w, player, w.prev_color, w.discard[-2]),
-                hand=w.hands[player],  # the hand that is checked, revealed on a challenge
+                PENALTY, victim, card, stack=stack, **self.challenge_data(w, player)
             )
         else:
             w.pending = pending(PENALTY, victim, card, stack=stack)
@@ -140,7 +151,7 @@ class Stacking(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Draw Two: classic UNO's effect, or with stacking the penalty."""
-        if len(w.options) == self._plain_options or house_rules(w).stacking == "none":
+        if not self.houses[w.options].penalty:
             UnoRules.effect_draw(self, w, player, card, move, events)
         else:
             self.raise_penalty(w, player, card)
@@ -149,16 +160,10 @@ class Stacking(HouseBase):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         """A Wild Draw Four: classic UNO's challenge, or with stacking the penalty."""
-        if len(w.options) == self._plain_options or house_rules(w).stacking == "none":
+        if not self.houses[w.options].penalty:
             UnoRules.effect_challengeable_draw(self, w, player, card, move, events)
         else:
             self.raise_penalty(w, player, card)
-
-    effects = {
-        **UnoRules.effects,
-        D2: effect_draw_stacking,
-        WD4: effect_wild_draw_stacking,
-    }
 
     def last_card_effect(self, w: Work, player: int, card: int, events: list[Event]) -> None:
         """Going out with a draw card: the next seat draws its value, and the penalty the
@@ -211,7 +216,7 @@ class Stacking(HouseBase):
     def view_extra(self, state: State, player: int | None, view: dict[str, Any]) -> None:
         """With stacking on, ``draw_stack``: the penalty's total (0 when none)."""
         super().view_extra(state, player, view)
-        if house_rules(state).stacking != "none":
+        if self.houses[state.options].penalty:
             view["draw_stack"] = penalty_of(state)
 
     def check_state(self, state: State) -> None:
@@ -219,9 +224,9 @@ class Stacking(HouseBase):
         pend = state.pending
         if pend is None or pend.type is not PENALTY:
             return
-        stack, offender = pend.get("stack"), pend.get("offender")
+        stack = pend.get("stack")
         top = state.discard[-1] if state.discard else None
-        if house_rules(state).stacking == "none":
+        if not self.houses[state.options].penalty:
             raise InvalidState("a penalty needs the stacking house rule", field="pending")
         if top is None or pend.card != top or self.kind(state, top) not in (D2, WD4):
             raise InvalidState(
@@ -239,19 +244,10 @@ class Stacking(HouseBase):
                     "a Draw Two's penalty holds its stack only", field="pending.data"
                 )
             return
-        hand = pend.get("hand")
-        size = self.catalog.size
-        if (
-            keys != {"stack", "offender", "guilty", "hand"}
-            or type(offender) is not int
-            or not 0 <= offender < state.num_players
-            or offender == pend.player
-            or type(pend.get("guilty")) is not bool
-            or type(hand) is not tuple
-            or not all(type(c) is int and 0 <= c < size for c in hand)
-        ):
+        if keys != {"stack", "offender", "guilty", "hand"}:
             raise InvalidState(
                 "a Wild Draw Four's penalty needs its stack, the offender's seat, a guilty "
                 "flag and the hand a challenge reveals",
                 field="pending.data",
             )
+        self.check_challenge_data(state, pend)

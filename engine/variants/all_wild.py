@@ -264,11 +264,13 @@ class AllWild(UnoRules):
         """No play names a colour (every card is wild and colourless)."""
         return NO_COLOR
 
-    def play_targets(self, s: State | Work, player: int, card: int) -> tuple[int | None, ...]:
+    def play_targets(
+        self, players: int, direction: int, player: int, card: int
+    ) -> tuple[int | None, ...]:
         """A Wild Targeted Draw Two or a Wild Forced Swap names an opponent; no other
         card names a seat."""
         if self._kinds[card] in TARGETED:
-            return self._opponents(s, player)
+            return self._opponent_table[players][player]
         return NO_TARGET
 
     def check_target(self, w: Work, player: int, target: Any) -> int:
@@ -307,7 +309,7 @@ class AllWild(UnoRules):
         if move.chain is not None:
             raise RulesError("this play takes no 'chain'", code="unexpected_field")
         target = move.target
-        targets = self.play_targets(w, player, card)  # type: ignore[arg-type]
+        targets = self.targets_of(w, player, card)  # type: ignore[arg-type]
         if target not in targets:
             if targets == NO_TARGET:
                 raise RulesError(

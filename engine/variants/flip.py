@@ -180,8 +180,8 @@ class Flip(UnoRules):
         if card is None:
             return move
         by_label = state.ext.by_label
-        if 0 <= card < len(by_label):  # ``_with_card`` written out (every move with a card)
-            return _new(Move, (move[0], move[1], by_label[card], *move[3:]))  # type: ignore[no-any-return]
+        if 0 <= card < len(by_label):
+            return _with_card(move, by_label[card])
         self.check_move(state, move)  # the usual guards come first
         raise RulesError(
             f"card {card} is not in player {move.player}'s hand", code="card_not_in_hand"
@@ -208,31 +208,14 @@ class Flip(UnoRules):
 
     def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
         """Everybody sees the count and the backs; only the drawer the faces in play."""
-        side = w.side
-        codes = self.catalog.code
-        back = codes[1 - side]
-        labels = w.ext.labels
-        if labels:  # every draw of a round: ``public_ref`` written out, one loop
-            front = codes[side]
-            backs, refs = [], []
-            for c in cards:
-                backs.append(back[c])
-                refs.append({"id": labels[c], "code": front[c]})
-            return {
-                "type": "drew",
-                "player": seat,
-                "count": len(cards),
-                "reason": reason,
-                "backs": backs,
-                "secret": {"to": [seat], "data": {"cards": refs}},
-            }
+        back = self.catalog.code[1 - w.side]
         return {
             "type": "drew",
             "player": seat,
             "count": len(cards),
             "reason": reason,
             "backs": [back[c] for c in cards],
-            "secret": {"to": [seat], "data": {"cards": [self.public_ref(w, c) for c in cards]}},
+            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
         }
 
     def score(self, state: State) -> dict[str, Any]:

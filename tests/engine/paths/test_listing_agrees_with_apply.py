@@ -27,6 +27,7 @@ from engine.errors import EngineError, InvalidMove
 from engine.state import work_of
 from engine.uno import UnoPending, UnoRules
 from engine.variant import Variant
+from engine.variants.all_wild import AllWild
 from engine.variants.classic import Classic
 
 T = MoveType
@@ -206,7 +207,7 @@ def test_listing_and_checks_agree_with_matches_on_every_card_pair(variant: str) 
                     # check_play: refuses with does_not_match exactly when it does not fit.
                     w = work_of(state)
                     color = v.play_colors(w.side, card)[0]
-                    target = v.play_targets(w, 0, card)[0]
+                    target = v.targets_of(w, 0, card)[0]
                     try:
                         v.check_play(w, Move(T.PLAY, 0, card, color, target))
                         refused = None
@@ -282,3 +283,97 @@ def test_a_variant_that_overrides_only_matches_lists_what_its_apply_takes(seed: 
         state = v.apply(state, rnd.choice(legal))[0]
     # Both ways: plays taken and refused, and plays the base rule would have refused.
     assert listed > 20 and refused > 100 and differs > 0, (listed, refused, differs)
+
+
+# ---------------------------------------------------------------- the other compiled hooks
+
+
+class NextSeatOnly(AllWild):
+    """UNO All Wild where a targeted play names only the next seat in the direction of
+    play (``play_targets`` overridden, nothing else)."""
+
+    def play_targets(
+        self, players: int, direction: int, player: int, card: int
+    ) -> tuple[int | None, ...]:
+        if super().play_targets(players, direction, player, card) == (None,):
+            return (None,)
+        return ((player + direction) % players,)
+
+
+class SameColourStacking(Classic):
+    """Classic UNO where a Draw Two stacks only on a Draw Two of its colour
+    (``stacks_on`` overridden, nothing else)."""
+
+    def stacks_on(self, side: int, top: int, card: int, up: bool) -> bool:
+        same = self.catalog.color[side][card] is self.catalog.color[side][top]
+        return super().stacks_on(side, top, card, up) and (same or self.is_wild_of(side, card))
+
+    def is_wild_of(self, side: int, card: int) -> bool:
+        return self.catalog.wild[side][card]
+
+
+def every_play(v: Variant, state: State, player: int) -> list[Move]:
+    """Every play of every card of ``player``'s hand, each colour (or none), each seat (or
+    none) named, with and without UNO: what a client could send."""
+    colors: list[Color | None] = [None, *v.colors_for(state)]
+    seats: list[int | None] = [None, *range(state.num_players)]
+    return [
+        Move(T.PLAY, player, card, color, target, uno=uno)
+        for card in state.hands[player]
+        for color in colors
+        for target in seats
+        for uno in (False, True)
+    ]
+
+
+def listed_and_taken(
+    v: Variant, base: Variant, options: dict[str, Any], seed: int, moves: int
+) -> tuple[int, int, int]:
+    """Random games of ``v``: every play ``apply`` takes is listed, every one it refuses
+    is not; (taken, refused, refused by ``v`` but taken by ``base``)."""
+    rnd = random.Random(f"{type(v).__name__}-{seed}")
+    players = 2 + seed % 3
+    state, _ = v.new_game(players, rnd.randrange(2**64), options=options)
+    taken = refused = base_only = 0
+    for _ in range(moves):
+        if state.phase is Phase.GAME_OVER:
+            break
+        seat = v.waiting_for(state)
+        assert seat is not None
+        legal = v.legal_moves(state, seat)
+        if state.phase is Phase.PLAY:
+            for move in every_play(v, state, seat):
+                try:
+                    v.apply(state, move)
+                except RulesError:
+                    assert move not in legal, move
+                    refused += 1
+                    with suppress(RulesError):
+                        base.apply(state, move)
+                        base_only += 1
+                    continue
+                assert move in legal, move
+                taken += 1
+        state = v.apply(state, rnd.choice(legal))[0]
+    return taken, refused, base_only
+
+
+def test_a_variant_that_overrides_only_play_targets_lists_what_its_apply_takes() -> None:
+    """``play_targets`` is compiled per table size and direction from the instance's own
+    hook: the subclass's targeted plays name the next seat only, listed and taken alike,
+    and the other opponents the base variant takes are refused."""
+    v, base = NextSeatOnly(), engine.find_variant("uno_all_wild")
+    totals = [listed_and_taken(v, base, {}, seed, 120) for seed in range(4)]
+    taken, refused, base_only = map(sum, zip(*totals, strict=True))
+    assert taken > 50 and refused > 500 and base_only > 0, totals
+
+
+def test_a_variant_that_overrides_only_stacks_on_lists_what_its_apply_takes() -> None:
+    """``stacks_on`` is compiled (``_stacking``) from the instance's own hook: facing a
+    penalty, the subclass lists and takes a Draw Two of the colour on top only, and the
+    stacks the base variant takes are refused."""
+    v, base = SameColourStacking(), engine.find_variant("uno_classic")
+    options = {"stacking": "up", "target": 100}
+    totals = [listed_and_taken(v, base, options, seed, 300) for seed in range(4)]
+    taken, refused, base_only = map(sum, zip(*totals, strict=True))
+    assert taken > 50 and refused > 500 and base_only > 0, totals
