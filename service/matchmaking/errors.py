@@ -61,6 +61,13 @@ class TooManyTickets(MatchError, QuotaError):
     code = "too_many_tickets"
 
 
+class WaitTooLong(MatchError, RefusedError):
+    """A ``wait_seconds`` past the deployment's ``MATCH_MAX_WAIT_SECONDS`` (a setting, so
+    the spec's schema cannot state it)."""
+
+    code = "wait_too_long"
+
+
 class SeatsOutOfRange(MatchError, RefusedError):
     """Seats the variant cannot be played with."""
 

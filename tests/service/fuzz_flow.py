@@ -3,9 +3,9 @@ case built with the schema's own API (``APIOperation.Case``) from the answers be
 sent and checked with every check (``Case.call_and_validate``): the variants and rules
 pages, the health and playground files, a stateless game, and two sessions: a public one
 that a second person joins and plays to its end (one round, ``target`` 1), its record
-replayed, then its rematch, left and the first one deleted; and a clocked session whose
+replayed, then its rematch, left and the first one deleted; a clocked session whose
 seat a bot takes after its time runs out, taken back by its person (the flow's
-``advance`` moves the service's clock).
+``advance`` moves the service's clock); and a quick-match ticket, polled and cancelled.
 
 ``test_fuzz`` runs it after schemathesis' generated phases, so that every operation is
 shown to answer a 2xx under every check whatever those phases reached in a run (and
@@ -110,6 +110,7 @@ def run(flow: Flow) -> None:
     play_stateless(flow)
     play_sessions(flow)
     take_back(flow)
+    quick_match(flow)
 
 
 def browse(flow: Flow) -> None:
@@ -195,3 +196,14 @@ def take_back(flow: Flow) -> None:
     after = flow.json("getSession", path=on, token=tokens[1 - mover])
     assert after["seats"][mover]["bot"] is not False, after["seats"]
     flow.send("returnToSeat", path=on, token=tokens[mover])
+
+
+def quick_match(flow: Flow) -> None:
+    """A ticket for a table of four (nobody else asks: it waits), polled with its
+    secret, then cancelled: its seat is given back."""
+    ticket = flow.json(
+        "createTicket", body={"variant": VARIANT, "seats": 4, "name": "Eve", "wait_seconds": 600}
+    )
+    on = {"ticket_id": ticket["ticket_id"]}
+    assert flow.json("getTicket", path=on, token=ticket["secret"])["status"] == "waiting"
+    assert flow.json("cancelTicket", path=on, token=ticket["secret"])["status"] == "cancelled"

@@ -2,7 +2,7 @@
 session gets, by its config's ``parameters``, the id of a session where a schema-valid
 request can succeed (a game in play to read, move in, leave or delete; a public one with
 open seats to join; a finished one to rematch) and, for a move, the ``If-Match`` of the
-version it was made at. Without them those phases only see made-up ids (404). The seat
+version it was made at; a ticket's operations, a waiting ticket. Without them those phases only see made-up ids (404). The seat
 token comes from the auth hook (``test_fuzz.SeatTokens``), which sees these sessions'
 tokens as they are made through it.
 """
@@ -44,4 +44,11 @@ def live_sessions(flow: Flow) -> dict[str, dict[str, str]]:
     play_out(flow, done["session_id"], {s["seat"]: s["token"] for s in done["seats"]}, done["view"])
     aims["deleteSession"] = {"path.session_id": done["session_id"]}
     aims["rematchSession"] = {"path.session_id": over["session_id"]}
+    # A ticket for a table nobody else asks for waits (the fuzzer's own tickets would
+    # fill a plain one and deal it): polled, then cancelled.
+    alone = {"variant": VARIANT, "seats": 10, "options": {"target": 777},
+             "pace": "correspondence", "wait_seconds": 1800}  # fmt: skip
+    for name in ("getTicket", "cancelTicket"):
+        ticket = flow.json("createTicket", body=alone)
+        aims[name] = {"path.ticket_id": ticket["ticket_id"]}
     return aims

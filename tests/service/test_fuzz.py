@@ -58,7 +58,7 @@ NOT_SCHEMA_422 = frozenset({
     "identity_assertions_not_configured", "identity_assertion_missing",
     "identity_assertion_invalid", "identity_assertion_expired",
     "identity_assertion_bad_signature", "identity_assertion_wrong_audience",
-    "identity_assertion_mismatch",
+    "identity_assertion_mismatch", "wait_too_long",
 })  # fmt: skip
 #: The rules of the game: every code the engine raises.
 RULE_CODES = frozenset(s.code for s in scan()[0] if s.where.startswith("engine/"))
@@ -111,17 +111,20 @@ class SeatTokens:
     """WSGI middleware that keeps the seat tokens of every session the fuzzer makes (the
     answers of createSession, joinSession and rematchSession), and schemathesis' auth
     provider: on an operation of a session it knows, the token of the seat the game
-    waits for (else of any of its seats)."""
+    waits for (else of any of its seats; the host's for a delete); on a ticket's, the
+    ticket's secret (the answers of createTicket)."""
 
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.tokens: dict[str, dict[int, str]] = {}
+        #: ticket id -> its secret (the answers of createTicket).
+        self.secrets: dict[str, str] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")
         body = self.app(environ, start_response)
-        if not (
-            method == "POST" and (path == "/v1/sessions" or path.endswith(("/join", "/rematch")))
+        if method != "POST" or not (
+            path in ("/v1/sessions", "/v1/matches") or path.endswith(("/join", "/rematch"))
         ):
             return body
         data = _read(body)
@@ -132,6 +135,10 @@ class SeatTokens:
         try:
             answer = json.loads(data)
         except ValueError:
+            return
+        if isinstance(answer, dict) and "ticket_id" in answer:
+            if answer.get("secret"):
+                self.secrets[answer["ticket_id"]] = answer["secret"]
             return
         if not isinstance(answer, dict) or "session_id" not in answer:
             return
@@ -150,10 +157,15 @@ class SeatTokens:
 
     # ---------------------------------------------------------------- auth provider
     def get(self, case: schemathesis.Case, ctx: Any) -> str | None:
+        ticket = (case.path_parameters or {}).get("ticket_id")
+        if isinstance(ticket, str):
+            return self.secrets.get(ticket)
         sid = (case.path_parameters or {}).get("session_id")
         seats = self.tokens.get(sid) if isinstance(sid, str) else None
         if not seats:
             return None
+        if case.operation.definition.raw["operationId"] == "deleteSession":
+            return seats[min(seats)]  # the host: the first seat a person holds
         any_token = next(iter(seats.values()))
         read = Client(self.app).get(
             f"/v1/sessions/{sid}", headers={"Authorization": f"Bearer {any_token}"}
@@ -186,7 +198,7 @@ def _app() -> SeatTokens:
     app = create_app({
         "TESTING": True, "SESSION_STREAM_SECONDS": 0.2, "SESSION_HEARTBEAT_SECONDS": 0.1,
         "SESSION_SESSIONS_PER_CLIENT": 1_000_000, "SESSION_WAITING_PER_CLIENT": 1_000_000,
-        "SESSION_STREAMS_PER_CLIENT": 1_000,
+        "SESSION_STREAMS_PER_CLIENT": 1_000, "MATCH_TICKETS_PER_CLIENT": 1_000_000,
     })  # fmt: skip
     app.extensions["sessions"].now = service_clock.now
     return SeatTokens(app)
@@ -310,6 +322,8 @@ REACHED_AT_LEAST = 6
 #: (``FUZZ_EXAMPLES``) repeats runs, the first with the fixed draws, the others with new
 #: ones.
 SCENARIOS_PER_RUN = 50
+#: Runs that may be cut short by "inconsistent data generation" besides those asked for.
+FLAKY_RUNS_ALLOWED = 3
 
 
 def test_sessions_through_their_links() -> None:
@@ -317,21 +331,27 @@ def test_sessions_through_their_links() -> None:
     tokens, every check on every step, no failure; at least ``REACHED_AT_LEAST`` session
     operations answer a 2xx that passed every check (to a seat's token), getSession one
     of them."""
-    for run in range(math.ceil(2 * EXAMPLES / SCENARIOS_PER_RUN)):
-        fixed = DERANDOMIZE and run == 0
+    runs = math.ceil(2 * EXAMPLES / SCENARIOS_PER_RUN)
+    completed = 0
+    for attempt in range(runs + FLAKY_RUNS_ALLOWED):
+        if completed == runs:
+            break
         try:
             run_state_machine_as_test(
                 SessionStates,
                 settings=settings(max_examples=min(2 * EXAMPLES, SCENARIOS_PER_RUN),
-                                  deadline=None, stateful_step_count=12, derandomize=fixed,
+                                  deadline=None, stateful_step_count=12,
+                                  derandomize=DERANDOMIZE and attempt == 0,
                                   suppress_health_check=list(HealthCheck)),
             )  # fmt: skip
         except FlakyStrategyDefinition:
-            # A run with new draws met a scenario whose steps changed when replayed (the
-            # app's deals and tokens are random); every step it sent was checked (a
-            # failure raises its own error). The next run goes on; the fixed run may not.
-            if fixed:
-                raise
+            # A run met a scenario whose steps changed when replayed (the app's deals,
+            # tokens and commit ids are random, so even the fixed draws do not repeat a
+            # scenario exactly); every step it sent was checked (a failure raises its own
+            # error). Another run, with new draws, takes its place.
+            continue
+        completed += 1
+    assert completed == runs, f"{runs + FLAKY_RUNS_ALLOWED} runs, {completed} not cut short"
     reached = {name for name in SESSION_OPERATIONS if "stateful" in ANSWERED.get(name, ())}
     assert "getSession" in reached
     assert len(reached) >= REACHED_AT_LEAST, f"only {sorted(reached)} answered a seat 2xx"
