@@ -20,6 +20,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from functools import cached_property
 from typing import Any
 
 from service.redis.client import StoreUnavailable, guarded, make_client
@@ -53,13 +54,32 @@ return 1
 
 class RedisMatchStore(MatchStore):
     def __init__(self, url: str | None = None, prefix: str = "uno:", client: Any = None) -> None:
-        self.redis = client if client is not None else make_client(url or "")
-        self.kind = "redis-cluster" if "cluster" in type(self.redis).__name__.lower() else "redis"
+        self._url = url or ""
+        self._client = client
+        named = type(client).__name__ if client is not None else self._url.partition("://")[0]
+        self.kind = "redis-cluster" if "cluster" in named.lower() else "redis"
         self.prefix = prefix + "mm:"
-        self._release = self.redis.register_script(RELEASE)
-        self._put_tables = self.redis.register_script(PUT_TABLES)
-        self._admit = self.redis.register_script(ADMIT)
         self._held: dict[str, str] = {}
+
+    @property
+    def redis(self) -> Any:
+        """The client, made on first use (a cluster client connects when made: a Redis
+        down when the worker starts is a 503 on the first ticket, not a failed start)."""
+        if self._client is None:
+            self._client = guarded(lambda: make_client(self._url))
+        return self._client
+
+    @cached_property
+    def _release(self) -> Any:
+        return self.redis.register_script(RELEASE)
+
+    @cached_property
+    def _put_tables(self) -> Any:
+        return self.redis.register_script(PUT_TABLES)
+
+    @cached_property
+    def _admit(self) -> Any:
+        return self.redis.register_script(ADMIT)
 
     # ------------------------------------------------------------------ keys
     def _queue(self, queue: str, part: str) -> str:
@@ -154,4 +174,5 @@ class RedisMatchStore(MatchStore):
 
     def close(self) -> None:
         self.closed = True
-        guarded(lambda: self.redis.close())
+        if self._client is not None:
+            guarded(lambda: self._client.close())
