@@ -90,3 +90,12 @@ def two_replicas(request: pytest.FixtureRequest) -> Iterator[tuple[Flask, Flask]
     yield a, b
     close(a)
     close(b)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def swept(request: pytest.FixtureRequest) -> Iterator[Flask]:
+    """The app on the memory store and one Redis, its sweeper dealing due tables."""
+    config = store_config(str(request.param), request, **{**BASE, "MATCH_SWEEP_SECONDS": 0.1})
+    app = make_app(config)
+    yield app
+    close(app)

@@ -7,23 +7,10 @@ it its seat's token. The stream shows nothing hidden and nothing of the ticket."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.matchmaking.conftest import BASE, Phone, close
-from tests.sessions.conftest import make_app, store_config
-
-
-@pytest.fixture(params=["memory", "redis"])
-def swept(request: pytest.FixtureRequest) -> Iterator[Flask]:
-    """The app on the memory store and one Redis, its sweeper dealing due tables."""
-    config = store_config(str(request.param), request, **{**BASE, "MATCH_SWEEP_SECONDS": 0.1})
-    app = make_app(config)
-    yield app
-    close(app)
+from tests.matchmaking.conftest import Phone
 
 
 def frames(client: FlaskClient, sid: str, timeout: float, after: int = 0) -> list[dict[str, str]]:

@@ -5,21 +5,11 @@ how long seating took."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
-import pytest
 from flask import Flask
 
 from tests.matchmaking.conftest import BASE, Phone, close
-from tests.sessions.conftest import make_app, store_config
-
-
-@pytest.fixture(params=["memory", "redis"])
-def swept(request: pytest.FixtureRequest) -> Iterator[Flask]:
-    config = store_config(str(request.param), request, **{**BASE, "MATCH_SWEEP_SECONDS": 0.1})
-    app = make_app(config)
-    yield app
-    close(app)
+from tests.sessions.conftest import make_app
 
 
 def test_the_sweeper_deals_a_due_table_with_no_request(swept: Flask) -> None:
