@@ -73,14 +73,20 @@ class TurnHooks(NamedTuple):
 
 class Compiled(dict[Any, Any]):
     """A table compiled from a rule hook one key at a time: ``make(key)`` when a key is
-    first asked, kept (the keys are few: a table size and a direction)."""
+    first asked, kept (the keys are few: a table size and a direction, a game's options;
+    at most ``LIMIT`` are kept, as options come from requests). A read is a dict read,
+    no Python call."""
+
+    LIMIT = 1024
 
     def __init__(self, make: Callable[[Any], Any]):
         super().__init__()
         self.make = make
 
     def __missing__(self, key: Any) -> Any:
-        made = self[key] = self.make(key)
+        made = self.make(key)
+        if len(self) < self.LIMIT:
+            self[key] = made
         return made
 
 
@@ -179,21 +185,24 @@ class UnoRules(Variant):
             )
             for plays in self._plays
         )
-        #: seat -> its draw (made once, read by every listing).
+        #: seat -> its draw, its pass (made once, read by the listings).
         self._draw_moves = tuple(Move(T.DRAW, p) for p in range(self.max_players))
+        self._pass_moves = tuple(Move(T.PASS, p) for p in range(self.max_players))
         #: ``play_targets`` compiled: (players, direction) -> seat -> card -> seats; and
         #: the plays naming them: (players, direction) -> side -> seat -> card -> each
         #: play without and with ``uno: true`` (None where the card names no seat).
         self._targets = Compiled(self.target_table)
         self._target_plays = Compiled(self.target_play_table)
         cls = type(self)
-        #: How the listing asks the play hooks when ``turn_hooks`` has nothing else to say:
-        #: the hooks this class keeps from classic UNO need no call per play.
+        #: How the listing asks the play hooks when ``turn_hooks_for`` has nothing else to
+        #: say: the hooks this class keeps from classic UNO need no call per play.
         self._own_hooks = TurnHooks(
             targets=cls.play_targets is not UnoRules.play_targets,
             uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
             may_draw=cls.may_draw is not UnoRules.may_draw,
         )
+        #: ``turn_hooks_for`` compiled: a game's options -> its ``TurnHooks``.
+        self._turn_hooks = Compiled(self.turn_hooks_for)
 
     def target_table(self, key: tuple[int, int]) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
         """One entry of ``_targets``: seat -> card -> ``play_targets`` at a table of
@@ -376,7 +385,7 @@ class UnoRules(Variant):
         compiled (one table per table size and direction, made from this instance's hook
         when first asked), where ``turn_hooks(s).targets`` says plays name seats (classic
         UNO's seven-zero house rule decides it per game); else none."""
-        if not self.turn_hooks(s).targets:
+        if not self._turn_hooks[s.options].targets:
             return NO_TARGET
         return self._targets[s.num_players, s.direction][player][card]
 
@@ -436,17 +445,24 @@ class UnoRules(Variant):
         return True
 
     # ------------------------------------------------------------------ legal moves
-    def turn_hooks(self, s: State | Work) -> TurnHooks:
-        """Which play hooks the listing asks in ``s``: the ones this class overrides
-        (classic UNO's house rules answer by the rules a state plays)."""
+    def turn_hooks_for(self, options: tuple[tuple[str, Any], ...]) -> TurnHooks:
+        """Which play hooks the listing asks in a game of ``options``: the ones this
+        class overrides (classic UNO's house rules answer by the rules a game plays). It
+        must depend on its argument only: it is compiled into a table (``turn_hooks``),
+        one entry per combination of options, made when first asked."""
         return self._own_hooks
+
+    def turn_hooks(self, s: State | Work) -> TurnHooks:
+        """``turn_hooks_for(s.options)``, read from its table (the hot paths read the
+        table themselves: a dict read, no call)."""
+        return self._turn_hooks[s.options]  # type: ignore[no-any-return]
 
     def play_moves(self, s: State, player: int, card: int) -> list[Move]:
         """Every complete play of ``card`` by ``player``: one per colour it may name and
         seat it may target (``targets_of``), each also with ``uno: true`` where that fits
         (asked once for each seat named: ``uno_flag_allowed`` does not read a play's
         colour)."""
-        return self.card_plays(s, player, card, self.turn_hooks(s).targets)
+        return self.card_plays(s, player, card, self._turn_hooks[s.options].targets)
 
     def card_plays(self, s: State, player: int, card: int, named: bool) -> list[Move]:
         """``play_moves``, with ``named`` (``turn_hooks(s).targets``: whether plays name
@@ -476,7 +492,7 @@ class UnoRules(Variant):
         playable = self._matching[side][top].get(state.active_color)
         if playable is None:
             playable = self.matching(side, state.active_color, top)
-        hooks = self.turn_hooks(state)
+        hooks = self._turn_hooks[state.options]
         if hooks.targets or hooks.uno_per_play:
             moves: list[Move] = []
             card_plays, named = self.card_plays, hooks.targets
@@ -484,14 +500,14 @@ class UnoRules(Variant):
                 if card in playable:
                     moves += card_plays(state, player, card, named)
         else:
-            cards = [card for card in state.hands[player] if card in playable]
-            if cards:
-                # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``).
-                said = self._plays[side][player][cards[0]][0][1]
-                lists = self._play_lists[side][player][UnoRules.uno_flag_allowed(self, state, said)]
-                moves = [move for card in cards for move in lists[card]]
-            else:
-                moves = []
+            # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``): by the
+            # hand's size, one answer for every play of the seat (asked of its first play).
+            said = self._plays[side][player][0][0][1]
+            lists = self._play_lists[side][player][UnoRules.uno_flag_allowed(self, state, said)]
+            moves = []
+            for card in state.hands[player]:
+                if card in playable:
+                    moves += lists[card]
         if not hooks.may_draw or self.may_draw(state, player):
             moves.append(self._draw_moves[player])
         return moves
@@ -502,7 +518,7 @@ class UnoRules(Variant):
         assert pend is not None and pend.card is not None  # a play_drawn decision names its card
         moves = self.play_moves(state, player, pend.card)
         if self.may_keep_drawn(state, player):
-            moves.append(Move(T.PASS, player))
+            moves.append(self._pass_moves[player])
         return moves
 
     @lists(P.CHOOSE_COLOR)
@@ -793,14 +809,15 @@ class UnoRules(Variant):
     # ------------------------------------------------------------------ other moves
     @handles(T.DRAW)
     def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
-        """Draw a card (if ``may_draw``), and more while ``draws_to_match`` and none
-        ``matches``; a drawn card that ``matches`` may be played now."""
+        """Draw a card (if ``may_draw``, asked where ``turn_hooks`` says, as the listing
+        asks it), and more while ``draws_to_match`` and none ``matches``; a drawn card
+        that ``matches`` may be played now."""
         player = move[1]
         pend = w.pending
         if pend is not None:  # a decision answered with a draw (``draw_answer``)
             self.draw_answer(w, player, pend, events)
             return
-        if not self.may_draw(w, player):
+        if self._turn_hooks[w.options].may_draw and not self.may_draw(w, player):
             raise self.draw_refused(w, player)
         drawn = self.draw_cards(w, player, 1, events, "draw")
         while drawn:

@@ -17,6 +17,7 @@ at import, not an error in the middle of a game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from types import MethodType
 from typing import Any
 
@@ -71,6 +72,23 @@ _FORBIDDEN: dict[MoveType, tuple[bool, bool, bool, bool, bool, bool]] = {
     for t in MoveType
 }
 
+
+def _bare(mtype: MoveType) -> tuple[Callable[[Move], Any], tuple[Any, ...]]:
+    """A getter of ``mtype`` and of the fields ``_FORBIDDEN`` names for it, and what they
+    read on a move that carries none of them (the fields' defaults)."""
+    names = [n for _, n in _FIELD_CHECKS[mtype]]
+    if "uno" not in MOVE_FIELDS[mtype]:
+        names.append("uno")
+    return (
+        itemgetter(0, *(Move._fields.index(n) for n in names)),
+        (mtype, *(Move._field_defaults[n] for n in names)),
+    )
+
+
+#: Move type -> ``_bare``: ``check_move``'s one-call test of a move that carries no field
+#: its type forbids (any other goes on to ``check_fields``, which decides).
+_BARE = {t: _bare(t) for t in MoveType}
+
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
 
@@ -78,6 +96,30 @@ HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
 def first_plain(moves: Iterable[Move]) -> Move:
     """The first of ``moves`` that does not say UNO (a forced move never says it)."""
     return next(m for m in moves if not m.uno)
+
+
+def check_fields(move: Move) -> None:
+    """Raise ``unexpected_field`` (``uno_not_applicable`` for ``uno``) for a field that
+    ``move``'s type does not carry (``MOVE_FIELDS``)."""
+    mtype, _, card, color, target, chain, uno, cards = move
+    no_card, no_color, no_target, no_chain, no_cards, no_uno = _FORBIDDEN[mtype]
+    if (
+        (no_card and card is not None)
+        or (no_color and color is not None)
+        or (no_target and target is not None)
+        or (no_chain and chain is not None)
+        or (no_cards and cards is not None)
+        or (no_uno and uno)
+    ):
+        for index, name in _FIELD_CHECKS[mtype]:
+            if move[index] is not None:
+                raise RulesError(
+                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
+                )
+        raise RulesError(
+            f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+            code="uno_not_applicable",
+        )
 
 
 class Variant(Scoring):
@@ -281,32 +323,18 @@ class Variant(Scoring):
 
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
-        mtype, player, card, color, target, chain, uno, cards = move
+        mtype = move[0]
         if mtype not in self.move_types:
             raise RulesError(f"{self.id} has no {mtype.value!r} move", code="unknown_move")
+        player = move[1]
         num_players = state.num_players
         if not 0 <= player < num_players:
             raise RulesError(
                 f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
             )
-        no_card, no_color, no_target, no_chain, no_cards, no_uno = _FORBIDDEN[mtype]
-        if (
-            (no_card and card is not None)
-            or (no_color and color is not None)
-            or (no_target and target is not None)
-            or (no_chain and chain is not None)
-            or (no_cards and cards is not None)
-            or (no_uno and uno)
-        ):
-            for index, name in _FIELD_CHECKS[mtype]:
-                if move[index] is not None:
-                    raise RulesError(
-                        f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
-                    )
-            raise RulesError(
-                f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-                code="uno_not_applicable",
-            )
+        fields, bare = _BARE[mtype]
+        if fields(move) != bare:
+            check_fields(move)
         phase = state.phase
         if phase is GAME_OVER:
             raise RulesError("the game is over", code="game_over")
@@ -366,7 +394,13 @@ class Variant(Scoring):
         events: list[Event] = []
         mtype = move[0]
         self._handlers[mtype](w, move, events)
-        if self.uno_rule and mtype is not NEXT_ROUND:
+        # ``update_exposed`` has something to do when the round ended, a seat is exposed
+        # or a seat holds a single card (the common move: none of them).
+        if (
+            self.uno_rule
+            and mtype is not NEXT_ROUND
+            and (w.exposed or w.phase is not PLAY or 1 in map(len, w.hands))
+        ):
             self.update_exposed(state, w, move, events)
         w.move_count += 1
         return freeze(w), events
@@ -506,14 +540,15 @@ class Variant(Scoring):
         hands (``EXCHANGES``: a swap, a pass) gave it another single card (a new hand, a
         new duty). A seat stays exposed until some other seat makes a move that is not a
         declaration or a catch (the next player has begun).
+
+        ``apply_listed`` asks it only where it may change something: the round ended, a
+        seat is exposed, or a seat holds a single card.
         """
         if w.phase is not PLAY:
             w.exposed = ()
             return
         hands = w.hands
         exposed = w.exposed
-        if not exposed and 1 not in map(len, hands):
-            return  # the common case: nobody holds a single card
         mover = move.player
         if exposed:
             side_move = move.type in self.side_moves

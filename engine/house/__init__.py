@@ -58,11 +58,12 @@ class HouseRules(Stacking, SevenZero, JumpIn, DrawRules):
         0: SevenZero.effect_zero,
     }
 
-    def turn_hooks(self, s: State | Work) -> TurnHooks:
-        """The play hooks the listing asks, by the house rules ``s`` plays: seven-zero's
-        targets and UNO flag (a 7 names a seat, a swap or a pass changes whose hand is
-        left), forced play's draw; with those off each hook answers as classic UNO's."""
-        return self.houses[s.options].hooks
+    def turn_hooks_for(self, options: tuple[tuple[str, Any], ...]) -> TurnHooks:
+        """The play hooks the listing asks, by the house rules a game of ``options``
+        plays: seven-zero's targets and UNO flag (a 7 names a seat, a swap or a pass
+        changes whose hand is left), forced play's draw; with those off each hook answers
+        as classic UNO's."""
+        return self.houses[options].hooks
 
     def may_play(self, s: State | Work, player: int, card: int) -> bool:
         """Facing a penalty (stacking): a card that ``stacks_on`` the one on top
