@@ -393,7 +393,7 @@ class UnoRules(Variant):
         """Whether ``uno: true`` fits this play: it leaves the player one card. (The
         listing asks it once for the plays of a card that differ by colour only: it may
         read the play's player, card, target and chain, not its colour.)"""
-        return self.uno_rule and len(s.hands[move[1]]) == 2
+        return len(s.hands[move[1]]) == 2 and self.uno_rule
 
     def may_play(self, s: State | Work, player: int, card: int) -> bool:
         """Whether ``player`` may play ``card`` while a decision is pending or it is not

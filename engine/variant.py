@@ -75,7 +75,8 @@ _FORBIDDEN: dict[MoveType, tuple[bool, bool, bool, bool, bool, bool]] = {
 
 def _bare(mtype: MoveType) -> tuple[Callable[[Move], Any], tuple[Any, ...]]:
     """A getter of ``mtype`` and of the fields ``_FORBIDDEN`` names for it, and what they
-    read on a move that carries none of them (the fields' defaults)."""
+    read on a move that carries none of them (the fields' defaults): ``check_move``'s
+    one-call test of a move (any other goes on to ``check_fields``, which decides)."""
     names = [n for _, n in _FIELD_CHECKS[mtype]]
     if "uno" not in MOVE_FIELDS[mtype]:
         names.append("uno")
@@ -84,10 +85,6 @@ def _bare(mtype: MoveType) -> tuple[Callable[[Move], Any], tuple[Any, ...]]:
         (mtype, *(Move._field_defaults[n] for n in names)),
     )
 
-
-#: Move type -> ``_bare``: ``check_move``'s one-call test of a move that carries no field
-#: its type forbids (any other goes on to ``check_fields``, which decides).
-_BARE = {t: _bare(t) for t in MoveType}
 
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
@@ -133,6 +130,9 @@ class Variant(Scoring):
         self._handlers: dict[MoveType, Callable[[Work, Move, list[Event]], None]] = {
             t: MethodType(self.move_handlers[t], self) for t in self.move_types
         }
+        #: ``check_move``'s table: move type (``move_types``) -> ``_bare`` and whether
+        #: it is a side move (``side_moves``).
+        self._guards = {t: (*_bare(t), t in self.side_moves) for t in self.move_types}
         #: Whether this variant names cards to a seat other than by catalog id (its
         #: ``decode_move`` is not the identity).
         self._translates = type(self).decode_move is not Variant.decode_move
@@ -324,7 +324,8 @@ class Variant(Scoring):
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
         mtype = move[0]
-        if mtype not in self.move_types:
+        guard = self._guards.get(mtype)
+        if guard is None:
             raise RulesError(f"{self.id} has no {mtype.value!r} move", code="unknown_move")
         player = move[1]
         num_players = state.num_players
@@ -332,7 +333,7 @@ class Variant(Scoring):
             raise RulesError(
                 f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
             )
-        fields, bare = _BARE[mtype]
+        fields, bare, side_move = guard
         if fields(move) != bare:
             check_fields(move)
         phase = state.phase
@@ -344,7 +345,7 @@ class Variant(Scoring):
             return
         if phase is ROUND_OVER:
             raise RulesError("the round is over; send next_round", code="round_over")
-        if mtype in self.side_moves:
+        if side_move:
             return
         pend = state.pending
         if pend is None:
@@ -397,9 +398,9 @@ class Variant(Scoring):
         # ``update_exposed`` has something to do when the round ended, a seat is exposed
         # or a seat holds a single card (the common move: none of them).
         if (
-            self.uno_rule
+            (w.exposed or w.phase is not PLAY or 1 in map(len, w.hands))
             and mtype is not NEXT_ROUND
-            and (w.exposed or w.phase is not PLAY or 1 in map(len, w.hands))
+            and self.uno_rule
         ):
             self.update_exposed(state, w, move, events)
         w.move_count += 1
@@ -427,7 +428,7 @@ class Variant(Scoring):
             moves = self.legal_turn(state, player)
         else:
             moves = self.legal_out_of_turn(state, player)
-        if self.uno_rule and state.exposed:
+        if state.exposed and self.uno_rule:
             moves = moves + self.legal_side(state, player)
         return moves
 
