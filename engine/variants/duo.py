@@ -246,7 +246,7 @@ class Duo(UnoRules):
         self, s: State, player: int, cards: list[int], leads: list[int] | None
     ) -> list[Move]:
         """One complete run move per distinct last card of the run of ``cards`` (all of
-        them), also with ``uno: true`` where ``uno_flag_allowed`` allows it. ``leads``:
+        them), also with ``uno: true`` where ``run_uno_allowed`` allows it. ``leads``:
         the cards that may go first (``None``: any)."""
         if len(cards) < 2:
             return []
@@ -260,7 +260,7 @@ class Duo(UnoRules):
             run = Move(T.PLAY, player, first, chain=(*middle, last))
             said = run._replace(uno=True)
             out.append(run)
-            if self.uno_flag_allowed(s, said):
+            if self.run_uno_allowed(s, said):
                 out.append(said)
         return out
 
@@ -373,13 +373,15 @@ class Duo(UnoRules):
         self.check_uno(w, move)
         return card, color
 
-    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
+    def run_uno_allowed(self, s: State | Work, move: Move) -> bool:
         """``uno: true`` fits a play (one card, or a run: the card and its ``chain``)
-        that leaves the player one card."""
+        that leaves the player one card. A play of one card is classic UNO's
+        ``uno_flag_allowed``, which Duo keeps (so a turn's listing asks it once, not per
+        card: ``turn_hooks``); a run asks this."""
         return self.uno_rule and len(s.hands[move[1]]) - 1 - len(move[5] or ()) == 1
 
     def check_uno(self, w: Work, move: Move) -> None:
-        if move.uno and not self.uno_flag_allowed(w, move):
+        if move.uno and not self.run_uno_allowed(w, move):
             raise RulesError(
                 "say UNO with the move that leaves you one card", code="uno_not_applicable"
             )
