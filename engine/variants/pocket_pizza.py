@@ -20,6 +20,7 @@ Choices where the rule book is silent (documented for integrators):
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, ClassVar
 
 from ..cards import Kind
@@ -150,9 +151,15 @@ class PocketPizza(UnoRules):
             w.current = receiver
 
     # ------------------------------------------------------------------ UNO flag
+    @cached_property
+    def _dips(self) -> frozenset[int]:
+        """The Wild Dip cards."""
+        kind = self.catalog.kind[0]
+        return frozenset(c for c in self.catalog.ids if kind[c] is Kind.WILD_DIP)
+
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """Never with a Wild Dip (UNO is said at the give); else classic UNO's rule."""
-        if self.catalog.kind[0][move.card] is Kind.WILD_DIP:  # type: ignore[index]
+        if move[2] in self._dips:
             return False
         return super().uno_flag_allowed(s, move)
 
