@@ -55,7 +55,7 @@ P = DuoPending
 CHOOSE_COLOR = UnoPending.CHOOSE_COLOR
 # Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
 VOLLEY, FORCED_RUN = P.VOLLEY, P.FORCED_RUN
-PLAY_T = T.PLAY
+PLAY_T, PASS_T = T.PLAY, T.PASS
 REVERSE, DRAW_TWO = Kind.REVERSE, Kind.DRAW_TWO
 _new = tuple.__new__
 
@@ -301,7 +301,7 @@ class Duo(UnoRules):
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         card = state.pending.card  # type: ignore[union-attr]
         if self.catalog.kind[0][card] is REVERSE:  # type: ignore[index]
-            return [*self.reverse_moves(state, player, [card]), Move(T.PASS, player)]  # type: ignore[list-item]
+            return [*self.reverse_moves(state, player, [card]), Move(PASS_T, player)]  # type: ignore[list-item]
         return UnoRules.legal_play_drawn(self, state, player)
 
     @lists(P.VOLLEY)
@@ -463,7 +463,7 @@ class Duo(UnoRules):
         stack = w.ext.draw_stack + 2
         w.ext = w.ext._replace(draw_stack=stack)
         w.current = victim
-        w.pending = pending(P.VOLLEY, victim, stack=stack)
+        w.pending = pending(VOLLEY, victim, stack=stack)
 
     effects = {
         Kind.SKIP: UnoRules.effect_skip,

@@ -41,6 +41,8 @@ class PizzaPending(PendingType):
 
 
 P = PizzaPending
+# Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
+GIVE, GIVE_T = P.GIVE, T.GIVE
 
 
 class PocketPizza(UnoRules):
@@ -109,13 +111,13 @@ class PocketPizza(UnoRules):
             self.finish_round(w, player, events)
             return
         w.current = player
-        w.pending = pending(P.GIVE, player, drawn[0] if drawn else None)
+        w.pending = pending(GIVE, player, drawn[0] if drawn else None)
 
     @lists(P.GIVE)
     def legal_give(self, state: State, player: int) -> list[Move]:
         hand = state.hands[player]
         uno = (False, True) if len(hand) == 2 else (False,)
-        return [Move(T.GIVE, player, c, uno=u) for c in hand for u in uno]
+        return [Move(GIVE_T, player, c, uno=u) for c in hand for u in uno]
 
     @defaults(P.GIVE)
     def default_give(self, state: State, player: int) -> Move:
