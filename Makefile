@@ -35,6 +35,10 @@ export DEBIAN_FRONTEND := noninteractive
 # redocly: no usage telemetry, no update check (nothing leaves the machine).
 export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+# Python caches compiled modules and pytest its rewritten test modules in __pycache__
+# (git-ignored), so a run compiles each file once, not once a process. A shell that sets
+# PYTHONDONTWRITEBYTECODE would make every worker compile all of them again (seconds).
+unexport PYTHONDONTWRITEBYTECODE
 
 # Node tools of the contract checks (openapi-typescript, typescript, @redocly/cli), pinned in
 # clients/typescript/package-lock.json; npm ci reruns only when the lock changes.
@@ -153,8 +157,8 @@ test: install-dev node-tools redis-server chromium
 # the in-memory store, on both cores; nothing that starts Redis, Chromium or a server.
 FAST_TESTS := tests/engine/rules tests/engine/paths tests/engine/records tests/sessions
 test-fast: install-dev
-	$(BIN)/python -m pytest -q -n 2 -m "not redis and not cluster and not browser and not slow" \
-	  $(FAST_TESTS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 -p no:schemathesis \
+	  -m "not redis and not cluster and not browser and not slow" $(FAST_TESTS) $(PYTEST_ARGS)
 
 # Every linter runs; any failing fails the target. security/scan.py: bandit on engine/ and
 # service/, checkov on the rendered overlays and the Dockerfile; exceptions are written

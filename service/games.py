@@ -195,20 +195,22 @@ def score() -> Response:
     return json_response(body)
 
 
-#: The JSON values a record may hold per move (as ``JsonScan`` counts them: containers
-#: and commas), and besides its moves. Records of 20,000-move random games hold 7 to 9
-#: a move; the heaviest entry (a DOS double match with its target and cards, a hidden
-#: field) and a round result every 7 moves make 23. At 32, the widest body allowed
-#: parses in less memory than the heaviest record (benchmarks/deep_json.py).
-REPLAY_VALUES_PER_MOVE = 32
+#: What a replay body may hold, derived from what the longest legal game's record (of
+#: ``SESSION_MAX_MOVES`` moves) needs. JSON values (as ``JsonScan`` counts them:
+#: containers and commas) per move and besides the moves: random 20,000-move games hold
+#: 7 to 9 a move; the heaviest entry (a DOS double match with its target and cards, a
+#: hidden field) with a round result of ten seats every 7 moves holds 23.0
+#: (tests/service/test_replay.py). Keys per move: that record holds 17.4. Strings: the
+#: longest a record holds is a name of 40 characters, each written as an escaped
+#: surrogate pair (12 bytes): 480 bytes. Numbers: card ids, seats, points (the seed is a string).
+#: A body of any other shape within these costs no more to read than such a record.
+REPLAY_VALUES_PER_MOVE = 24
 REPLAY_SPARE_VALUES = 4096
-#: Keys a record may hold per move (the heaviest entry holds 18) and besides them; its
-#: other bounds: names of 40 characters are its longest strings, numbers of 20 digits.
+REPLAY_KEYS_PER_MOVE = 20
+REPLAY_SPARE_KEYS = 1024
 #: No bound on one object's keys here: counting them walks every container in Python
 #: (a heaviest record read in 3-4 times the time), and the keys in all are bounded.
-REPLAY_KEYS_PER_MOVE = 24
-REPLAY_SPARE_KEYS = 1024
-REPLAY_BOUNDS = {"string": 4096, "digits": 32}
+REPLAY_BOUNDS = {"string": 512, "digits": 32}
 
 
 def replay_max_values(max_moves: int) -> int:

@@ -10,7 +10,7 @@ fields), an object, then the marshmallow ``schema``. ``json_response`` dumps wit
 
 from __future__ import annotations
 
-import re
+import gc
 from typing import Any
 
 import orjson
@@ -149,17 +149,55 @@ def read_json(max_values: int = MAX_BODY_VALUES, bounds: Bounds = BODY_BOUNDS) -
     if not raw:
         raise ApiProblem(400, "invalid_json", "the request body is empty; send a JSON object")
     try:
-        data = orjson.loads(raw)
+        data = parse_untracked(raw)
     except orjson.JSONDecodeError as exc:
         raise ApiProblem(
             400, "invalid_json", f"the request body is not valid JSON: {exc}"
         ) from None
-    return integral(data) if _FRACTION_OR_EXPONENT.search(raw) else data
+    return integral(data) if fraction_or_exponent(raw) else data
 
 
-#: A number written with a fraction or an exponent somewhere in a body (or a string that
-#: looks like one: then ``integral`` walks the body for nothing, and changes nothing).
-_FRACTION_OR_EXPONENT = re.compile(rb"[0-9]\.[0-9]|[0-9][eE]")
+#: ``bytes.translate`` table: a digit as ``0``, a dot or an ``e`` as ``.``, a quote kept,
+#: all else a space; ``0.`` then marks where a number may have a fraction or an exponent.
+_NUMBER_MARKS = bytes(
+    0x30 if chr(b).isdigit() and b < 128 else 0x2E if b in b".eE" else b if b == 0x22 else 0x20
+    for b in range(256)
+)
+
+
+def parse_untracked(raw: bytes) -> Any:
+    """``orjson.loads(raw)`` with the cyclic garbage collector paused: parsing builds
+    only new containers, none in a cycle, and each few hundred of them would start a
+    collection that walks all built so far (a body of 322,000 empty lists parsed in 88 ms
+    with it, 23 ms without; issue 46). One C call: no other greenlet runs meanwhile."""
+    if not gc.isenabled():
+        return orjson.loads(raw)
+    gc.disable()
+    try:
+        return orjson.loads(raw)
+    finally:
+        gc.enable()
+
+
+def fraction_or_exponent(raw: bytes) -> bool:
+    """``raw`` (JSON) may hold a number written with a fraction or an exponent: a digit
+    followed by a dot or an ``e`` outside its strings (a record's every timestamp,
+    ``"...24.123Z"``, is inside one: ``integral`` would walk it for nothing). A body with
+    a backslash (an escaped quote) is answered yes when any digit is so followed."""
+    marks = raw.translate(_NUMBER_MARKS)
+    at = marks.find(b"0.")
+    if at < 0 or b"\\" in raw:
+        return at >= 0
+    quotes = last = 0
+    while at >= 0:
+        quotes += marks.count(b'"', last, at)
+        if not quotes % 2:
+            return True
+        last = at
+        at = marks.find(b"0.", at + 2)
+    return False
+
+
 #: The largest integer a JSON number with a fraction holds exactly (a double's 53 bits).
 EXACT_INTEGERS = 2**53
 

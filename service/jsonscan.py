@@ -34,6 +34,11 @@ _RUNS = re.compile(rb"\[+|\]+")
 #: What the per-object key count walks: containers, and the runs between them.
 _OBJECT_EVENTS = re.compile(rb"[\[\]{}]|[^\[\]{}]+")
 _DIGITS = b"0123456789"
+#: ``bytes.translate`` tables: each digit as ``0``, anything else a space; each quote
+#: kept, anything else ``x``. A run is then found with ``in`` (C's fast search), not a
+#: regular expression's repeat, which tries each byte of a piece in turn.
+_AS_DIGIT_RUNS = bytes(0x30 if b in _DIGITS else 0x20 for b in range(256))
+_AS_QUOTE_GAPS = bytes(0x22 if b == 0x22 else 0x78 for b in range(256))
 
 
 class Refused(ValueError):
@@ -154,9 +159,10 @@ class JsonScan:
             self._in_string = False
             pos = end + 1  # after the closing quote
         rest = piece[pos:] if pos else piece
-        strings = self.bounds.string is not None and b'"' in rest
+        limit = self.bounds.string
+        strings = limit is not None and b'"' in rest
         if b"\\" in rest:
-            if strings:
+            if strings:  # an escaped quote would cut a gap: each string measured
                 self._string_long(max(map(len, _STRING.findall(rest)), default=2) - 2)
             text = _STRING.sub(b"", rest)
             open_at = text.find(b'"')  # a string that does not end in this piece
@@ -168,9 +174,9 @@ class JsonScan:
             trailing = len(rest) - len(rest.rstrip(b"\\"))
         else:
             if strings:
-                parts = rest.split(b'"')
-                self._string_long(max(map(len, parts[1::2])))
-                self._string_bytes = len(parts[-1])
+                if limit is not None and _gap_over(rest, limit):
+                    self._string_long(max(map(len, rest.split(b'"')[1::2])))
+                self._string_bytes = len(rest) - rest.rfind(b'"') - 1
             # Without a backslash: once all but the structure and the quotes is gone, a
             # string holding no structure is a ``""`` pair. If no quote is left after
             # dropping them, no string held any (the first quote of one that did would be
@@ -205,9 +211,8 @@ class JsonScan:
         lead = len(piece) - len(piece.lstrip(_DIGITS)) if started_outside else 0
         carried = self._trailing_digits if started_outside else 0
         # A long run in the raw bytes may be a string's: then look outside the strings.
-        long_run = _long_digits(limit)
         if carried + lead > limit or (
-            long_run.search(piece) and long_run.search(self._peek_outside(piece))
+            _digits_over(piece, limit) and _digits_over(self._peek_outside(piece), limit)
         ):
             raise TooLong(f"holds a number with more than {limit} digits in a row")
         trailing = len(piece) - len(piece.rstrip(_DIGITS))
@@ -241,15 +246,15 @@ class JsonScan:
                     raise TooManyValues(f"holds an object with more than {limit} keys")
 
 
-_DIGIT_RUNS: dict[int, re.Pattern[bytes]] = {}
+def _digits_over(piece: bytes, limit: int) -> bool:
+    """``piece`` holds a run of more than ``limit`` digits."""
+    return b"0" * (limit + 1) in piece.translate(_AS_DIGIT_RUNS)
 
 
-def _long_digits(limit: int) -> re.Pattern[bytes]:
-    """A run of more than ``limit`` digits."""
-    pattern = _DIGIT_RUNS.get(limit)
-    if pattern is None:
-        pattern = _DIGIT_RUNS[limit] = re.compile(rb"[0-9]{%d}" % (limit + 1))
-    return pattern
+def _gap_over(piece: bytes, limit: int) -> bool:
+    """``piece`` (with no backslash) holds more than ``limit`` bytes in a row between two
+    quotes or its ends: without one no string in it is longer than ``limit``."""
+    return len(piece) > limit and b"x" * (limit + 1) in piece.translate(_AS_QUOTE_GAPS)
 
 
 def _deepest(seq: bytes, limit: int) -> int | None:

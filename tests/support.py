@@ -26,7 +26,20 @@ def spec_document() -> dict[str, Any]:
     (``tests/engine/paths/test_interpreters.py``)."""
     import yaml
 
-    return yaml.safe_load(SPEC_PATH.read_text())  # type: ignore[no-any-return]
+    # libyaml's loader where PyYAML was built with it: the same data in a sixth of the time.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(SPEC_PATH.read_text(), Loader=loader)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def schema_validator(name: str) -> Any:
+    """A validator (formats checked) of the spec's schema ``name``, with the document's
+    components for its $refs. jsonschema is imported here, not at the top: it builds its
+    IRI grammars on import (seconds), which every test module's collection would pay."""
+    from openapi_schema_validator import OAS31Validator
+
+    schema = {"components": spec_document()["components"], "$ref": f"#/components/schemas/{name}"}
+    return OAS31Validator(schema, format_checker=OAS31Validator.FORMAT_CHECKER)
 
 
 class DeckBuilder:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask import Flask
 
 import engine
 from tests.service.harness import ApiClient, new_game, problem, turn_seat
@@ -309,3 +310,54 @@ def test_readyz_reports_the_session_store(api: ApiClient) -> None:
     assert resp.status_code == 200
     body = resp.get_json()
     assert body["status"] == "ok" and body["sessions"]["store"] == "memory"
+
+
+def test_a_body_whose_fractions_are_only_in_strings_is_not_walked_for_them(
+    monkeypatch: pytest.MonkeyPatch, api: ApiClient
+) -> None:
+    """A record's every timestamp (``"...24.123Z"``) looks like a fraction; only a number
+    outside a string sends the parsed body through ``integral`` (a 20,000-move record:
+    ~360 ms of walking for nothing, issue 46)."""
+    import service.http
+
+    walked: list[Any] = []
+    real = service.http.integral
+
+    def spy(value: Any) -> Any:
+        walked.append(value)
+        return real(value)
+
+    monkeypatch.setattr(service.http, "integral", spy)
+    body = new_game(api, players=2, seed=3)
+    view = {"state": body["state"], "player": 0, "note": "at 10:46:24.123Z, 2e3"}
+    assert api.post("/v1/games/view", json=view).status_code in (200, 400)
+    assert not walked
+    assert service.http.fraction_or_exponent(b'{"a":"1.5","b":[2.0]}')
+    assert service.http.fraction_or_exponent(b'{"a":"x\\"1.5"}')  # escapes: judged whole
+    assert not service.http.fraction_or_exponent(b'{"a.b":"3e4","c":[1,"2.5"]}')
+    api.post("/v1/games/view", json={**view, "player": 0.0})
+    assert walked
+
+
+def test_a_wide_body_is_parsed_without_a_garbage_collection_per_few_hundred_values(
+    api_app: Flask,
+) -> None:
+    """Parsing builds only new containers (no cycles): the collector is paused for it,
+    not started once per few hundred of them (100,000 lists: ~140 collections; issue 46)."""
+    import gc
+
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    body = b'{"moves": [' + b"[]," * 99_999 + b"[]]}"
+    client = api_app.test_client()  # not the harness: it validates the request too
+    gc.callbacks.append(count)
+    try:
+        answer = client.post("/v1/games/replay", data=body, content_type="application/json")
+    finally:
+        gc.callbacks.remove(count)
+    assert answer.status_code == 400  # not a record, refused after the parse
+    assert len(started) < 20, len(started)

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+import yaml
 from flask import Flask
 
 import engine
@@ -188,3 +189,54 @@ def test_the_replay_route_takes_bodies_up_to_its_own_limit(
     # Other routes keep the general limit.
     problem(api.request("POST", "/v1/games/score", data=over, content_type="application/json"),
             413, "payload_too_large")  # fmt: skip
+
+
+def test_the_spec_and_the_security_page_state_the_replay_bounds() -> None:
+    """The replay route's bounds are stated, as the code holds them, in the operation's
+    description (openapi.yaml) and in docs/security.md."""
+    from service.games import (
+        REPLAY_BOUNDS,
+        REPLAY_KEYS_PER_MOVE,
+        REPLAY_SPARE_KEYS,
+        REPLAY_SPARE_VALUES,
+        replay_bounds,
+    )
+    from service.sessions.config import SessionConfig
+    from tests.ops.support import ROOT
+
+    moves = SessionConfig().max_moves
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    described = " ".join(spec["paths"]["/v1/games/replay"]["post"]["description"].split())
+    page = " ".join((ROOT / "docs" / "security.md").read_text().split())
+    for text in (described, page):
+        for figure in (
+            f"{REPLAY_VALUES_PER_MOVE} JSON values a move plus {REPLAY_SPARE_VALUES:,}",
+            f"{REPLAY_KEYS_PER_MOVE} keys a move plus {REPLAY_SPARE_KEYS:,}",
+            f"strings of {REPLAY_BOUNDS['string']} bytes",
+            f"{REPLAY_BOUNDS['digits']} digits in a row",
+            f"{replay_max_values(moves):,} values and {replay_bounds(moves).keys:,} keys "
+            f"at the default {moves:,} moves",
+        ):
+            assert figure in text, figure
+
+
+@pytest.mark.parametrize(
+    "body, refusal",
+    [
+        # Within the caps before (644,096 values): parsed, 300-400 ms and +64 MB a request.
+        (b'{"moves": [' + b'"ab",' * 589_999 + b'"ab"]}', "more than 484096 JSON values"),
+        (b'{"moves": [' + b"1," * 639_999 + b"1]}", "more than 484096 JSON values"),
+        # Strings of 4,096 bytes were let through.
+        (b'{"moves": [' + b",".join([b'"' + b"a" * 900 + b'"'] * 9) + b"]}", "longer than 512"),
+    ],
+    ids=["590k short strings", "640k integers", "strings of 900 bytes"],
+)
+def test_a_replay_body_past_what_a_record_needs_is_refused_while_read(
+    api_app: Flask, body: bytes, refusal: str
+) -> None:
+    answer = api_app.test_client().post(
+        "/v1/games/replay", data=body, content_type="application/json"
+    )
+    assert answer.status_code == 400
+    assert answer.get_json()["code"] == "invalid_json"
+    assert refusal in answer.get_json()["detail"]

@@ -66,6 +66,7 @@ def test_no_engine_test_imports_the_service_or_redis() -> None:
     assert not found, sorted(found)
 
 
+@pytest.mark.slow  # a pytest in a subprocess: the import check above is the quick guard
 def test_the_engine_tests_collect_without_the_service_and_redis() -> None:
     done = pytest_alone("--collect-only")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -7,17 +7,14 @@ from __future__ import annotations
 import random
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import engine
 from engine import Kind, MoveType, Variant
-from tests.support import random_game
+from tests.support import random_game, spec_document
 
-SPEC = Path(__file__).resolve().parents[3] / "openapi.yaml"
 VARIANTS = engine.all_variants()
 
 
@@ -27,7 +24,7 @@ def spec_names(schema_name: str) -> frozenset[str]:
     ``type`` property): its enum or consts (also across oneOf/anyOf members, for a
     discriminated union); when it has none, the names its description lists in
     backticks (``draft_*`` stands for every name with that prefix)."""
-    schemas = yaml.safe_load(SPEC.read_text())["components"]["schemas"]
+    schemas = spec_document()["components"]["schemas"]
 
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
         ref = node.get("$ref")

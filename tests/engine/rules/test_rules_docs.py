@@ -11,11 +11,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 import engine
 from engine import MoveType
 from engine.docs import RULES_DIR, rules_path
+from tests.support import spec_document
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -136,7 +136,7 @@ def test_the_readme_links_every_document() -> None:
 
 
 def test_the_spec_describes_rules_url_and_the_rules_pages() -> None:
-    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    spec = spec_document()
     summary = spec["components"]["schemas"]["VariantSummary"]
     assert "rules_url" in summary["properties"] and "rules_url" in summary["required"]
     assert {"/docs/rules", "/docs/rules/{variant}"} <= set(spec["paths"])

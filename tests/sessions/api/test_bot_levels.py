@@ -9,13 +9,13 @@ from typing import Any
 
 import orjson
 import pytest
-import yaml
 
 import engine
 import engine.bots
 from service.sessions.bots import play_bots
 from service.sessions.models import BotLevel, Meta, Seat
 from tests.sessions.conftest import Api, problem, turn_seat
+from tests.support import spec_document
 
 
 @pytest.fixture
@@ -85,9 +85,8 @@ def test_the_bots_of_a_session_replay_alike(variant: str) -> None:
 
 
 def test_the_spec_lists_the_engine_bot_levels() -> None:
-    from pathlib import Path
 
-    spec = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
+    spec = spec_document()
     assert tuple(spec["components"]["schemas"]["BotLevel"]["enum"]) == engine.bots.LEVELS
 
 

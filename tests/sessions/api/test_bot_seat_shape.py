@@ -4,24 +4,14 @@ the webhook bodies are valid for the spec's ``Webhook`` union."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
-
-from openapi_schema_validator import OAS31Validator
 
 from tests.notifier.conftest import IDENTITY_KEY, asserted
 from tests.notifier.test_outbox import Clocks, app_with, outbox
-from tests.service.harness import spec_document
 from tests.sessions.conftest import Api
+from tests.support import schema_validator
 
 HOOK = {"WEBHOOK_URL": "https://hooks.example.com/uno", "IDENTITY_ASSERTION_KEY": IDENTITY_KEY}
-
-
-@cache
-def webhook_schema() -> OAS31Validator:
-    doc = spec_document()
-    schema = {"components": doc["components"], "$ref": "#/components/schemas/Webhook"}
-    return OAS31Validator(schema, format_checker=OAS31Validator.FORMAT_CHECKER)
 
 
 def test_a_webhook_spells_a_bot_seat_as_the_answers_do() -> None:
@@ -40,7 +30,7 @@ def test_a_webhook_spells_a_bot_seat_as_the_answers_do() -> None:
     assert [s["bot"] for s in started["data"]["seats"]] == [False, "hard", True, "normal"]
     assert [s["bot"] for s in started["data"]["seats"]] == [s["bot"] for s in answer["seats"]]
     for w in hooks:
-        webhook_schema().validate({k: v for k, v in w.items() if k != "id"})
+        schema_validator("Webhook").validate({k: v for k, v in w.items() if k != "id"})
 
 
 def test_a_seat_taken_back_writes_seat_returned() -> None:
@@ -69,4 +59,4 @@ def test_a_seat_taken_back_writes_seat_returned() -> None:
                               "variant": "uno_classic", "seat": seat,
                               "external_id": f"u-{seat}"}  # fmt: skip
     for w in outbox(app, sid):
-        webhook_schema().validate({k: v for k, v in w.items() if k != "id"})
+        schema_validator("Webhook").validate({k: v for k, v in w.items() if k != "id"})

@@ -168,7 +168,7 @@ def test_a_join_race_for_the_last_seat_has_one_winner(lobby: Lobby, app: Flask) 
 
 # ---------------------------------------------------------------- session events
 def test_the_session_events_are_members_of_the_specs_event_union() -> None:
-    from tests.service.harness import spec_document
+    from tests.support import spec_document
 
     schemas = spec_document()["components"]["schemas"]
     mapping = schemas["Event"]["discriminator"]["mapping"]

@@ -15,18 +15,16 @@ stream) with a 3-second turn clock, on every session store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from openapi_schema_validator import OAS31Validator
 
 from service.sessions.events import rfc3339
-from tests.service.harness import spec_document
 from tests.sessions.api.test_lobby import Lobby
 from tests.sessions.conftest import problem, turn_seat
+from tests.support import schema_validator
 
 T0 = 1_800_000_000.0
 TURN = 3
@@ -38,19 +36,11 @@ def lobby(client: FlaskClient) -> Lobby:
     return Lobby(client)
 
 
-@cache
-def seat_answer_schema() -> OAS31Validator:
-    """The spec's ``SessionState``, with the document's components for its $refs."""
-    doc = spec_document()
-    schema = {"components": doc["components"], "$ref": "#/components/schemas/SessionState"}
-    return OAS31Validator(schema, format_checker=OAS31Validator.FORMAT_CHECKER)
-
-
 def seat_answer(r: Any, status: int = 200) -> dict[str, Any]:
     """A seat answer: ``status``, and the body valid for ``SessionState``."""
     assert r.status_code == status, r.get_data(as_text=True)
     body: dict[str, Any] = r.get_json()
-    seat_answer_schema().validate(body)
+    schema_validator("SessionState").validate(body)
     return body
 
 

@@ -34,6 +34,7 @@ from tests.sessions.conftest import (
     store_config,
     two_humans,
 )
+from tests.support import spec_document
 
 MOVES = 300
 
@@ -217,14 +218,11 @@ def test_the_bound_is_stated_once() -> None:
 
 
 def test_the_store_kinds_are_the_ones_the_api_description_names() -> None:
-    from pathlib import Path
-
-    import yaml
 
     from service.sessions.memory import MemoryStore
     from service.sessions.redis_store import RedisStore
 
-    spec = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
+    spec = spec_document()
     prop = spec["components"]["schemas"]["Readiness"]["properties"]["sessions"]["properties"]
     assert set(prop["store"]["enum"]) == {
         MemoryStore.kind, RedisStore.kind, RedisStore.CLUSTER_KIND, None,

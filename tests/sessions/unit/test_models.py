@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import orjson
 import pytest
-import yaml
 
 import engine
 import engine.bots
@@ -26,10 +24,11 @@ from service.sessions.models import (
     waiting_person,
 )
 from service.sessions.problems import SessionError
+from tests.support import spec_document
 
 from .conftest import finished_state
 
-SPEC = yaml.safe_load((Path(__file__).resolve().parents[3] / "openapi.yaml").read_text())
+SPEC = spec_document()
 
 
 def meta(*bots: BotLevel | None, **kw: object) -> Meta:

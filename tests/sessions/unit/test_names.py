@@ -10,7 +10,7 @@ import pytest
 
 from service.sessions import names
 from service.sessions.problems import SessionError
-from tests.service.harness import spec_document
+from tests.support import spec_document
 
 PATTERN = re.compile(spec_document()["components"]["schemas"]["SeatName"]["pattern"])
 #: Every control and separator, the bidirectional formats, and a spread of others:
