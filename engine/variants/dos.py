@@ -350,13 +350,12 @@ class Dos(Variant):
     def legal_drawn(self, state: State, player: int) -> list[Move]:
         moves = self.match_moves(state, player, state.pending.card)  # type: ignore[union-attr]
         place = self._place_moves[player]
-        moves.extend([place[c] for c in state.hands[player]])
+        moves += map(place.__getitem__, state.hands[player])
         return moves
 
     @lists(P.BONUS_PLACE)
     def legal_bonus_place(self, state: State, player: int) -> list[Move]:
-        place = self._place_moves[player]
-        return [place[c] for c in state.hands[player]]
+        return list(map(self._place_moves[player].__getitem__, state.hands[player]))
 
     # ------------------------------------------------------------------ forced defaults
     @defaults(TURN)
@@ -396,11 +395,10 @@ class Dos(Variant):
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
         for i, c in enumerate(state.hands[player]):
             for n, parts in parts_of[c]:
-                got = byn.get(n)
-                if got is None:
-                    byn[n] = [(i, c, parts)]
+                if n in byn:
+                    byn[n].append((i, c, parts))
                 else:
-                    got.append((i, c, parts))
+                    byn[n] = [(i, c, parts)]
         if not byn:
             return out
         numbers = sorted(byn)
@@ -672,7 +670,7 @@ class Dos(Variant):
             card = self.take_top(w, events)
             if card is None:
                 break
-            kept.append(RowCard(card))
+            kept.append(_new(RowCard, (card, (), None, None)))
             added.append(card)
         if added:
             events.append(
@@ -682,7 +680,7 @@ class Dos(Variant):
                 }
             )
         due = min(w.ext.bonus, len(w.hands[player]))
-        w.ext = DosExt(tuple(kept), due)
+        w.ext = _new(DosExt, (tuple(kept), due))
         if due:
             w.pending = self._pendings[BONUS_PLACE][player]
         else:
@@ -720,7 +718,7 @@ class Dos(Variant):
         ext = w.ext
         bonus = pend.type is BONUS_PLACE
         left = ext.bonus - 1 if bonus else 0
-        w.ext = DosExt(ext.row + (RowCard(card),), left)
+        w.ext = _new(DosExt, (ext.row + (_new(RowCard, (card, (), None, None)),), left))
         events.append(
             {
                 "type": "placed",

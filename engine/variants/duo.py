@@ -461,7 +461,7 @@ class Duo(UnoRules):
         """A Draw Two starts or continues a volley against the opponent."""
         victim = w.next_seat(player)
         stack = w.ext.draw_stack + 2
-        w.ext = w.ext._replace(draw_stack=stack)
+        w.ext = _new(DuoExt, (w.ext.draft_discard, stack))
         w.current = victim
         w.pending = pending(VOLLEY, victim, stack=stack)
 
@@ -480,7 +480,7 @@ class Duo(UnoRules):
         player = move.player
         stack = w.ext.draw_stack
         w.pending = None
-        w.ext = w.ext._replace(draw_stack=0)
+        w.ext = _new(DuoExt, (w.ext.draft_discard, 0))
         self.draw_cards(w, player, stack, events, "volley")
         w.current = w.next_seat(player)
 
@@ -489,7 +489,7 @@ class Duo(UnoRules):
         victim = w.next_seat(player)
         if kind is DRAW_TWO:
             stack = w.ext.draw_stack + 2
-            w.ext = w.ext._replace(draw_stack=0)
+            w.ext = _new(DuoExt, (w.ext.draft_discard, 0))
             self.draw_cards(w, victim, stack, events, "penalty")
         elif kind is Kind.WILD_DRAW_FOUR:
             self.draw_cards(w, victim, self.challenge_cards[kind][0], events, "penalty")
