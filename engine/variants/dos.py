@@ -607,14 +607,14 @@ class Dos(Variant):
             bonus = readings[0][2] is color
         entry = _new(RowCard, (target[0], matched, target[1], target[2]))
         w.ext = _new(DosExt, (row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + bonus))
-        part_view = self.part_view
+        views = self.part_views((target, *move.cards))  # type: ignore[misc]
         events.append(
             {
                 "type": "matched",
                 "player": player,
                 "match": "double" if double else "single",
-                "target": part_view(w, target),
-                "cards": [part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
+                "target": views[0],
+                "cards": views[1:],
                 "number": number,
                 "color_bonus": bonus,
             }
@@ -631,14 +631,19 @@ class Dos(Variant):
         else:
             w.pending = self._pendings[MATCHING][player]
 
-    def part_view(self, s: State | Work, part: MatchPart) -> dict[str, Any]:
-        card, color, number = part
-        out: dict[str, Any] = {"card": {"id": card, "code": self._codes[card]}}
-        if color is not None:
-            out["color"] = COLOR_NAMES[color]
-        if number is not None:
-            out["number"] = number
-        return out
+    def part_views(self, parts: tuple[MatchPart, ...]) -> list[dict[str, Any]]:
+        """How the events show match parts: the card (id and code) and what it was
+        declared to be (one call for a match's target and cards)."""
+        codes = self._codes
+        views = []
+        for card, color, number in parts:
+            view: dict[str, Any] = {"card": {"id": card, "code": codes[card]}}
+            if color is not None:
+                view["color"] = COLOR_NAMES[color]
+            if number is not None:
+                view["number"] = number
+            views.append(view)
+        return views
 
     # ------------------------------------------------------------------ end of turn
     @handles(END_TURN)
