@@ -663,27 +663,19 @@ class Dos(Variant):
                 kept.append(e)
         w.discard = w.discard + tuple(gone)
         codes = self._codes
-        events.append(
-            {
-                "type": "turn_ended",
-                "player": player,
-                "discarded": [{"id": c, "code": codes[c]} for c in gone],
-            }
-        )
+        discarded = []
+        for c in gone:
+            discarded.append({"id": c, "code": codes[c]})
+        events.append({"type": "turn_ended", "player": player, "discarded": discarded})
         added = []
         while len(kept) < 2:
             card = self.take_top(w, events)
             if card is None:
                 break
             kept.append(_new(RowCard, (card, (), None, None)))
-            added.append(card)
+            added.append({"id": card, "code": codes[card]})
         if added:
-            events.append(
-                {
-                    "type": "center_row_refilled",
-                    "cards": [{"id": c, "code": codes[c]} for c in added],
-                }
-            )
+            events.append({"type": "center_row_refilled", "cards": added})
         due = min(w.ext.bonus, len(w.hands[player]))
         w.ext = _new(DosExt, (tuple(kept), due))
         if due:
