@@ -137,6 +137,11 @@ class AllWild(UnoRules):
     def _kinds(self) -> tuple[Kind, ...]:
         return self.catalog.kind[0]
 
+    @cached_property
+    def _swaps(self) -> frozenset[int]:
+        """The Wild Forced Swap cards."""
+        return frozenset(c for c, kind in enumerate(self._kinds) if kind is WX)
+
     def matches(self, side: int, card: int, active: Any, top: int) -> bool:
         """Every card plays on every card."""
         return True
@@ -299,8 +304,8 @@ class AllWild(UnoRules):
                 f"the card just drawn ({pend.card}) must be played now",
                 code="must_play_drawn_card",
             )
-        code = self.catalog.code[w.side][card]  # type: ignore[index]
         if card not in self.matching(w.side, w.active_color, w.discard[-1]):  # type: ignore[arg-type]
+            code = self.catalog.code[w.side][card]  # type: ignore[index]
             raise RulesError(f"card {code} cannot be played now", code="does_not_match")
         if move.color not in self._colors[w.side][card]:  # type: ignore[index]
             raise RulesError(
@@ -312,6 +317,7 @@ class AllWild(UnoRules):
         targets = self.targets_of(w, player, card)  # type: ignore[arg-type]
         if target not in targets:
             if targets == NO_TARGET:
+                code = self.catalog.code[w.side][card]  # type: ignore[index]
                 raise RulesError(
                     "only a Wild Targeted Draw Two or a Wild Forced Swap takes a 'target', "
                     f"not {code}",
@@ -330,9 +336,9 @@ class AllWild(UnoRules):
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """``uno: true`` fits a play that leaves the mover one card (after a swap: the
         target's hand was one card)."""
-        hand = s.hands[move.player]
-        if move.card is not None and self._kinds[move.card] is WX and len(hand) > 1:
-            target = move.target
+        hand = s.hands[move[1]]
+        if move[2] in self._swaps and len(hand) > 1:
+            target = move[4]
             return (
                 isinstance(target, int)
                 and 0 <= target < s.num_players

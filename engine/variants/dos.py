@@ -350,13 +350,12 @@ class Dos(Variant):
     def legal_drawn(self, state: State, player: int) -> list[Move]:
         moves = self.match_moves(state, player, state.pending.card)  # type: ignore[union-attr]
         place = self._place_moves[player]
-        moves.extend([place[c] for c in state.hands[player]])
+        moves += map(place.__getitem__, state.hands[player])
         return moves
 
     @lists(P.BONUS_PLACE)
     def legal_bonus_place(self, state: State, player: int) -> list[Move]:
-        place = self._place_moves[player]
-        return [place[c] for c in state.hands[player]]
+        return list(map(self._place_moves[player].__getitem__, state.hands[player]))
 
     # ------------------------------------------------------------------ forced defaults
     @defaults(TURN)
@@ -396,11 +395,10 @@ class Dos(Variant):
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
         for i, c in enumerate(state.hands[player]):
             for n, parts in parts_of[c]:
-                got = byn.get(n)
-                if got is None:
-                    byn[n] = [(i, c, parts)]
+                if n in byn:
+                    byn[n].append((i, c, parts))
                 else:
-                    got.append((i, c, parts))
+                    byn[n] = [(i, c, parts)]
         if not byn:
             return out
         numbers = sorted(byn)
@@ -609,14 +607,14 @@ class Dos(Variant):
             bonus = readings[0][2] is color
         entry = _new(RowCard, (target[0], matched, target[1], target[2]))
         w.ext = _new(DosExt, (row[:index] + (entry,) + row[index + 1 :], w.ext.bonus + bonus))
-        part_view = self.part_view
+        views = self.part_views((target, *move.cards))  # type: ignore[misc]
         events.append(
             {
                 "type": "matched",
                 "player": player,
                 "match": "double" if double else "single",
-                "target": part_view(w, target),
-                "cards": [part_view(w, p) for p in move.cards],  # type: ignore[union-attr]
+                "target": views[0],
+                "cards": views[1:],
                 "number": number,
                 "color_bonus": bonus,
             }
@@ -633,14 +631,19 @@ class Dos(Variant):
         else:
             w.pending = self._pendings[MATCHING][player]
 
-    def part_view(self, s: State | Work, part: MatchPart) -> dict[str, Any]:
-        card, color, number = part
-        out: dict[str, Any] = {"card": {"id": card, "code": self._codes[card]}}
-        if color is not None:
-            out["color"] = COLOR_NAMES[color]
-        if number is not None:
-            out["number"] = number
-        return out
+    def part_views(self, parts: tuple[MatchPart, ...]) -> list[dict[str, Any]]:
+        """How the events show match parts: the card (id and code) and what it was
+        declared to be (one call for a match's target and cards)."""
+        codes = self._codes
+        views = []
+        for card, color, number in parts:
+            view: dict[str, Any] = {"card": {"id": card, "code": codes[card]}}
+            if color is not None:
+                view["color"] = COLOR_NAMES[color]
+            if number is not None:
+                view["number"] = number
+            views.append(view)
+        return views
 
     # ------------------------------------------------------------------ end of turn
     @handles(END_TURN)
@@ -660,29 +663,21 @@ class Dos(Variant):
                 kept.append(e)
         w.discard = w.discard + tuple(gone)
         codes = self._codes
-        events.append(
-            {
-                "type": "turn_ended",
-                "player": player,
-                "discarded": [{"id": c, "code": codes[c]} for c in gone],
-            }
-        )
+        discarded = []
+        for c in gone:
+            discarded.append({"id": c, "code": codes[c]})
+        events.append({"type": "turn_ended", "player": player, "discarded": discarded})
         added = []
         while len(kept) < 2:
             card = self.take_top(w, events)
             if card is None:
                 break
-            kept.append(RowCard(card))
-            added.append(card)
+            kept.append(_new(RowCard, (card, (), None, None)))
+            added.append({"id": card, "code": codes[card]})
         if added:
-            events.append(
-                {
-                    "type": "center_row_refilled",
-                    "cards": [{"id": c, "code": codes[c]} for c in added],
-                }
-            )
+            events.append({"type": "center_row_refilled", "cards": added})
         due = min(w.ext.bonus, len(w.hands[player]))
-        w.ext = DosExt(tuple(kept), due)
+        w.ext = _new(DosExt, (tuple(kept), due))
         if due:
             w.pending = self._pendings[BONUS_PLACE][player]
         else:
@@ -720,7 +715,7 @@ class Dos(Variant):
         ext = w.ext
         bonus = pend.type is BONUS_PLACE
         left = ext.bonus - 1 if bonus else 0
-        w.ext = DosExt(ext.row + (RowCard(card),), left)
+        w.ext = _new(DosExt, (ext.row + (_new(RowCard, (card, (), None, None)),), left))
         events.append(
             {
                 "type": "placed",

@@ -55,6 +55,9 @@ P = DuoPending
 CHOOSE_COLOR = UnoPending.CHOOSE_COLOR
 # Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
 VOLLEY, FORCED_RUN = P.VOLLEY, P.FORCED_RUN
+PLAY_T, PASS_T = T.PLAY, T.PASS
+REVERSE, DRAW_TWO = Kind.REVERSE, Kind.DRAW_TWO
+_new = tuple.__new__
 
 
 class DuoExt(NamedTuple):
@@ -246,7 +249,7 @@ class Duo(UnoRules):
         self, s: State, player: int, cards: list[int], leads: list[int] | None
     ) -> list[Move]:
         """One complete run move per distinct last card of the run of ``cards`` (all of
-        them), also with ``uno: true`` where ``uno_flag_allowed`` allows it. ``leads``:
+        them), also with ``uno: true`` where ``run_uno_allowed`` allows it. ``leads``:
         the cards that may go first (``None``: any)."""
         if len(cards) < 2:
             return []
@@ -257,10 +260,11 @@ class Duo(UnoRules):
                 continue
             first = firsts[0]
             middle = tuple(sorted(c for c in cards if c != first and c != last))
-            run = Move(T.PLAY, player, first, chain=(*middle, last))
-            said = run._replace(uno=True)
+            chain = (*middle, last)
+            run = _new(Move, (PLAY_T, player, first, None, None, chain, False, None))
+            said = _new(Move, (PLAY_T, player, first, None, None, chain, True, None))
             out.append(run)
-            if self.uno_flag_allowed(s, said):
+            if self.run_uno_allowed(s, said):
                 out.append(said)
         return out
 
@@ -288,16 +292,16 @@ class Duo(UnoRules):
         if self._reverse_ids.isdisjoint(state.hands[player]):
             return moves  # the common case: no Reverse, no run
         kind = self.catalog.kind[0]
-        reverses = [m.card for m in moves if m.card is not None and kind[m.card] is Kind.REVERSE]
+        reverses = [m.card for m in moves if m.card is not None and kind[m.card] is REVERSE]
         if not reverses:
             return moves
-        rest = [m for m in moves if m.card is None or kind[m.card] is not Kind.REVERSE]
+        rest = [m for m in moves if m.card is None or kind[m.card] is not REVERSE]
         return self.reverse_moves(state, player, list(dict.fromkeys(reverses))) + rest
 
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         card = state.pending.card  # type: ignore[union-attr]
-        if self.catalog.kind[0][card] is Kind.REVERSE:  # type: ignore[index]
-            return [*self.reverse_moves(state, player, [card]), Move(T.PASS, player)]  # type: ignore[list-item]
+        if self.catalog.kind[0][card] is REVERSE:  # type: ignore[index]
+            return [*self.reverse_moves(state, player, [card]), Move(PASS_T, player)]  # type: ignore[list-item]
         return UnoRules.legal_play_drawn(self, state, player)
 
     @lists(P.VOLLEY)
@@ -305,7 +309,7 @@ class Duo(UnoRules):
         kind = self.catalog.kind[0]
         moves: list[Move] = []
         for c in state.hands[player]:
-            if kind[c] is Kind.DRAW_TWO:
+            if kind[c] is DRAW_TWO:
                 moves.extend(self.play_moves(state, player, c))
         moves.append(self._draw_moves[player])
         return moves
@@ -365,7 +369,7 @@ class Duo(UnoRules):
                 move = move._replace(chain=None)
             return UnoRules.check_play(self, w, move)
         card, color = UnoRules.check_play(self, w, move._replace(chain=None, uno=False))
-        if self.catalog.kind[0][card] is not Kind.REVERSE:
+        if self.catalog.kind[0][card] is not REVERSE:
             raise RulesError(
                 "only a Reverse starts a colour run ('chain')", code="chain_not_allowed"
             )
@@ -373,13 +377,15 @@ class Duo(UnoRules):
         self.check_uno(w, move)
         return card, color
 
-    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
+    def run_uno_allowed(self, s: State | Work, move: Move) -> bool:
         """``uno: true`` fits a play (one card, or a run: the card and its ``chain``)
-        that leaves the player one card."""
+        that leaves the player one card. A play of one card is classic UNO's
+        ``uno_flag_allowed``, which Duo keeps (so a turn's listing asks it once, not per
+        card: ``turn_hooks``); a run asks this."""
         return self.uno_rule and len(s.hands[move[1]]) - 1 - len(move[5] or ()) == 1
 
     def check_uno(self, w: Work, move: Move) -> None:
-        if move.uno and not self.uno_flag_allowed(w, move):
+        if move.uno and not self.run_uno_allowed(w, move):
             raise RulesError(
                 "say UNO with the move that leaves you one card", code="uno_not_applicable"
             )
@@ -413,7 +419,7 @@ class Duo(UnoRules):
 
     def check_volley_play(self, w: Work, move: Move) -> tuple[tuple[int, ...], Color | None]:
         card = self.require_card_in_hand(w, move)
-        if self.catalog.kind[0][card] is not Kind.DRAW_TWO:
+        if self.catalog.kind[0][card] is not DRAW_TWO:
             raise RulesError(
                 f"a Draw Two volley is on ({w.ext.draw_stack} cards): play a Draw Two or draw",
                 code="must_continue_or_draw",
@@ -455,9 +461,9 @@ class Duo(UnoRules):
         """A Draw Two starts or continues a volley against the opponent."""
         victim = w.next_seat(player)
         stack = w.ext.draw_stack + 2
-        w.ext = w.ext._replace(draw_stack=stack)
+        w.ext = _new(DuoExt, (w.ext.draft_discard, stack))
         w.current = victim
-        w.pending = pending(P.VOLLEY, victim, stack=stack)
+        w.pending = pending(VOLLEY, victim, stack=stack)
 
     effects = {
         Kind.SKIP: UnoRules.effect_skip,
@@ -474,16 +480,16 @@ class Duo(UnoRules):
         player = move.player
         stack = w.ext.draw_stack
         w.pending = None
-        w.ext = w.ext._replace(draw_stack=0)
+        w.ext = _new(DuoExt, (w.ext.draft_discard, 0))
         self.draw_cards(w, player, stack, events, "volley")
         w.current = w.next_seat(player)
 
     def last_card_effect(self, w: Work, player: int, card: int, events: list[Event]) -> None:
         kind = self.kind(w, card)
         victim = w.next_seat(player)
-        if kind is Kind.DRAW_TWO:
+        if kind is DRAW_TWO:
             stack = w.ext.draw_stack + 2
-            w.ext = w.ext._replace(draw_stack=0)
+            w.ext = _new(DuoExt, (w.ext.draft_discard, 0))
             self.draw_cards(w, victim, stack, events, "penalty")
         elif kind is Kind.WILD_DRAW_FOUR:
             self.draw_cards(w, victim, self.challenge_cards[kind][0], events, "penalty")

@@ -47,6 +47,8 @@ from ..uno import UnoPending, UnoRules
 from ..variant import OptionSpec
 
 P = UnoPending
+# Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
+CHOOSE_COLOR = P.CHOOSE_COLOR
 SIDE_NAMES = ("light", "dark")
 GAME_OVER = Phase.GAME_OVER
 _new = tuple.__new__
@@ -264,7 +266,7 @@ class Flip(UnoRules):
         nxt = w.next_seat(player)
         w.current = nxt
         if self.catalog.wild[w.side][top]:
-            w.pending = pending(P.CHOOSE_COLOR, player, then=nxt)
+            w.pending = pending(CHOOSE_COLOR, player, then=nxt)
 
     # ------------------------------------------------------------------ other actions
     def effect_skip_everyone(

@@ -20,6 +20,7 @@ Choices where the rule book is silent (documented for integrators):
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, ClassVar
 
 from ..cards import Kind
@@ -40,6 +41,8 @@ class PizzaPending(PendingType):
 
 
 P = PizzaPending
+# Enum members as module constants: on Python 3.11 every ``P.X`` is a descriptor call.
+GIVE, GIVE_T = P.GIVE, T.GIVE
 
 
 class PocketPizza(UnoRules):
@@ -108,13 +111,13 @@ class PocketPizza(UnoRules):
             self.finish_round(w, player, events)
             return
         w.current = player
-        w.pending = pending(P.GIVE, player, drawn[0] if drawn else None)
+        w.pending = pending(GIVE, player, drawn[0] if drawn else None)
 
     @lists(P.GIVE)
     def legal_give(self, state: State, player: int) -> list[Move]:
         hand = state.hands[player]
         uno = (False, True) if len(hand) == 2 else (False,)
-        return [Move(T.GIVE, player, c, uno=u) for c in hand for u in uno]
+        return [Move(GIVE_T, player, c, uno=u) for c in hand for u in uno]
 
     @defaults(P.GIVE)
     def default_give(self, state: State, player: int) -> Move:
@@ -150,9 +153,15 @@ class PocketPizza(UnoRules):
             w.current = receiver
 
     # ------------------------------------------------------------------ UNO flag
+    @cached_property
+    def _dips(self) -> frozenset[int]:
+        """The Wild Dip cards."""
+        kind = self.catalog.kind[0]
+        return frozenset(c for c in self.catalog.ids if kind[c] is Kind.WILD_DIP)
+
     def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
         """Never with a Wild Dip (UNO is said at the give); else classic UNO's rule."""
-        if self.catalog.kind[0][move.card] is Kind.WILD_DIP:  # type: ignore[index]
+        if move[2] in self._dips:
             return False
         return super().uno_flag_allowed(s, move)
 
