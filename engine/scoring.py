@@ -8,6 +8,9 @@ from .drawing import Drawing
 from .events import Event, event
 from .state import Phase, State, Work
 
+# Enum members as module constants: on Python 3.11 every ``Phase.X`` is a descriptor call.
+ROUND_OVER, GAME_OVER = Phase.ROUND_OVER, Phase.GAME_OVER
+
 
 class Scoring(Drawing):
     """Scoring a round, ending the game, the score report."""
@@ -20,7 +23,7 @@ class Scoring(Drawing):
         w.round_winner = winner
         w.pending = None
         w.exposed = ()
-        w.phase = Phase.ROUND_OVER
+        w.phase = ROUND_OVER
         events.append(
             event(
                 "round_over",
@@ -32,7 +35,7 @@ class Scoring(Drawing):
         )
         winners = self.game_winners(w.scores, w.option("target", self.target))
         if winners:
-            w.phase = Phase.GAME_OVER
+            w.phase = GAME_OVER
             w.winners = winners
             events.append(event("game_over", winners=list(winners), scores=list(w.scores)))
 

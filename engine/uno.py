@@ -47,8 +47,9 @@ class UnoPending(PendingType):
 
 P = UnoPending
 # Enum members as module constants: on Python 3.11 every ``UnoPending.X`` is a descriptor call.
-PLAY_DRAWN = P.PLAY_DRAWN
-T_PLAY = T.PLAY
+PLAY_DRAWN, P_CHOOSE_COLOR, P_CHALLENGE = P.PLAY_DRAWN, P.CHOOSE_COLOR, P.CHALLENGE
+T_PLAY, T_CHOOSE_COLOR = T.PLAY, T.CHOOSE_COLOR
+SKIP, REVERSE = Kind.SKIP, Kind.REVERSE
 #: A play's colour when the card names none (``play_colors``), and a play's target when
 #: it names no seat (``play_targets``).
 NO_COLOR: tuple[Color | None, ...] = (None,)
@@ -304,11 +305,11 @@ class UnoRules(Variant):
         kind = self.kind(w, card)
         if self.is_wild(w, card):
             w.current = first
-            w.pending = pending(P.CHOOSE_COLOR, first, then=first)
-        elif kind is Kind.SKIP:
+            w.pending = pending(P_CHOOSE_COLOR, first, then=first)
+        elif kind is SKIP:
             events.append(event("skipped", player=first))
             w.current = w.next_seat(first)
-        elif kind is Kind.REVERSE:
+        elif kind is REVERSE:
             w.direction = -1
             events.append(event("reversed", direction="counterclockwise"))
             w.current = w.dealer
@@ -523,7 +524,7 @@ class UnoRules(Variant):
 
     @lists(P.CHOOSE_COLOR)
     def legal_choose_color(self, state: State, player: int) -> list[Move]:
-        return [Move(T.CHOOSE_COLOR, player, color=c) for c in self.colors_for(state)]
+        return [Move(T_CHOOSE_COLOR, player, color=c) for c in self.colors_for(state)]
 
     @lists(P.CHALLENGE)
     def legal_challenge(self, state: State, player: int) -> list[Move]:
@@ -682,7 +683,7 @@ class UnoRules(Variant):
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
         victim = w.next_seat(player)
-        w.pending = pending(P.CHALLENGE, victim, card, **self.challenge_data(w, player))
+        w.pending = pending(P_CHALLENGE, victim, card, **self.challenge_data(w, player))
         w.current = victim
 
     effects = {

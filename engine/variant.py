@@ -46,7 +46,7 @@ EXCHANGES = frozenset({"swapped", "hands_passed"})
 PLAY, ROUND_OVER, GAME_OVER = Phase.PLAY, Phase.ROUND_OVER, Phase.GAME_OVER
 
 T = MoveType
-NEXT_ROUND = T.NEXT_ROUND
+NEXT_ROUND, CATCH, UNO = T.NEXT_ROUND, T.CATCH, T.UNO
 
 
 #: Move type -> the (index, name) of the optional Move fields it must not carry.
@@ -289,7 +289,7 @@ class Variant(Scoring):
     def start_round(self, w: Work, events: list[Event], deck: list[int] | None = None) -> None:
         """Reset the table for a round and deal it (the caller's ``deck`` or a shuffle)."""
         pile = deck if deck is not None else self.shuffled_deck(w)
-        w.phase = Phase.PLAY
+        w.phase = PLAY
         w.direction = 1
         w.side = 0
         w.pending = None
@@ -420,7 +420,7 @@ class Variant(Scoring):
         if phase is GAME_OVER or not 0 <= player < state.num_players:
             return []
         if phase is ROUND_OVER:
-            return [Move(T.NEXT_ROUND, player)]
+            return [Move(NEXT_ROUND, player)]
         pend = state.pending
         if pend is not None:
             moves = self._listers[pend.type](state, player) if pend.player == player else []
@@ -493,9 +493,9 @@ class Variant(Scoring):
     def legal_side(self, state: State, player: int) -> list[Move]:
         if not self.uno_rule or not state.exposed:
             return []
-        out = [Move(T.CATCH, player, target=s) for s in state.exposed if s != player]
+        out = [Move(CATCH, player, target=s) for s in state.exposed if s != player]
         if player in state.exposed:
-            out.append(Move(T.UNO, player))
+            out.append(Move(UNO, player))
         return out
 
     @handles(T.UNO)
