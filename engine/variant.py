@@ -138,6 +138,9 @@ class Variant(Scoring):
         self._translates = type(self).decode_move is not Variant.decode_move
         #: ``cut_value`` compiled: card id -> its value in the cut for dealer.
         self._cut_values = tuple(self.cut_value(card) for card in self.catalog.ids)
+        #: Whether every cut ties (all cards have one cut value, as in UNO All Wild): the
+        #: seats then draw until the deck cannot serve them all, with no values compared.
+        self._cut_always_ties = len(set(self._cut_values)) <= 1
 
     # ------------------------------------------------------------------ setup
 
@@ -260,7 +263,8 @@ class Variant(Scoring):
 
         Seats draw in seat order from one shuffled deck. If the deck runs out while
         seats are still tied (a deck with few or no numbers), the tie is broken by the
-        generator among the tied seats.
+        generator among the tied seats. Where every card has one cut value
+        (``_cut_always_ties``), every round ties: the seats' draws are listed at once.
         """
         pile = list(self.catalog.ids)
         w.rng = prng.shuffle(w.rng, pile)
@@ -270,6 +274,15 @@ class Variant(Scoring):
         contenders = list(range(w.num_players))
         drawn: list[dict[str, Any]] = []
         position = 0
+        if self._cut_always_ties and len(contenders) > 1:
+            seats = len(contenders)
+            position = len(pile) - len(pile) % seats
+            refs = (
+                [self.public_ref(w, card) for card in pile[:position]]
+                if custom
+                else [{"id": card, "code": codes[card]} for card in pile[:position]]
+            )
+            drawn = [{"player": i % seats, "card": ref} for i, ref in enumerate(refs)]
         while len(contenders) > 1 and position + len(contenders) <= len(pile):
             got = {}
             for seat in contenders:

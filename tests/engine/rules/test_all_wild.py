@@ -155,6 +155,23 @@ def test_cut_for_dealer_always_ties_and_the_generator_picks() -> None:
     assert dealers == {0, 1, 2, 3}
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_cut_that_always_ties_deals_what_the_round_by_round_cut_deals(players: int) -> None:
+    """The cut knows from its values that every round ties (``_cut_always_ties``) and
+    skips the comparisons: the same dealer, events and game as comparing every round."""
+    variant = engine.find_variant(V)
+    assert variant._cut_always_ties
+    for seed in range(10):
+        shortcut, shortcut_events = engine.start(V, players, seed)
+        variant._cut_always_ties = False
+        try:
+            walked, walked_events = engine.start(V, players, seed)
+        finally:
+            variant._cut_always_ties = True
+        assert shortcut == walked and shortcut_events == walked_events
+        assert len(walked_events[0]["cards"]) == 112 - 112 % players
+
+
 def test_deal_seven_each_one_at_a_time_from_the_dealers_left_top_card_turned() -> None:
     deck = list(range(112))
     state = engine.new_game(V, 3, seed=1, dealer=1, deck=deck)
