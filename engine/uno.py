@@ -22,7 +22,7 @@ that overrides a hook changes what is listed and what is accepted together.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import MethodType
 from typing import Any, ClassVar, NamedTuple
 
@@ -467,21 +467,29 @@ class UnoRules(Variant):
 
     def card_plays(self, s: State, player: int, card: int, named: bool) -> list[Move]:
         """``play_moves``, with ``named`` (``turn_hooks(s).targets``: whether plays name
-        seats in ``s``) known: the plays come from the tables (``_target_plays`` where a
-        play names a seat, else ``_play_lists``), ``uno_flag_allowed`` asked per seat."""
+        seats in ``s``) known: ``hand_plays`` of the one card."""
+        return self.hand_plays(s, player, (card,), named)
+
+    def hand_plays(self, s: State, player: int, cards: Iterable[int], named: bool) -> list[Move]:
+        """The plays of ``cards`` in turn, each as ``play_moves`` lists them, with
+        ``named`` known: the plays come from the tables (``_target_plays`` where a play
+        names a seat, else ``_play_lists``), ``uno_flag_allowed`` asked per seat."""
         side = s.side
         fits = self.uno_flag_allowed
-        if named:
-            pairs = self._target_plays[s.num_players, s.direction][side][player][card]
+        lists = self._play_lists[side][player]
+        plays = self._plays[side][player]
+        seat_pairs = self._target_plays[s.num_players, s.direction][side][player] if named else None
+        out: list[Move] = []
+        for card in cards:
+            pairs = seat_pairs[card] if seat_pairs is not None else None
             if pairs is not None:
-                out: list[Move] = []
                 for plain, said in pairs:
                     out.append(plain)
                     if fits(s, said):
                         out.append(said)
-                return out
-        lists = self._play_lists[side][player]
-        return [*lists[1 if fits(s, self._plays[side][player][card][0][1]) else 0][card]]
+            else:
+                out += lists[1 if fits(s, plays[card][0][1]) else 0][card]
+        return out
 
     def legal_turn(self, state: State, player: int) -> list[Move]:
         """The plays of every card of the hand that ``matches`` the card in play, and the
@@ -495,11 +503,8 @@ class UnoRules(Variant):
             playable = self.matching(side, state.active_color, top)
         hooks = self._turn_hooks[state.options]
         if hooks.targets or hooks.uno_per_play:
-            moves: list[Move] = []
-            card_plays, named = self.card_plays, hooks.targets
-            for card in state.hands[player]:
-                if card in playable:
-                    moves += card_plays(state, player, card, named)
+            hand = filter(playable.__contains__, state.hands[player])
+            moves = self.hand_plays(state, player, hand, hooks.targets)
         else:
             # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``): by the
             # hand's size, one answer for every play of the seat (asked of its first play).
