@@ -6,9 +6,10 @@ version, and after each of its next moves), and an anonymous ``GET .../stream`` 
 first event. Prints the worker's CPU per read (``/proc/<pid>/schedstat``), its peak RSS
 growth (``VmHWM``) and the answer's size.
 
-    python -m benchmarks.long_reads [--moves 5000] [--reads 5] [--fresh 3]
+    python -m benchmarks.long_reads [--moves 5000] [--reads 5] [--fresh 3] [--cluster]
 
-Starts a throwaway ``redis-server`` on a loopback port (stopped at the end)."""
+Starts a throwaway ``redis-server`` on a loopback port, or a three-master cluster with
+``--cluster`` (stopped at the end)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from benchmarks.servers import process_cpu_seconds
 from service import create_app
 from tests.hardening.long_game import long_game
 from tests.hardening.served import Served, peak_rss, served
-from tests.redis_procs import RedisServer, free_port
+from tests.redis_procs import LocalCluster, RedisServer, free_port
 from tests.sessions.conftest import Api
 
 
@@ -48,8 +49,8 @@ def measured(s: Served, read: Callable[[], tuple[int, int]]) -> dict[str, Any]:
     }
 
 
-def run(moves: int = 5000, reads: int = 5, fresh: int = 3) -> dict[str, Any]:
-    redis = RedisServer(free_port())
+def run(moves: int = 5000, reads: int = 5, fresh: int = 3, cluster: bool = False) -> dict[str, Any]:
+    redis: RedisServer | LocalCluster = LocalCluster() if cluster else RedisServer(free_port())
     redis.start()
     try:
         prefix = f"l{uuid.uuid4().hex[:6]}:"
@@ -91,8 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--moves", type=int, default=5000)
     parser.add_argument("--reads", type=int, default=5)
     parser.add_argument("--fresh", type=int, default=3, help="fresh workers' first reads")
+    parser.add_argument("--cluster", action="store_true", help="a three-master Redis Cluster")
     args = parser.parse_args(argv)
-    for name, value in run(args.moves, args.reads, args.fresh).items():
+    for name, value in run(args.moves, args.reads, args.fresh, args.cluster).items():
         print(f"{name}: {value}")
 
 
