@@ -1,13 +1,15 @@
 """What reading a long game costs (issue 46, case 3): a game of one person and nine bots
 played to ``--moves`` moves on one Redis, then read through gunicorn with one gevent
-worker: the person's ``GET .../record`` (the first read in the worker, again at the same
+worker: the person's ``GET .../record`` (the first read in each of ``--fresh`` new
+workers, the first read in the worker, again at the same
 version, and after each of its next moves), and an anonymous ``GET .../stream`` from the
 first event. Prints the worker's CPU per read (``/proc/<pid>/schedstat``), its peak RSS
 growth (``VmHWM``) and the answer's size.
 
-    python -m benchmarks.long_reads [--moves 5000] [--reads 5]
+    python -m benchmarks.long_reads [--moves 5000] [--reads 5] [--fresh 3] [--cluster]
 
-Starts a throwaway ``redis-server`` on a loopback port (stopped at the end)."""
+Starts a throwaway ``redis-server`` on a loopback port, or a three-master cluster with
+``--cluster`` (stopped at the end)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from benchmarks.servers import process_cpu_seconds
 from service import create_app
 from tests.hardening.long_game import long_game
 from tests.hardening.served import Served, peak_rss, served
-from tests.redis_procs import RedisServer, free_port
+from tests.redis_procs import LocalCluster, RedisServer, free_port
 from tests.sessions.conftest import Api
 
 
@@ -47,8 +49,8 @@ def measured(s: Served, read: Callable[[], tuple[int, int]]) -> dict[str, Any]:
     }
 
 
-def run(moves: int = 5000, reads: int = 5) -> dict[str, Any]:
-    redis = RedisServer(free_port())
+def run(moves: int = 5000, reads: int = 5, fresh: int = 3, cluster: bool = False) -> dict[str, Any]:
+    redis: RedisServer | LocalCluster = LocalCluster() if cluster else RedisServer(free_port())
     redis.start()
     try:
         prefix = f"l{uuid.uuid4().hex[:6]}:"
@@ -59,8 +61,13 @@ def run(moves: int = 5000, reads: int = 5) -> dict[str, Any]:
         sid, token, made = long_game(api, moves)
         events = len(app.extensions["sessions"].store.events(sid, 0, 10**6))
         out: dict[str, Any] = {"moves": made, "events": events}
+        record = f"/v1/sessions/{sid}/record"
+        firsts = []
+        for _ in range(fresh):  # a worker's first read: nothing of the record kept yet
+            with served(redis.url, SESSION_KEY_PREFIX=prefix) as s:
+                firsts.append(measured(s, lambda: fetch(s.port, record, token)))
+        out["record, a fresh worker's first read"] = firsts
         with served(redis.url, SESSION_KEY_PREFIX=prefix) as s:
-            record = f"/v1/sessions/{sid}/record"
             out["record, first read"] = measured(s, lambda: fetch(s.port, record, token))
             out["record, same version"] = measured(s, lambda: fetch(s.port, record, token))
             after_move = []
@@ -84,8 +91,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=5000)
     parser.add_argument("--reads", type=int, default=5)
+    parser.add_argument("--fresh", type=int, default=3, help="fresh workers' first reads")
+    parser.add_argument("--cluster", action="store_true", help="a three-master Redis Cluster")
     args = parser.parse_args(argv)
-    for name, value in run(args.moves, args.reads).items():
+    for name, value in run(args.moves, args.reads, args.fresh, args.cluster).items():
         print(f"{name}: {value}")
 
 

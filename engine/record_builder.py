@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .records import (
     RECORD_VERSION,
     SECRET_FIELDS,
+    Step,
     _commitment,
     _ends_round,
     _entries,
@@ -29,6 +30,38 @@ from .state import Phase, State
 #: The states a builder keeps after its last moves: a read of a version a few moves
 #: older than the builder's (another request went on meanwhile) is served from it.
 RECENT_STATES = 32
+
+
+def _steps(
+    state: State, moves: Iterable[Any], seats: int, first: int
+) -> Iterator[tuple[Step, str, dict[int, str], str | None]]:
+    """Each of ``moves`` played from ``state`` (move ``first`` of the game), with its
+    pieces: its entry in the whole record, each seat's own entry where it hides a field
+    from that seat (``SECRET_FIELDS``), the round's result when it ends one."""
+    listed = list(_entries(moves))
+    steps = _play(state, (m for m, _, _ in listed), first)
+    for step, (_, by, at) in zip(steps, listed, strict=False):
+        own: dict[int, str] = {}
+        if step.move.type in SECRET_FIELDS:
+            for seat in range(seats):
+                entry = _entry(step, by, at, seat)
+                if "hidden" in entry:
+                    own[seat] = _json(entry)
+        ended = _json(_round_result(step.after)) if _ends_round(step.before, step.after) else None
+        yield step, _json(_entry(step, by, at, None)), own, ended
+
+
+def pieces(state: State, moves: Iterable[Any], seats: int, first: int) -> tuple[list[bytes], State]:
+    """The stored pieces of ``moves`` (move-log entries) played from ``state`` (move
+    ``first`` of a game of ``seats``), one a move, and the state they reach: the entry,
+    a line, the round's result ("" none), then a line ``<seat> <entry>`` for each seat's
+    own entry (``Builder.adopt`` reads them). Raises ``RecordError`` as ``extend``."""
+    out = []
+    for step, entry, own, ended in _steps(state, moves, seats, first):
+        lines = [entry, ended or "", *(f"{seat} {e}" for seat, e in own.items())]
+        out.append("\n".join(lines).encode())
+        state = step.after
+    return out, state
 
 
 class Builder:
@@ -71,19 +104,33 @@ class Builder:
     def extend(self, moves: Iterable[Any]) -> State:
         """Play ``moves`` (as ``engine.records.record`` takes them) after those played so
         far: the state they reach. Raises ``RecordError`` at the first illegal one."""
-        listed = list(_entries(moves))
-        steps = _play(self.state, (m for m, _, _ in listed), len(self.moves))
-        for step, (_, by, at) in zip(steps, listed, strict=False):
-            self.moves.append(_json(_entry(step, by, at, None)))
-            if step.move.type in SECRET_FIELDS:
-                for seat in range(len(self.seats)):
-                    own = _entry(step, by, at, seat)
-                    if "hidden" in own:
-                        self.hidden.setdefault(step.index, {})[seat] = _json(own)
-            if _ends_round(step.before, step.after):
-                self.rounds.append((step.index + 1, _json(_round_result(step.after))))
+        for step, entry, own, ended in _steps(self.state, moves, len(self.seats), len(self.moves)):
+            self._add(entry, own, ended)
             self.recent.append(step.after)
         return self.state
+
+    def _add(self, entry: str, own: dict[int, str], ended: str | None) -> None:
+        """Keep the next move's pieces: its entry, its seats' own ones, its round result."""
+        if own:
+            self.hidden[len(self.moves)] = own
+        self.moves.append(entry)
+        if ended is not None:
+            self.rounds.append((len(self.moves), ended))
+
+    def adopt(self, pieces: Iterable[bytes], state: State) -> None:
+        """Keep the stored ``pieces`` (``piece``) of the next moves, which reach
+        ``state``: no move is played. The states before ``state`` are not kept."""
+        listed = list(pieces)
+        # One decode and one split for all: JSON text never holds a raw NUL.
+        for piece in b"\x00".join(listed).decode().split("\x00") if listed else ():
+            entry, _, rest = piece.partition("\n")
+            if not rest:  # most moves: no round ended, nothing hidden
+                self.moves.append(entry)
+                continue
+            ended, *own = rest.split("\n")
+            hidden = {int(seat): e for seat, _, e in (o.partition(" ") for o in own)}
+            self._add(entry, hidden, ended or None)
+        self.recent = deque([state], maxlen=RECENT_STATES)
 
     def state_after(self, count: int) -> State | None:
         """The state after the first ``count`` moves, when it is among the kept ones."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import binascii
 import threading
+from typing import Any
 
 #: Redis Cluster's hash slots.
 SLOTS = 16384
@@ -95,3 +96,28 @@ def session_keys(prefix: str, sid: str, cluster: bool) -> list[str]:
         outbox_key(prefix, sid), outq_key(prefix, sid),
         due_key(prefix, tag), deadlines_key(prefix, tag),
     ]  # fmt: skip
+
+
+class NotifierReads:
+    """``wake``, ``outbox`` and ``deadline_index`` of ``RedisStore`` (its ``router``,
+    ``prefix`` and ``cluster``): the notifier's keys (``outbox_keys``)."""
+
+    router: Any
+    prefix: str
+    cluster: bool
+
+    def wake(self, sid: str, at_ms: int) -> None:
+        if not self.cluster:
+            return  # one server: one index of each kind, which the workers poll
+        key = wake_key(self.prefix)
+        tag = slot_tag(sid, True)
+        self.router.on_slot(key, lambda client: client.zadd(key, {tag: at_ms}, lt=True))
+
+    def outbox(self, sid: str) -> list[bytes]:
+        key = outbox_key(self.prefix, sid)
+        return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
+
+    def deadline_index(self, sid: str) -> int | None:
+        key = deadlines_key(self.prefix, slot_tag(sid, self.cluster))
+        score = self.router.on_slot(key, lambda client: client.zscore(key, sid))
+        return None if score is None else int(score)

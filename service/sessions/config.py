@@ -11,7 +11,7 @@
 | ``SESSION_BOT_CPU_MS`` | 20 | the CPU time (ms) the bots' moves may take per request (their first moves at a create or the join that deals, their replies to a person's move, a leave's bots, what a read settles): no move is begun that the slowest one so far would take past it, and the next request goes on |
 | ``SESSION_MAX_MOVES`` | 20000 | moves at most per session (its move log; then 409 ``move_limit_reached``) |
 | ``SESSION_MAX_TIMEOUTS`` | 10 | timeouts in a row after which a bot takes a seat, whatever the clock's ``max_timeouts`` says (a service policy: a game nobody plays goes to its bots and ends or expires; docs/sessions.md) |
-| ``SESSION_MAX_BYTES`` | 1048576 (1 MiB) | bytes of events, move-log entries and webhooks written at most per session (then 409 ``session_too_large``; a game to 500 points stores 100-200 KB) |
+| ``SESSION_MAX_BYTES`` | 6291456 (6 MiB) | bytes of events, move-log entries, record pieces and webhooks written at most per session (then 409 ``session_too_large``): a game of ``SESSION_MAX_MOVES`` fits (ten seats store about 280 bytes a move, 5.6 MB at 20,000 moves; a game to 500 points 150-300 KB) |
 | ``SESSION_SESSIONS_PER_CLIENT`` | 20 | live sessions one client may have created (a place is held while its session lives; a deleted or expired one gives it back; then 429 ``too_many_sessions``) |
 | ``SESSION_WAITING_PER_CLIENT`` | 3 | sessions with open seats one client may have waiting at once, public or not (then 429 ``too_many_waiting_sessions``) |
 | ``SESSION_LOBBY_PER_CLIENT`` | 2 | entries of one creator on a lobby page (the others are left out of that page) |
@@ -69,7 +69,7 @@ class SessionConfig:
     max_bot_moves: int = 500
     bot_cpu_ms: int = 20
     max_moves: int = 20_000
-    max_bytes: int = 2**20
+    max_bytes: int = 6 * 2**20
     max_timeouts: int = 10
     sessions_per_client: int = 20
     waiting_per_client: int = 3

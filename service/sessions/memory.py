@@ -39,6 +39,8 @@ class _Session:
     # The most recent idempotent answers, oldest first (they expire with the session).
     idem: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     moves: list[bytes] = field(default_factory=list)
+    #: The record's pieces of ``moves`` (``store.SessionStore.pieces``).
+    pieces: list[bytes] = field(default_factory=list)
     seen: dict[int, int] = field(default_factory=dict)
     history_from: int = 0
     #: The notifier's outbox (``store.Notices``): entries, and the pending clock warning
@@ -131,6 +133,16 @@ class MemoryStore(SessionStore):
         else:
             s.warning = None
 
+    @staticmethod
+    def _append_moves(s: _Session, moves: Sequence[bytes], pieces: Sequence[bytes]) -> None:
+        """Append ``moves`` to ``s``'s log and their ``pieces`` beside them while its
+        pieces match its log, as COMMIT does in Redis; their bytes counted."""
+        if moves and len(pieces) == len(moves) and len(s.pieces) == len(s.moves):
+            s.pieces.extend(pieces)
+            s.stored += sum(map(len, pieces))
+        s.moves.extend(moves)
+        s.stored += sum(map(len, moves))
+
     def _ttl(self, ttl: float | None) -> float:
         return self.ttl if ttl is None else max(self.ttl, ttl)
 
@@ -150,6 +162,7 @@ class MemoryStore(SessionStore):
         notices: Notices | None = None,
         ttl: float | None = None,
         commit_id: str | None = None,
+        pieces: Sequence[bytes] = (),
     ) -> Commit:
         with self._lock:
             self._sweep()
@@ -157,10 +170,11 @@ class MemoryStore(SessionStore):
             log.extend((i, e) for i, e in enumerate(events, 1))
             expires = self._clock() + self._ttl(ttl)
             s = self._sessions[sid] = _Session(
-                1, len(events), state, meta, log, expires, moves=list(moves),
-                history_from=history_from, stored=sum(map(len, events)) + sum(map(len, moves)),
+                1, len(events), state, meta, log, expires,
+                history_from=history_from, stored=sum(map(len, events)),
                 commit=new_commit_id() if commit_id is None else commit_id,
             )  # fmt: skip
+            self._append_moves(s, moves, pieces)
             self._notices(sid, s, notices)
             self._notify(sid)
             return Commit("ok", 1, len(events))
@@ -207,8 +221,8 @@ class MemoryStore(SessionStore):
             for e in request.events:
                 s.seq += 1
                 s.events.append((s.seq, e))
-            s.moves.extend(request.moves)
-            s.stored += sum(map(len, request.events)) + sum(map(len, request.moves))
+            s.stored += sum(map(len, request.events))
+            self._append_moves(s, request.moves, request.pieces)
             if request.meta is not None:
                 s.meta = request.meta
             if request.seen is not None:
@@ -241,6 +255,13 @@ class MemoryStore(SessionStore):
         with self._lock:
             s = self._get(sid)
             return [] if s is None else list(s.moves[start:])
+
+    def pieces(self, sid: str, start: int = 0) -> list[bytes] | None:
+        with self._lock:
+            s = self._get(sid)
+            if s is None or not s.pieces or len(s.pieces) != len(s.moves):
+                return None
+            return s.pieces[start:]
 
     def delete(self, sid: str) -> bool:
         with self._lock:

@@ -6,12 +6,17 @@ replays to the session's state (``engine.record_builder.Builder``). The whole re
 once the game is over; while it runs only a seat's, without the seed and the move
 fields that seat may not see.
 
-A record is built move by move and kept as its pieces (each move's entry as JSON, a
-seat's apart where it hides a field): a read plays only the moves logged since the last
-read of that session in this process (read from the log from there on) and joins the
-pieces, so reading a long game costs what reading a short one does. Each process keeps
-the records of the most recently read sessions, ``RECORD_CACHE_BYTES`` of pieces in all;
-a session's first read in a process plays its whole log once.
+A record is kept as its pieces (each move's entry as JSON, a seat's apart where it
+hides a field, each round's result). The commit that appends moves to the log appends
+their pieces beside them, in the same write (``record_pieces``: the new moves played
+once more from the state the commit read, never the whole log), so a read fetches the
+pieces from the first move this process has not joined yet and joins them: it plays
+no move, and reading a long game costs what reading a short one does, a worker's first
+read included. Each process keeps the records of the most recently read sessions,
+``RECORD_CACHE_BYTES`` of pieces in all. A session whose pieces do not match its log
+(stored before them) has its record played from its log, as before: once a process.
+A record that does not reach the session's state is built again from the start; when
+that fails too the read is a loud error.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import orjson
 
 import engine
 from engine import Move, Phase, State
-from engine.record_builder import Builder
+from engine.record_builder import Builder, pieces
 
 from . import access
 from .models import Reply, Snapshot, wire_bot
@@ -44,6 +49,27 @@ def logged(moves: list[Move], by: str, at: float) -> list[bytes]:
     {...}}`` (the seat is the move's ``player``; ``clock``: a forced move at a deadline)."""
     ms = int(at * 1000)
     return [orjson.dumps({"by": by, "at": ms, "move": m.to_dict()}) for m in moves]
+
+
+def record_pieces(base: State | None, new: Snapshot, moves: list[bytes]) -> list[bytes]:
+    """The record's pieces of ``moves`` (move-log entries), which lead from ``base``
+    (None: the deal) to ``new``'s state, for the commit that appends them
+    (``SessionStore.pieces``): the moves played once more, from the state the commit
+    read, not the session's whole log. None of them (the session's pieces stop, its
+    record is played from its log) when they do not reach ``new``'s state, loudly."""
+    if not moves or new.state is None:
+        return []
+    start = Records.new_builder(new, new.state).state if base is None else base
+    try:
+        out, reached = pieces(
+            start, map(orjson.loads, moves), len(new.meta.seats), start.move_count
+        )
+    except (engine.EngineError, ValueError, KeyError, TypeError):  # not moves it can play
+        reached = None
+    if reached != new.state:
+        log.error("session %s: its new moves do not replay to its new state", new.sid)
+        return []
+    return out
 
 
 class _Differs(Exception):
@@ -90,7 +116,7 @@ class Records:
                 # Not the log this process built from (a failover lost moves it had
                 # read): built again from the start.
                 self._forget(c.sid, kept)
-        kept = Kept(self._new(c, dealt))
+        kept = Kept(self.new_builder(c, dealt))
         try:
             text = self._text(c.sid, kept, dealt, seat)
         except (engine.RecordError, _Differs) as e:
@@ -100,7 +126,8 @@ class Records:
         return Reply.of(text.encode(), c)
 
     @staticmethod
-    def _new(c: Snapshot, dealt: State) -> Builder:
+    def new_builder(c: Snapshot, dealt: State) -> Builder:
+        """A builder of ``c``'s record at the deal (no move played)."""
         players = [{"name": s.name, "bot": wire_bot(s.bot)} for s in c.meta.seats]
         return Builder(
             c.meta.variant,
@@ -127,8 +154,13 @@ class Records:
                 return b.dumps(seat, dealt.move_count)
             if had < dealt.move_count:
                 # A commit after the load appends moves the loaded state has not made yet.
-                rows = self.store.moves(sid, had)[: dealt.move_count - had]
-                b.extend(orjson.loads(raw) for raw in rows)
+                want = dealt.move_count - had
+                stored = self.store.pieces(sid, had)
+                if stored is not None and len(stored) >= want:
+                    b.adopt(stored[:want], dealt)  # written with the moves: none played
+                else:
+                    rows = self.store.moves(sid, had)[:want]
+                    b.extend(orjson.loads(raw) for raw in rows)
                 self._grow(sid, kept, sum(len(m) + PIECE_OVERHEAD for m in b.moves[had:]))
             if b.state != dealt:
                 raise _Differs

@@ -12,6 +12,7 @@ session in one Redis Cluster slot, so the multi-key scripts never hit CROSSSLOT)
 | ``<prefix>{<sid>}:idem`` | hash | seat-scoped idempotency key -> the first answer to that move |
 | ``<prefix>{<sid>}:idemq`` | list | the same keys, oldest first: past ``max_idem`` the oldest goes |
 | ``<prefix>{<sid>}:moves`` | list | every move made, oldest first (JSON): the game's record |
+| ``<prefix>{<sid>}:pieces`` | list | the record's pieces of each move, written with it (``store.SessionStore.pieces``) |
 | ``<prefix>{<sid>}:seen`` | hash | seat -> when it was last seen (epoch ms): presence |
 | ``<prefix>{lobby}:all``, ``<prefix>{lobby}:v:<variant>`` | sorted set | public waiting sessions by creation time (one slot of their own) |
 | ``<prefix>{<name>}:claims`` | sorted set | claims (``SessionStore.claim``): member -> until (epoch ms); expires with its latest member |
@@ -59,7 +60,8 @@ from .store import (
 
 T = TypeVar("T")
 
-# The notifier's part of CREATE and COMMIT (``store.Notices``), when KEYS go on with
+# The notifier's part of CREATE and COMMIT (``store.Notices``), when KEYS go on (after
+# the session's nine) with
 # outbox, outq, the due index and the deadline index (``outbox_keys.session_keys``):
 # ARGV then end with the outbox entries..., the warning ('' none), its due ms, the next
 # deadline ms ('' none), now ms, keep ms, the outbox's cap (0: none), sid, the number of
@@ -70,78 +72,101 @@ T = TypeVar("T")
 # the outq's ``dropped``.
 NOTICES = """
 local function last_move()
-  if #KEYS > 8 then return #ARGV - 8 - tonumber(ARGV[#ARGV]) end
+  if #KEYS > 9 then return #ARGV - 8 - tonumber(ARGV[#ARGV]) end
   return #ARGV
 end
 local function notices(v, c)
   local t = #ARGV
   local k = tonumber(ARGV[t])
   local sid, cap, keep, now = ARGV[t - 1], tonumber(ARGV[t - 2]), ARGV[t - 3], ARGV[t - 4]
-  if ARGV[t - 5] == '' then redis.call('ZREM', KEYS[12], sid)
-  else redis.call('ZADD', KEYS[12], ARGV[t - 5], sid) end
+  if ARGV[t - 5] == '' then redis.call('ZREM', KEYS[13], sid)
+  else redis.call('ZADD', KEYS[13], ARGV[t - 5], sid) end
   if keep == '0' then return end
   local b = 0
   for i = t - 7 - k, t - 8 do b = b + #ARGV[i] end
   if b > 0 then redis.call('HINCRBY', KEYS[1], 'b', b) end
-  if redis.call('HGET', KEYS[10], 'off') then
-    redis.call('PEXPIRE', KEYS[10], keep)
+  if redis.call('HGET', KEYS[11], 'off') then
+    redis.call('PEXPIRE', KEYS[11], keep)
     return
   end
   local due = nil
   local n = 0
   for i = t - 7 - k, t - 8 do
-    n = redis.call('RPUSH', KEYS[9], ARGV[i])
+    n = redis.call('RPUSH', KEYS[10], ARGV[i])
     due = tonumber(now)
   end
   if cap > 0 and n > cap then
-    local head = redis.call('LINDEX', KEYS[9], 0)
-    redis.call('LTRIM', KEYS[9], n - cap + 1, -1)
-    redis.call('LPUSH', KEYS[9], head)
-    redis.call('HINCRBY', KEYS[10], 'dropped', n - cap)
+    local head = redis.call('LINDEX', KEYS[10], 0)
+    redis.call('LTRIM', KEYS[10], n - cap + 1, -1)
+    redis.call('LPUSH', KEYS[10], head)
+    redis.call('HINCRBY', KEYS[11], 'dropped', n - cap)
   end
   if ARGV[t - 7] ~= '' then
-    redis.call('HSET', KEYS[10], 'warn', ARGV[t - 7], 'warn_due', ARGV[t - 6], 'warn_v', v, 'warn_c', c)
+    redis.call('HSET', KEYS[11], 'warn', ARGV[t - 7], 'warn_due', ARGV[t - 6], 'warn_v', v, 'warn_c', c)
     local w = tonumber(ARGV[t - 6])
     if due == nil or w < due then due = w end
   else
-    redis.call('HDEL', KEYS[10], 'warn', 'warn_due', 'warn_v', 'warn_c')
+    redis.call('HDEL', KEYS[11], 'warn', 'warn_due', 'warn_v', 'warn_c')
   end
-  if due ~= nil then redis.call('ZADD', KEYS[11], 'LT', due, sid) end
-  redis.call('PEXPIRE', KEYS[9], keep)
+  if due ~= nil then redis.call('ZADD', KEYS[12], 'LT', due, sid) end
   redis.call('PEXPIRE', KEYS[10], keep)
+  redis.call('PEXPIRE', KEYS[11], keep)
 end
 """
 
-# KEYS: state, meta, events, idem, idemq, channel, moves, seen (and NOTICES' keys).
+# The move log's part of CREATE and COMMIT: ARGV[first] on hold the moves, their record
+# pieces and the number of pieces (then NOTICES' arguments). The moves go to the log;
+# the pieces beside them only when there is one a move and the session's pieces match
+# its log (as many), so a session stored before them keeps none. Their bytes are added
+# to ``b``: the new ``b``.
+MOVES = """
+local function append_moves(first, b)
+  local last = last_move()
+  local p = tonumber(ARGV[last])
+  local m = last - first - p
+  local keep = m > 0 and p == m and redis.call('LLEN', KEYS[9]) == redis.call('LLEN', KEYS[7])
+  for i = first, first + m - 1 do
+    redis.call('RPUSH', KEYS[7], ARGV[i])
+    b = b + #ARGV[i]
+  end
+  if keep then
+    for i = first + m, last - 1 do
+      redis.call('RPUSH', KEYS[9], ARGV[i])
+      b = b + #ARGV[i]
+    end
+  end
+  return b
+end
+"""
+
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen, pieces (and NOTICES' keys).
 # ARGV: ttl_ms, maxlen, publish command, meta, state, history_from, commit id, number of
-# events, events..., moves... (and NOTICES' arguments). The first write must be one Redis
+# events, events..., moves..., pieces..., number of pieces (MOVES; then NOTICES' arguments). The first write must be one Redis
 # refuses when out of memory (SET): after any write (even a DEL of nothing) a script's
 # later writes pass the maxmemory check.
 CREATE = """
 redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
-redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4], KEYS[5], KEYS[7], KEYS[9])
 local n = tonumber(ARGV[8])
 local b = 0
 for i = 1, n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], i .. '-0', 'e', ARGV[8 + i])
   b = b + #ARGV[8 + i]
 end
-for i = 9 + n, last_move() do
-  redis.call('RPUSH', KEYS[7], ARGV[i])
-  b = b + #ARGV[i]
-end
+b = append_moves(9 + n, b)
 redis.call('HSET', KEYS[1], 'v', 1, 'seq', n, 's', ARGV[5], 'h', ARGV[6], 'b', b, 'c', ARGV[7])
-for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7]}) do redis.call('PEXPIRE', k, ARGV[1]) end
-if #KEYS > 8 then notices(1, ARGV[7]) end
+for _, k in ipairs({KEYS[1], KEYS[3], KEYS[7], KEYS[9]}) do redis.call('PEXPIRE', k, ARGV[1]) end
+if #KEYS > 9 then notices(1, ARGV[7]) end
 redis.call(ARGV[3], KEYS[6], '1:' .. n)
 return {1, n}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel, moves, seen (and NOTICES' keys).
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen, pieces (and NOTICES' keys).
 # ARGV: expected version, ttl_ms, maxlen, publish command, state, idem field ('' for
 # none), idem answer, idem bound, meta ('' keeps it), seen field (the mover's seat, ''
 # for none), seen value (epoch ms), history_from, expected commit id ('*': any), new
-# commit id, number of events, events..., moves... (and NOTICES' arguments). The
+# commit id, number of events, events..., moves..., pieces..., number of pieces (MOVES;
+# then NOTICES' arguments). The
 # compare-and-set compares the version and its commit id (``c``; '' for a session stored
 # before them):
 # a version a failover lost, made again with another state, has another id. Its first
@@ -166,10 +191,7 @@ for i = 16, 15 + n do
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], seq .. '-0', 'e', ARGV[i])
   b = b + #ARGV[i]
 end
-for i = 16 + n, last_move() do
-  redis.call('RPUSH', KEYS[7], ARGV[i])
-  b = b + #ARGV[i]
-end
+b = append_moves(16 + n, b)
 if ARGV[9] ~= '' then redis.call('SET', KEYS[2], ARGV[9]) end
 local v = tonumber(cur[1]) + 1
 redis.call('HSET', KEYS[1], 'v', v, 'seq', seq, 's', ARGV[5], 'h', ARGV[12], 'b', b, 'c', ARGV[14])
@@ -182,8 +204,8 @@ if field ~= '' then
   end
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[8], ARGV[10], ARGV[11]) end
-for _, i in ipairs({1, 2, 3, 4, 5, 7, 8}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
-if #KEYS > 8 then notices(v, ARGV[14]) end
+for _, i in ipairs({1, 2, 3, 4, 5, 7, 8, 9}) do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+if #KEYS > 9 then notices(v, ARGV[14]) end
 redis.call(ARGV[4], KEYS[6], v .. ':' .. seq)
 return {'ok', tostring(v), tostring(seq)}
 """
@@ -207,15 +229,15 @@ end
 return {st[1], st[2], st[3], tostring(h), b, c}
 """
 
-# KEYS: state, meta, events, idem, idemq, channel, moves, seen. ARGV: publish command.
+# KEYS: state, meta, events, idem, idemq, channel, moves, seen, pieces. ARGV: publish command.
 DELETE = """
-local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], KEYS[8])
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], KEYS[8], KEYS[9])
 if n > 0 then redis.call(ARGV[1], KEYS[6], 'deleted') end
 return n
 """
 
 
-class RedisStore(RedisClaims, SessionStore):
+class RedisStore(RedisClaims, outbox_keys.NotifierReads, SessionStore):
     """Sessions in one Redis or a Redis Cluster (``client``, or one made for ``url``;
     ``slot_clients``: see ``SlotRouter``)."""
 
@@ -285,7 +307,7 @@ class RedisStore(RedisClaims, SessionStore):
         base = f"{self.prefix}{{{sid}}}"
         return [
             f"{base}:state", f"{base}:meta", f"{base}:events", f"{base}:idem", f"{base}:idemq",
-            f"{base}:notify", f"{base}:moves", f"{base}:seen",
+            f"{base}:notify", f"{base}:moves", f"{base}:seen", f"{base}:pieces",
         ]  # fmt: skip
 
     def _lobby_key(self, variant: str | None) -> str:
@@ -358,13 +380,15 @@ class RedisStore(RedisClaims, SessionStore):
         notices: Notices | None = None,
         ttl: float | None = None,
         commit_id: str | None = None,
+        pieces: Sequence[bytes] = (),
     ) -> Commit:
         args: list[Any] = [
             self._ttl(ttl), self.max_events, self._publish, meta, state, history_from,
             new_commit_id() if commit_id is None else commit_id, len(events), *events, *moves,
+            *pieces, len(pieces),
         ]  # fmt: skip
         keys = self._keys(sid) + self._notice_keys(sid, notices, args)
-        v, n = self._run("create", NOTICES + CREATE, keys, args)
+        v, n = self._run("create", NOTICES + MOVES + CREATE, keys, args)
         return Commit("ok", int(v), int(n))
 
     def load(
@@ -430,10 +454,11 @@ class RedisStore(RedisClaims, SessionStore):
             self.max_idem, request.meta or b"", "" if seen is None else str(seen[0]),
             0 if seen is None else seen[1], request.history_from,
             "*" if request.expected_commit is None else request.expected_commit, request.commit_id, len(request.events), *request.events, *request.moves,
+            *request.pieces, len(request.pieces),
         ]  # fmt: skip
 
         keys = self._keys(request.sid) + self._notice_keys(request.sid, request.notices, args)
-        res = self._run("commit", NOTICES + COMMIT, keys, args)
+        res = self._run("commit", NOTICES + MOVES + COMMIT, keys, args)
         status = res[0].decode()
         if status == "ok":
             return Commit("ok", int(res[1]), int(res[2]))
@@ -454,24 +479,19 @@ class RedisStore(RedisClaims, SessionStore):
         key = self._keys(sid)[6]
         return self.router.on_slot(key, lambda client: client.lrange(key, start, -1))  # type: ignore[no-any-return]
 
+    def pieces(self, sid: str, start: int = 0) -> list[bytes] | None:
+        keys = self._keys(sid)
+        moves, pieces = keys[6], keys[8]
+
+        def read(client: Any) -> list[Any]:  # one round trip: both lengths, the pieces
+            pipe = client.pipeline(transaction=False)
+            return pipe.llen(moves).llen(pieces).lrange(pieces, start, -1).execute()  # type: ignore[no-any-return]
+
+        logged, kept, rows = self.router.on_slot(pieces, read)
+        return rows if logged == kept and kept else None
+
     def delete(self, sid: str) -> bool:
         return bool(self._run("delete", DELETE, self._keys(sid), [self._publish]))
-
-    def wake(self, sid: str, at_ms: int) -> None:
-        if not self.cluster:
-            return  # one server: one index of each kind, which the workers poll
-        key = outbox_keys.wake_key(self.prefix)
-        tag = outbox_keys.slot_tag(sid, True)
-        self.router.on_slot(key, lambda client: client.zadd(key, {tag: at_ms}, lt=True))
-
-    def outbox(self, sid: str) -> list[bytes]:
-        key = outbox_keys.outbox_key(self.prefix, sid)
-        return self.router.on_slot(key, lambda client: client.lrange(key, 0, -1))  # type: ignore[no-any-return]
-
-    def deadline_index(self, sid: str) -> int | None:
-        key = outbox_keys.deadlines_key(self.prefix, outbox_keys.slot_tag(sid, self.cluster))
-        score = self.router.on_slot(key, lambda client: client.zscore(key, sid))
-        return None if score is None else int(score)
 
     def subscribe(self, sid: str) -> Subscription:
         return _RedisSubscription(self, sid)

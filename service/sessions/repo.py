@@ -33,6 +33,7 @@ from . import problems
 from .bots import round_start
 from .cache import SnapshotCache
 from .models import Meta, Snapshot
+from .records import record_pieces
 from .store import (
     HISTORY_EVENTS,
     Commit,
@@ -194,9 +195,11 @@ class Repository:
         new = replace(new, stored=new.stored + written(notices))
         held = self._held(new, ttl)
         new = new if held is None else replace(new, meta=held)
+        pieces = record_pieces(None, new, moves)
+        new = replace(new, stored=new.stored + sum(map(len, pieces)))
         self.store.create(
             new.sid, new.meta.to_json(), state_json(new.state), dumped, moves, new.history_from,
-            notices, ttl, new.commit,
+            notices, ttl, new.commit, pieces,
         )  # fmt: skip
         self._wake(new.sid, notices)
         self._hold_on(new, held)
@@ -223,14 +226,15 @@ class Repository:
             commit=new.commit or new_commit_id(),
         )  # fmt: skip
         notices, ttl = self._extras(base, new, events, moves)
-        new = replace(new, stored=new.stored + written(notices))
+        pieces = record_pieces(base.state, new, moves)
+        new = replace(new, stored=new.stored + written(notices) + sum(map(len, pieces)))
         held = self._held(new, ttl)
         new = new if held is None else replace(new, meta=held)
         request = CommitRequest(
             new.sid, base.version, state_json(new.state), dumped, idem, moves,
             meta=new.meta.to_json() if new.meta is not base.meta else None,
             seen=seen, history_from=new.history_from, notices=notices, ttl=ttl,
-            expected_commit=base.commit, commit_id=new.commit,
+            expected_commit=base.commit, commit_id=new.commit, pieces=pieces,
         )  # fmt: skip
         res = self.store.commit(request)
         if res.status == "ok":

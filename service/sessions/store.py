@@ -11,7 +11,12 @@ number ``seq`` and the engine state as JSON), the *meta* (variant, seats, token
 hashes; replaced only by a commit that brings a new one), the *events* (``(seq, event
 JSON)`` in order, at most ``max_events`` kept) and the *moves* (every move made, in
 order, as JSON: the game's record; never trimmed, bounded by the manager's move
-limit). ``version`` starts at 1 and grows by one per commit; event
+limit). Beside the moves a session keeps the record's *pieces*, one a move
+(``engine.record_builder.pieces``: its entry in the record, each seat's own where it
+hides a field, the round's result), appended by the same commit, so a read of the
+record joins them and plays no move. A commit appends its pieces only while the
+session's pieces match its log (as many as its moves: a session stored before them
+has none and keeps none; its record is played from its log). ``version`` starts at 1 and grows by one per commit; event
 numbers start at 1 and grow by one per event, so a commit of k events moves ``seq``
 by k. Every write refreshes the session's TTL.
 
@@ -31,8 +36,8 @@ for the version read (``history_known``).
 Idempotent answers are kept per session, only the ``max_idem`` most recent (a retry
 comes seconds after its request): they expire with the session and go with it.
 
-The state also counts ``stored``: the bytes of every event, move-log entry and outbox
-entry (``Notices``) written to the session so far (its storage grows with them; the
+The state also counts ``stored``: the bytes of every event, move-log entry, record
+piece and outbox entry (``Notices``) written to the session so far (its storage grows with them; the
 manager caps it).
 
 Besides sessions a store keeps *claims*: named sets of members, each member held until
@@ -198,6 +203,9 @@ class CommitRequest:
     #: alone, for callers that never read one: tools and tests) and of the new one.
     expected_commit: str | None = None
     commit_id: str = field(default_factory=new_commit_id)
+    #: The record's pieces of ``moves``, one a move (``engine.record_builder.pieces``),
+    #: appended beside them while the session's pieces match its log (see the module).
+    pieces: Sequence[bytes] = ()
 
 
 class Subscription(ABC):
@@ -247,10 +255,12 @@ class SessionStore(ABC):
         notices: Notices | None = None,
         ttl: float | None = None,
         commit_id: str | None = None,
+        pieces: Sequence[bytes] = (),
     ) -> Commit:
         """A new session at version 1 with ``events`` numbered from 1, ``moves`` as
-        its move log and ``history_from`` (see the module); ``notices`` and ``ttl`` as
-        in a ``CommitRequest``; ``commit_id``: version 1's (None: a new one)."""
+        its move log and ``history_from`` (see the module); ``notices``, ``ttl`` and
+        ``pieces`` as in a ``CommitRequest``; ``commit_id``: version 1's (None: a new
+        one)."""
 
     @abstractmethod
     def load(
@@ -289,6 +299,12 @@ class SessionStore(ABC):
     def moves(self, sid: str, start: int = 0) -> list[bytes]:
         """The session's move log from its move ``start`` on, oldest first (empty when
         there is no session)."""
+
+    @abstractmethod
+    def pieces(self, sid: str, start: int = 0) -> list[bytes] | None:
+        """The record's pieces of the session's moves from ``start`` on, oldest first;
+        None when its pieces do not match its log (a session stored before them, or a
+        commit that brought none) or there is no session."""
 
     @abstractmethod
     def delete(self, sid: str) -> bool:

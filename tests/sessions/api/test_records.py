@@ -10,8 +10,12 @@ import pytest
 from flask import Flask
 
 import engine
+from engine.record_builder import Builder
+from service.sessions import repo
+from service.sessions.config import SessionConfig
 from service.sessions.records import RECORD_CACHE_BYTES, Records
 from tests.docs_pages import page
+from tests.hardening.long_game import long_game
 from tests.sessions.api.test_move_log import play_out, stored_state
 from tests.sessions.conftest import Api, problem, turn_seat
 
@@ -80,8 +84,9 @@ def test_a_finished_record_is_built_once_per_process(api: Api, app: Flask) -> No
 def test_a_running_games_record_reads_only_the_moves_logged_since_its_last_read(
     api: Api, app: Flask
 ) -> None:
-    """Each seat's read after a move reads the log from the first move this process had
-    not played (not the whole log) and answers what a record built afresh answers."""
+    """Each seat's read after a move reads the record's stored pieces from the first move
+    this process had not joined (not all of them) and answers what a record built afresh
+    answers."""
     players = [{"name": "Ann"}, {"name": "Bo"}, {"bot": True}]
     body = api.create("uno_pocket_pizza", players, seed=SEED).get_json()
     sid, tokens = body["session_id"], [s["token"] for s in body["seats"][:2]]
@@ -89,14 +94,14 @@ def test_a_running_games_record_reads_only_the_moves_logged_since_its_last_read(
     store = mgr.store
     read_from: list[int] = []  # where the kept records' reads began in the log
     counts: list[int] = []
-    real = store.moves
+    real = store.pieces
 
-    def spy(sid: str, start: int = 0) -> list[bytes]:
+    def spy(sid: str, start: int = 0) -> list[bytes] | None:
         if mgr.records is kept:
             read_from.append(start)
         return real(sid, start)
 
-    store.moves = spy
+    store.pieces = spy
     kept = mgr.records
     for _ in range(12):
         view = api.get(sid).get_json()
@@ -147,6 +152,112 @@ def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     assert replayed.get_json()["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))
 
 
+def _read_both_ways(
+    api: Api, app: Flask, mp: pytest.MonkeyPatch, sid: str, token: str | None
+) -> tuple[bytes, int]:
+    """The record as a fresh process reads it (an empty record cache: a worker's first
+    read) and as one played from the log reads it (the store's pieces unread): the first
+    read's bytes after checking both agree, and the moves the first read played."""
+    mgr = app.extensions["sessions"]
+    store, kept = mgr.store, mgr.records
+    played: list[int] = []
+    extend = Builder.extend
+
+    def counted(self: Builder, moves: Any) -> engine.State:
+        listed = list(moves)
+        played.append(len(listed))
+        return extend(self, listed)
+
+    with mp.context() as m:
+        m.setattr(Builder, "extend", counted)
+        mgr.records = Records(store)
+        joined = record_of(api, sid, token)
+    with mp.context() as m:
+        m.setattr(store, "pieces", lambda sid, start=0: None, raising=False)
+        mgr.records = Records(store)
+        replayed = record_of(api, sid, token)
+    mgr.records = kept
+    assert joined.status_code == 200, joined.get_data(as_text=True)
+    assert joined.get_data() == replayed.get_data()
+    return joined.get_data(), sum(played)
+
+
+def _play_reading(
+    api: Api, app: Flask, mp: pytest.MonkeyPatch, sid: str, tokens: list[str], moves: int
+) -> int:
+    """Play ``moves`` person moves (or to the end), each seat's record read both ways
+    after each (and anyone's once it is over): the moves the fresh reads played."""
+    played = 0
+    for _ in range(moves):
+        view = api.get(sid).get_json()
+        if view["status"] == "over":
+            break
+        for token in tokens:
+            played += _read_both_ways(api, app, mp, sid, token)[1]
+        seat = turn_seat(view["view"])
+        mine = api.get(sid, tokens[seat]).get_json()
+        move = next(m for m in mine["legal_moves"] if m["type"] not in ("uno", "catch"))
+        assert api.move(sid, tokens[seat], move, mine["version"]).status_code == 200
+    if api.get(sid).get_json()["status"] == "over":
+        played += _read_both_ways(api, app, mp, sid, None)[1]
+    return played
+
+
+@pytest.mark.one_process  # replaces this process's record cache
+@pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
+def test_a_fresh_process_joins_a_records_stored_pieces_and_plays_no_move(
+    api: Api, app: Flask, monkeypatch: pytest.MonkeyPatch, variant: str
+) -> None:
+    """A process that has read none of a session's record joins the pieces its commits
+    stored beside its moves: it plays no move, and each seat's copy (its own hidden
+    fields only) and the whole record are byte for byte those played from the log."""
+    bot = [{"bot": True}] if engine.find_variant(variant).max_players > 2 else []
+    players = [{"name": "Ann"}, {"name": "Bo"}, *bot]
+    body = api.create(variant, players, seed=SEED, options={"target": 50}).get_json()
+    sid, tokens = body["session_id"], [s["token"] for s in body["seats"][:2]]
+    assert _play_reading(api, app, monkeypatch, sid, tokens, 60) == 0
+    moves = orjson.loads(_read_both_ways(api, app, monkeypatch, sid, tokens[0])[0])["moves"]
+    assert len(moves) == stored_state(app, sid).move_count > 10
+
+
+@pytest.mark.one_process  # replaces this process's record cache
+def test_a_session_stored_without_pieces_is_read_from_its_log(
+    api: Api, app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session whose first commits stored no pieces (stored before them) keeps none:
+    its record is played from its log, the same bytes, however it goes on."""
+    players = [{"name": "Ann"}, {"name": "Bo"}, {"bot": True}]
+    with monkeypatch.context() as m:
+        m.setattr(repo, "record_pieces", lambda base, new, moves: [])
+        body = api.create("uno_pocket_pizza", players, seed=SEED).get_json()
+        sid, tokens = body["session_id"], [s["token"] for s in body["seats"][:2]]
+        _play_reading(api, app, monkeypatch, sid, tokens, 3)
+    assert app.extensions["sessions"].store.pieces(sid) is None
+    assert _play_reading(api, app, monkeypatch, sid, tokens, 10) > 0
+    assert app.extensions["sessions"].store.pieces(sid) is None
+
+
 def test_the_security_page_states_the_record_pieces_kept() -> None:
     stated = f"{RECORD_CACHE_BYTES // 2**20} MiB in all (`RECORD_CACHE_BYTES`"
     assert stated in " ".join(page("security.md").split())
+
+
+@pytest.mark.one_process  # reads this process's store
+def test_a_game_of_the_most_moves_fits_the_default_byte_cap(api: Api, app: Flask) -> None:
+    """A session's stored bytes count its record's pieces beside its events and moves:
+    a game of ten seats (the most events a move) at its stored bytes a move still fits
+    ``SESSION_MAX_MOVES`` moves under the default ``SESSION_MAX_BYTES``, as the pages
+    state it."""
+    caps = SessionConfig()
+    sid, _, made = long_game(api, 400)
+    loaded = app.extensions["sessions"].store.load(sid)
+    pieces = app.extensions["sessions"].store.pieces(sid)
+    assert loaded is not None and pieces is not None and len(pieces) == made
+    logged = app.extensions["sessions"].store.moves(sid)
+    assert loaded.stored >= sum(map(len, pieces)) + sum(map(len, logged))
+    assert loaded.stored / made * caps.max_moves < caps.max_bytes
+    stated = (
+        f"`SESSION_MAX_BYTES` ({caps.max_bytes // 2**20} MiB: a game of `SESSION_MAX_MOVES` fits)"
+    )
+    assert stated in " ".join(page("security.md").split())
+    assert f"| 20, {caps.max_bytes // 2**20} MiB, 10," in page("operations.md")

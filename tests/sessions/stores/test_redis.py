@@ -89,10 +89,10 @@ def test_keys_are_hash_tagged_per_session_and_expire(
     seat, body = mover(a, sid, toks)
     a.move(sid, toks[seat], first_move(body), 1, idem="x")
     keys = session_keys(sid, redis_url, request)
-    assert len(keys) == 7
+    assert len(keys) == 8
     assert all(f"{{{sid}}}:" in k for k in keys)
     kinds = {k.rsplit(":", 1)[1]: k for k in keys}
-    assert set(kinds) == {"state", "meta", "events", "idem", "idemq", "moves", "seen"}
+    assert set(kinds) == {"state", "meta", "events", "idem", "idemq", "moves", "seen", "pieces"}
     assert len({id(r) for r in keys.values()}) == 1  # one node: the session's slot
     for k, r in keys.items():
         ttl: Any = r.pttl(k)

@@ -103,14 +103,16 @@ def test_a_keyed_300_move_session_stays_small_and_delete_leaves_nothing(
             keys[k.decode()] = int(r.memory_usage(k, samples=0) or 0)  # type: ignore[arg-type]
             ttls[k.decode()] = int(r.pttl(k))  # type: ignore[arg-type]
             owner[k.decode()] = r
-    assert len(keys) == 7, keys  # with :seen (presence), written by the moves
+    assert len(keys) == 8, keys  # with :seen (presence) and :pieces, written by the moves
     assert all(0 < t <= 3600_000 for t in ttls.values()), ttls
-    logs = (":events", ":moves")
+    logs = (":events", ":moves", ":pieces")
     outside = sum(n for k, n in keys.items() if not k.endswith(logs))
     assert outside < 52 * 1024, keys  # well under 64 KiB, whatever the number of moves
     # The move log grows with the game, by a small entry a move (bounded by the limit).
     (moves,) = (n for k, n in keys.items() if k.endswith(":moves"))
     assert moves < 128 * MOVES, keys
+    (pieces,) = (n for k, n in keys.items() if k.endswith(":pieces"))
+    assert pieces < 160 * MOVES, keys  # the record's pieces: an entry a move, in step
     (idem,) = (k for k in keys if k.endswith(":idem"))
     r = owner[idem]
     assert r.hlen(idem) == IDEMPOTENCY_KEYS and r.llen(idem + "q") == IDEMPOTENCY_KEYS

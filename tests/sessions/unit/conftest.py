@@ -50,6 +50,10 @@ class SpyStore(MemoryStore):
         self.calls.append(("moves", sid))
         return super().moves(sid, start)
 
+    def pieces(self, sid: str, start: int = 0) -> list[bytes] | None:
+        self.calls.append(("pieces", sid))
+        return super().pieces(sid, start)
+
     def named(self, what: str) -> list[Any]:
         return [arg for name, arg in self.calls if name == what]
 

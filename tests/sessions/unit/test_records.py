@@ -55,8 +55,9 @@ def test_a_running_games_record_is_a_seats_only_without_the_seed(mgr: SessionMan
 def test_a_finished_games_record_is_anyones_and_kept(mgr: SessionManager, store: SpyStore) -> None:
     sid = played_out(mgr)
     record = mgr.record(sid, None)
-    assert orjson.loads(record.body)["seed"] == "7" and len(store.named("moves")) == 1
-    assert mgr.record(sid, None).body == record.body and len(store.named("moves")) == 1
+    assert orjson.loads(record.body)["seed"] == "7" and len(store.named("pieces")) == 1
+    assert mgr.record(sid, None).body == record.body and len(store.named("pieces")) == 1
+    assert store.named("moves") == []  # its pieces stored with its moves: none played
 
 
 def test_a_log_that_does_not_replay_to_the_state_is_a_bug(
