@@ -141,7 +141,8 @@ class Records:
 
     def _text(self, sid: str, kept: Kept, dealt: State, seat: int | None) -> str:
         """The record of ``dealt``'s moves for ``seat``, from ``kept``'s builder with
-        the moves it had not played read from the log from there on and played. A
+        the stored pieces of the moves it lacks joined (or, for a session stored before
+        pieces, those moves read from the log and played). A
         builder a few moves past ``dealt`` (another request read a later version
         meanwhile) serves it from the state it kept; ``_Differs`` when the log does not
         reach ``dealt``."""
@@ -155,9 +156,15 @@ class Records:
             if had < dealt.move_count:
                 # A commit after the load appends moves the loaded state has not made yet.
                 want = dealt.move_count - had
-                stored = self.store.pieces(sid, had)
-                if stored is not None and len(stored) >= want:
-                    b.adopt(stored[:want], dealt)  # written with the moves: none played
+                # From the builder's last move on: that move's stored entry must be the one
+                # it holds, or the log is no longer the one it was built from (a failover
+                # replaced moves) and the pieces after it would follow another game's.
+                back = 1 if had else 0
+                stored = self.store.pieces(sid, had - back)
+                if stored is not None and len(stored) >= want + back:
+                    if back and stored[0].partition(b"\n")[0] != b.moves[-1].encode():
+                        raise _Differs
+                    b.adopt(stored[back : back + want], dealt)  # written with the moves
                 else:
                     rows = self.store.moves(sid, had)[:want]
                     b.extend(orjson.loads(raw) for raw in rows)

@@ -288,6 +288,42 @@ def test_the_etag_of_a_state_a_failover_lost_is_refused_on_every_replica(
     assert after["version"] == now["version"] + 1 if want == 200 else after == stored
 
 
+def test_a_record_a_replica_built_before_a_failover_is_not_joined_to_the_new_moves(
+    pq: tuple[Lobby, Lobby],
+) -> None:
+    """P reads a seat's record after a move a failover then loses; Q plays two other
+    moves on the store as the replica had it. P's next read of that record has the moves
+    stored now, not the lost one followed by the stored pieces of the newer moves (its
+    builder's last move is checked against the stored piece of that move)."""
+    p, q = pq
+    body = p.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    seat, before = mover(p, sid, toks)
+    while len(candidates(before)) < 2:  # M2 must differ from the lost move
+        assert p.move(sid, toks[seat], first_move(before), f'"{before["etag"]}"').status_code == 200
+        seat, before = mover(p, sid, toks)
+    app = cast(Flask, p.c.application)
+    store = app.extensions["sessions"].store
+    replica = {key: store.redis.dump(key) for key in store._keys(sid)}
+    lost = first_move(before)
+    assert p.move(sid, toks[seat], lost, f'"{before["etag"]}"').status_code == 200
+    record = partial(p.c.get, f"/v1/sessions/{sid}/record", headers=p.auth(toks[0]))
+    assert record().get_json()["moves"][-1]["move"] == lost  # P's builder holds it
+    for key, dumped in replica.items():  # the failover: the store as the replica had it
+        store.redis.delete(key)
+        if dumped is not None:
+            store.redis.restore(key, 0, dumped)
+    m2 = next(m for m in candidates(before) if m != lost)
+    assert q.move(sid, toks[seat], m2, f'"{before["etag"]}"').status_code == 200
+    seat, now = mover(q, sid, toks)
+    assert q.move(sid, toks[seat], first_move(now), f'"{now["etag"]}"').status_code == 200
+    logged = [orjson.loads(raw)["move"] for raw in store.moves(sid)]
+    got = [m["move"] for m in record().get_json()["moves"]]
+    assert got == logged
+    fresh = q.c.get(f"/v1/sessions/{sid}/record", headers=q.auth(toks[0]))
+    assert record().get_data() == fresh.get_data()
+
+
 @pytest.mark.slow  # a game played to its end first
 def test_a_rematch_claim_on_another_replica_leaves_the_version_good(
     pq: tuple[Lobby, Lobby],
