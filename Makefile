@@ -51,7 +51,7 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.installed-$(NODE_KEY)
 help:
 	@echo "make run    install into $(VENV) and start the API on port $(PORT)"
 	@echo "make test   install everything (Python packages, node tools, redis-server, chromium), then pytest on both cores with make docs and make lint beside it"
-	@echo "make test-fast  the day-to-day loop: engine rules and in-memory session tests, no servers (about 55 s)"
+	@echo "make test-fast  the day-to-day loop: engine rules and in-memory session tests, no servers (about 40 s)"
 	@echo "make lint   ruff (check, format), mypy (engine, service, tests, benchmarks, tools), hadolint, yamllint, kustomize + kubernetes-validate, bandit + checkov, openapi-spec-validator, redocly"
 	@echo "make spec   bundle the API description's sources (spec/) into openapi.yaml (redocly)"
 	@echo "make docs   the documentation site (mkdocs.yml), built in strict mode into $(SITE_DIR)/"
