@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from functools import partial
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import orjson
 import pytest
@@ -238,6 +238,43 @@ def test_after_a_failover_a_stale_copy_undoes_no_move(
         app.extensions["sessions"].store.close()
 
 
+class LostMove(NamedTuple):
+    """A move P answered on a two-person classic game that a failover will lose: the
+    store, the session, its tokens, the seat that moved and the answer it moved from
+    (with two moves or more, so M2 can differ), the move, and the session's keys as a
+    replica held them before it (``fail_over`` puts them back)."""
+
+    store: Any
+    sid: str
+    toks: list[str]
+    seat: int
+    before: dict[str, Any]
+    move: dict[str, Any]
+    replica: dict[str, Any]
+
+
+def a_move_to_lose(p: Lobby) -> LostMove:
+    body = p.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
+    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
+    seat, before = mover(p, sid, toks)
+    while len(candidates(before)) < 2:
+        assert p.move(sid, toks[seat], first_move(before), f'"{before["etag"]}"').status_code == 200
+        seat, before = mover(p, sid, toks)
+    store = cast(Flask, p.c.application).extensions["sessions"].store
+    replica = {key: store.redis.dump(key) for key in store._keys(sid)}
+    lost = first_move(before)
+    assert p.move(sid, toks[seat], lost, f'"{before["etag"]}"').status_code == 200
+    return LostMove(store, sid, toks, seat, before, lost, replica)
+
+
+def fail_over(store: Any, replica: dict[str, Any]) -> None:
+    """The failover: the session's keys put back as the promoted replica had them."""
+    for key, dumped in replica.items():
+        store.redis.delete(key)
+        if dumped is not None:
+            store.redis.restore(key, 0, dumped)
+
+
 def test_the_etag_of_a_state_a_failover_lost_is_refused_on_every_replica(
     pq: tuple[Lobby, Lobby],
 ) -> None:
@@ -249,22 +286,9 @@ def test_the_etag_of_a_state_a_failover_lost_is_refused_on_every_replica(
     naming the stored state's ETag, and nothing is undone; the bare number it read is
     judged, as one process would judge it, on the state now stored."""
     p, q = pq
-    body = p.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
-    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
-    seat, before = mover(p, sid, toks)
-    while len(candidates(before)) < 2:  # M2 must differ from the lost move
-        assert p.move(sid, toks[seat], first_move(before), f'"{before["etag"]}"').status_code == 200
-        seat, before = mover(p, sid, toks)
-    app = cast(Flask, p.c.application)
-    store = app.extensions["sessions"].store
-    replica = {key: store.redis.dump(key) for key in store._keys(sid)}
-    lost = first_move(before)
-    assert p.move(sid, toks[seat], lost, f'"{before["etag"]}"').status_code == 200
+    store, sid, toks, seat, before, lost, replica = a_move_to_lose(p)
     seat_y, body_y = mover(p, sid, toks)  # P's copy and its client's: the lost state
-    for key, dumped in replica.items():  # the failover: the store as the replica had it
-        store.redis.delete(key)
-        if dumped is not None:
-            store.redis.restore(key, 0, dumped)
+    fail_over(store, replica)
     again = q.get(sid, toks[seat]).get_json()
     assert again["etag"] == before["etag"]
     m2 = next(m for m in candidates(again) if m != lost)
@@ -281,7 +305,7 @@ def test_the_etag_of_a_state_a_failover_lost_is_refused_on_every_replica(
         assert problem["code"] == "version_mismatch"
         assert problem["current_etag"] == now["etag"] and r.headers["ETag"] == f'"{now["etag"]}"'
         assert shown(api.get(sid)) == stored  # M2 is not undone
-    want = expected_answer(app, sid, move, body_y["version"])
+    want = expected_answer(cast(Flask, p.c.application), sid, move, body_y["version"])
     r = p.move(sid, toks[seat_y], move, body_y["version"])  # the bare number
     assert r.status_code == want, r.get_data(as_text=True)
     after = shown(q.get(sid))
@@ -296,23 +320,10 @@ def test_a_record_a_replica_built_before_a_failover_is_not_joined_to_the_new_mov
     stored now, not the lost one followed by the stored pieces of the newer moves (its
     builder's last move is checked against the stored piece of that move)."""
     p, q = pq
-    body = p.create("uno_classic", [{"name": "Ann"}, {"name": "Bob"}]).get_json()
-    sid, toks = body["session_id"], [s["token"] for s in body["seats"]]
-    seat, before = mover(p, sid, toks)
-    while len(candidates(before)) < 2:  # M2 must differ from the lost move
-        assert p.move(sid, toks[seat], first_move(before), f'"{before["etag"]}"').status_code == 200
-        seat, before = mover(p, sid, toks)
-    app = cast(Flask, p.c.application)
-    store = app.extensions["sessions"].store
-    replica = {key: store.redis.dump(key) for key in store._keys(sid)}
-    lost = first_move(before)
-    assert p.move(sid, toks[seat], lost, f'"{before["etag"]}"').status_code == 200
+    store, sid, toks, seat, before, lost, replica = a_move_to_lose(p)
     record = partial(p.c.get, f"/v1/sessions/{sid}/record", headers=p.auth(toks[0]))
     assert record().get_json()["moves"][-1]["move"] == lost  # P's builder holds it
-    for key, dumped in replica.items():  # the failover: the store as the replica had it
-        store.redis.delete(key)
-        if dumped is not None:
-            store.redis.restore(key, 0, dumped)
+    fail_over(store, replica)
     m2 = next(m for m in candidates(before) if m != lost)
     assert q.move(sid, toks[seat], m2, f'"{before["etag"]}"').status_code == 200
     seat, now = mover(q, sid, toks)
