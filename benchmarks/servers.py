@@ -32,23 +32,49 @@ def _ephemeral_low() -> int:
         return 32768
 
 
+#: The ports ``free_port`` handed out in this process: a server stopped to be started
+#: again on its port (a failover, a restart) does not hold it meanwhile, and a cluster
+#: node's bus port is drawn before the later nodes bind theirs.
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
     """A free loopback port for a server, drawn below the kernel's ephemeral range: a
     port the kernel hands out (bind to 0) may be taken by a client's outgoing connection
-    before the server binds it, which two test workers' many connections made happen."""
+    before the server binds it, which two test workers' many connections made happen.
+    Never one handed out before in this process; each pytest-xdist worker draws from a
+    part of the range of its own, so two workers' servers cannot draw the same port."""
     low = _ephemeral_low()
+    start, end = _worker_range(max(1024, low - _SERVER_PORTS), low)
     draw = random.SystemRandom()
     for _ in range(200):
-        port = draw.randrange(max(1024, low - _SERVER_PORTS), low)
+        port = draw.randrange(start, end)
+        if port in _HANDED_OUT:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
-            return port
+        _HANDED_OUT.add(port)
+        return port
     with socket.socket() as s:  # the range is full: any port the kernel gives
         s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        port = int(s.getsockname()[1])
+    _HANDED_OUT.add(port)
+    return port
+
+
+def _worker_range(start: int, end: int) -> tuple[int, int]:
+    """This pytest-xdist worker's part of ``[start, end)`` (``gw<i>`` of
+    ``PYTEST_XDIST_WORKER_COUNT``); the whole of it outside a worker."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if not (worker.startswith("gw") and worker[2:].isdigit() and count.isdigit()):
+        return start, end
+    index, parts = int(worker[2:]), max(1, int(count))
+    size = (end - start) // parts
+    return start + index % parts * size, start + (index % parts + 1) * size
 
 
 def _stat(pid: int) -> list[str]:
