@@ -16,8 +16,9 @@ in play (or none) and every side; and a ``Classic`` subclass that overrides only
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -256,33 +257,10 @@ def candidate_plays(v: Variant, state: State, player: int) -> list[Move]:
 def test_a_variant_that_overrides_only_matches_lists_what_its_apply_takes(seed: int) -> None:
     """``legal_turn`` and the decisions after a draw list a play exactly when ``apply``
     takes it, by the subclass's ``matches``, never the base's."""
-    v = NeighbourRule()
     base = engine.find_variant("uno_classic")
-    rnd = random.Random(f"neighbour-{seed}")
-    players = 2 + seed % 3
-    state, _ = v.new_game(players, rnd.randrange(2**64), options={"target": 100})
-    listed = refused = differs = 0
-    for _ in range(400):
-        if state.phase is Phase.GAME_OVER:
-            break
-        seat = v.waiting_for(state)
-        assert seat is not None
-        legal = v.legal_moves(state, seat)
-        if state.phase is Phase.PLAY:
-            for move in candidate_plays(v, state, seat):
-                try:
-                    v.apply(state, move)
-                except RulesError:
-                    assert move not in legal, move
-                    refused += 1
-                else:
-                    assert move in legal, move
-                    listed += 1
-                    top = state.discard[-1]
-                    differs += not base.matches(state.side, move.card, state.active_color, top)  # type: ignore[attr-defined, arg-type]
-        state = v.apply(state, rnd.choice(legal))[0]
+    got = listed_and_taken(NeighbourRule(), base, {"target": 100}, seed, 400, candidate_plays)
     # Both ways: plays taken and refused, and plays the base rule would have refused.
-    assert listed > 20 and refused > 100 and differs > 0, (listed, refused, differs)
+    assert got.taken > 20 and got.refused > 100 and got.own_only > 0, got
 
 
 # ---------------------------------------------------------------- the other compiled hooks
@@ -326,15 +304,30 @@ def every_play(v: Variant, state: State, player: int) -> list[Move]:
     ]
 
 
+class Agreement(NamedTuple):
+    """What ``listed_and_taken`` counted: plays taken (all listed), refused (none
+    listed), refused but taken by the base variant, taken but refused by it."""
+
+    taken: int
+    refused: int
+    base_only: int
+    own_only: int
+
+
 def listed_and_taken(
-    v: Variant, base: Variant, options: dict[str, Any], seed: int, moves: int
-) -> tuple[int, int, int]:
-    """Random games of ``v``: every play ``apply`` takes is listed, every one it refuses
-    is not; (taken, refused, refused by ``v`` but taken by ``base``)."""
+    v: Variant,
+    base: Variant,
+    options: dict[str, Any],
+    seed: int,
+    moves: int,
+    plays: Callable[[Variant, State, int], list[Move]] = every_play,
+) -> Agreement:
+    """Random games of ``v``: every one of ``plays`` that ``apply`` takes is listed,
+    every one it refuses is not; with each, whether ``base`` takes it."""
     rnd = random.Random(f"{type(v).__name__}-{seed}")
     players = 2 + seed % 3
     state, _ = v.new_game(players, rnd.randrange(2**64), options=options)
-    taken = refused = base_only = 0
+    taken = refused = base_only = own_only = 0
     for _ in range(moves):
         if state.phase is Phase.GAME_OVER:
             break
@@ -342,7 +335,7 @@ def listed_and_taken(
         assert seat is not None
         legal = v.legal_moves(state, seat)
         if state.phase is Phase.PLAY:
-            for move in every_play(v, state, seat):
+            for move in plays(v, state, seat):
                 try:
                     v.apply(state, move)
                 except RulesError:
@@ -354,8 +347,12 @@ def listed_and_taken(
                     continue
                 assert move in legal, move
                 taken += 1
+                try:
+                    base.apply(state, move)
+                except RulesError:
+                    own_only += 1
         state = v.apply(state, rnd.choice(legal))[0]
-    return taken, refused, base_only
+    return Agreement(taken, refused, base_only, own_only)
 
 
 def test_a_variant_that_overrides_only_play_targets_lists_what_its_apply_takes() -> None:
@@ -364,7 +361,7 @@ def test_a_variant_that_overrides_only_play_targets_lists_what_its_apply_takes()
     and the other opponents the base variant takes are refused."""
     v, base = NextSeatOnly(), engine.find_variant("uno_all_wild")
     totals = [listed_and_taken(v, base, {}, seed, 120) for seed in range(4)]
-    taken, refused, base_only = map(sum, zip(*totals, strict=True))
+    taken, refused, base_only, _ = map(sum, zip(*totals, strict=True))
     assert taken > 50 and refused > 500 and base_only > 0, totals
 
 
@@ -375,5 +372,5 @@ def test_a_variant_that_overrides_only_stacks_on_lists_what_its_apply_takes() ->
     v, base = SameColourStacking(), engine.find_variant("uno_classic")
     options = {"stacking": "up", "target": 100}
     totals = [listed_and_taken(v, base, options, seed, 300) for seed in range(4)]
-    taken, refused, base_only = map(sum, zip(*totals, strict=True))
+    taken, refused, base_only, _ = map(sum, zip(*totals, strict=True))
     assert taken > 50 and refused > 500 and base_only > 0, totals
