@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import random
 import statistics
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -38,27 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from benchmarks.servers import gunicorn  # noqa: E402
+from benchmarks.servers import gunicorn, over_http  # noqa: E402
 
 #: What every variant in the mixed crowd may ask for.
 MIXED_VARIANTS = ("uno_classic", "uno_flip", "dos")
-
-
-def over_http(
-    base: str, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
-) -> tuple[int, Any]:
-    """One request on a new connection: its status and JSON answer."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header("Content-Type", "application/json")
-    req.add_header("Connection", "close")
-    for k, v in (headers or {}).items():
-        req.add_header(k, v)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def phone_address(n: int) -> str:

@@ -3,6 +3,7 @@ gunicorn with the production config, CPU seconds of processes from ``/proc``."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -11,10 +12,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,6 +78,29 @@ def _worker_range(start: int, end: int) -> tuple[int, int]:
     index, parts = int(worker[2:]), max(1, int(count))
     size = (end - start) // parts
     return start + index % parts * size, start + (index % parts + 1) * size
+
+
+def over_http(
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> tuple[int, Any]:
+    """One request to the server at ``base`` on a new connection (so any of its workers
+    may take it): its status and JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    req.add_header("Connection", "close")
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
 
 
 def _stat(pid: int) -> list[str]:

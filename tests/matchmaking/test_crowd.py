@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.quick_match import Asked, crowd, instances, mixed_requests, over_http, settle
+from benchmarks.quick_match import Asked, crowd, instances, mixed_requests, settle
+from benchmarks.servers import over_http
 from tests.redis_procs import RedisServer, free_port, need_redis_server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]

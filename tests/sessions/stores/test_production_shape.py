@@ -7,10 +7,7 @@ app in the test's process) answers to the same requests on the same store (issue
 
 from __future__ import annotations
 
-import json
 import random
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -18,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.servers import gunicorn
+from benchmarks.servers import gunicorn, over_http
 from tests.redis_procs import LocalCluster, RedisServer, free_port, need_redis_server
 from tests.sessions.conftest import make_app
 
@@ -36,23 +33,6 @@ CLOCK = {"turn_seconds": 3600}
 START_SECONDS = 120
 
 
-def over_http(
-    base: str, method: str, path: str, body: Any, headers: dict[str, str]
-) -> tuple[int, Any]:
-    """One request on a new connection (any worker of the instance at ``base``)."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header("Content-Type", "application/json")
-    req.add_header("Connection", "close")
-    for k, v in headers.items():
-        req.add_header(k, v)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 class Phones:
     """The requests of the game, each sent to one of ``bases`` drawn at random (a seeded
     draw, so a failure repeats: an instance's URL, or a test client of one app in this
@@ -68,7 +48,7 @@ class Phones:
         base = self.draw.choice(self.bases)
         headers = {k.replace("_", "-"): v for k, v in headers.items()}
         if isinstance(base, str):
-            status, out = over_http(base, method, path, body, headers)
+            status, out = over_http(base, method, path, body, headers, timeout=10)
         else:  # one worker: the app in this process
             r = base.open(path, method=method, json=body, headers=headers)
             status, out = r.status_code, r.get_json()
