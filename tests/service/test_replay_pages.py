@@ -262,3 +262,12 @@ def test_the_pages_settings_are_stated_as_the_code_holds_them() -> None:
     assert f"{replay_max_bytes(PAGE):,} bytes at {PAGE} moves" in records
     per_minute = DEFAULT_REPLAY_RATE_LIMIT.removesuffix("/minute")
     assert f"`REPLAY_RATE_LIMIT` ({per_minute} requests a minute per client" in records
+
+
+def test_the_record_schema_holds_the_replay_routes_field_beside_the_formats() -> None:
+    from engine.records import FIELDS
+    from service.replay_resume import RESUME_FIELD
+    from tests.support import spec_document
+
+    properties = spec_document()["components"]["schemas"]["GameRecord"]["properties"]
+    assert list(properties) == [*FIELDS, RESUME_FIELD]
