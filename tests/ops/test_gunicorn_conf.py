@@ -258,3 +258,10 @@ def test_a_dead_worker_loses_its_live_gauges_only(
 
     conf.child_exit(None, Worker())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["counter_7.db", "gauge_livesum_8.db"]
+
+
+def test_operations_md_states_the_warm_up_timeout_the_conf_holds(load) -> None:
+    conf = load()
+    page = (ROOT / "docs" / "operations.md").read_text()
+    assert f"| `GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in page
+    assert f"`GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in conf.__doc__.replace("``", "`")
