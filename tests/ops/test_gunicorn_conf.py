@@ -264,4 +264,6 @@ def test_operations_md_states_the_warm_up_timeout_the_conf_holds(load) -> None:
     conf = load()
     page = (ROOT / "docs" / "operations.md").read_text()
     assert f"| `GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in page
-    assert f"`GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in conf.__doc__.replace("``", "`")
+    assert f"`GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in conf.__doc__.replace(
+        "``", "`"
+    )
