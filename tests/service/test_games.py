@@ -340,19 +340,22 @@ def test_a_body_whose_fractions_are_only_in_strings_is_not_walked_for_them(
 
 
 def test_a_wide_body_is_parsed_without_a_garbage_collection_per_few_hundred_values(
-    api_app: Flask,
+    api_app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Parsing builds only new containers (no cycles): the collector is paused for it,
-    not started once per few hundred of them (100,000 lists: ~140 collections; issue 46)."""
+    not started once per few hundred of them (100,000 lists: ~140 collections; issue 46).
+    A replay page of 10,000 moves lets a body hold that many values (and commas)."""
     import gc
 
+    monkeypatch.setitem(api_app.config, "REPLAY_PAGE_MOVES", 10_000)
+    monkeypatch.setitem(api_app.config, "REPLAY_MAX_CONTENT_LENGTH", 1024 * 1024)
     started: list[int] = []
 
     def count(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             started.append(info["generation"])
 
-    body = b'{"moves": [' + b"[]," * 99_999 + b"[]]}"
+    body = b'{"wide": [' + b"[]," * 99_999 + b"[]]}"
     client = api_app.test_client()  # not the harness: it validates the request too
     gc.callbacks.append(count)
     try:
