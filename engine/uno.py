@@ -31,7 +31,7 @@ from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
 from .moves import Move, MoveType
-from .state import Pending, PendingType, Phase, State, Work, pending
+from .state import NEXT_SEAT, Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
 
 T = MoveType
@@ -653,16 +653,17 @@ class UnoRules(Variant):
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_of[w.side][card]
         if effect is None:
-            w.current = w.next_seat(player)
+            w.current = NEXT_SEAT[w.direction][w.num_players][player]
         else:
             effect(w, player, card, move, events)
 
     def effect_skip(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
-        skipped = w.next_seat(player)
+        after = NEXT_SEAT[w.direction][w.num_players]
+        skipped = after[player]
         events.append({"type": "skipped", "player": skipped})
-        w.current = w.next_seat(skipped)
+        w.current = after[skipped]
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
@@ -837,7 +838,7 @@ class UnoRules(Variant):
             if not self.draws_to_match(w):
                 break
             drawn = self.draw_cards(w, player, 1, events, "draw")
-        w.current = w.next_seat(player)
+        w.current = NEXT_SEAT[w.direction][w.num_players][player]
 
     def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
         """A draw that answers the pending decision: none of classic UNO's (its guards
@@ -854,7 +855,7 @@ class UnoRules(Variant):
             )
         w.pending = None
         events.append({"type": "passed", "player": player})
-        w.current = w.next_seat(player)
+        w.current = NEXT_SEAT[w.direction][w.num_players][player]
 
     @handles(T.CHOOSE_COLOR)
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
