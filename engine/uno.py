@@ -574,7 +574,11 @@ class UnoRules(Variant):
             or self.matching(side, w.active_color, w.discard[-1])
         ):
             raise self.no_match(w, card)
-        targets = self.targets_of(w, player, card)
+        # ``targets_of``, read from its tables as the listing reads them (``hand_plays``).
+        if self._turn_hooks[w.options].targets:
+            targets = self._targets[w.num_players, w.direction][player][card]
+        else:
+            targets = NO_TARGET
         if target not in targets:
             if targets == NO_TARGET:
                 raise RulesError("this play takes no 'target'", code="unexpected_field")
