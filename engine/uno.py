@@ -23,8 +23,9 @@ that overrides a hook changes what is listed and what is accepted together.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from types import MethodType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from . import rng as prng
 from .cards import Color, Kind
@@ -60,12 +61,14 @@ _new = tuple.__new__
 Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
 
 
-class TurnHooks(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class TurnHooks:
     """Which rule hooks the listing of a turn must ask in a state (``turn_hooks``); a
     hook it need not ask answers there as classic UNO's own (``UnoRules``'), whose
     answer the listing knows: ``play_targets`` names no seat, ``uno_flag_allowed``
     (``UnoRules.uno_flag_allowed``, asked once) gives one answer for every play of the
-    hand, ``may_draw`` allows the draw."""
+    hand, ``may_draw`` allows the draw. Read on every listing, play and draw: slots
+    (a field read is a slot read, not a tuple's field getter)."""
 
     targets: bool
     uno_per_play: bool
