@@ -512,7 +512,7 @@ class UnoRules(Variant):
             # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``): by the
             # hand's size, one answer for every play of the seat (asked of its first play).
             said = self._plays[side][player][0][0][1]
-            lists = self._play_lists[side][player][UnoRules.uno_flag_allowed(self, state, said)]
+            lists = self._play_lists[side][player][1 if classic_uno_flag(self, state, said) else 0]
             moves = []
             for card in state.hands[player]:
                 if card in playable:
@@ -925,3 +925,8 @@ class UnoRules(Variant):
                     field="pending.card",
                 )
             self.check_challenge_data(state, pend)
+
+
+#: Classic UNO's ``uno_flag_allowed``, asked by the listing where ``turn_hooks`` says a
+#: variant keeps it (a module name: no read of a class attribute on each listing).
+classic_uno_flag = UnoRules.uno_flag_allowed
