@@ -67,12 +67,16 @@ class TurnHooks:
     hook it need not ask answers there as classic UNO's own (``UnoRules``'), whose
     answer the listing knows: ``play_targets`` names no seat, ``uno_flag_allowed``
     (``UnoRules.uno_flag_allowed``, asked once) gives one answer for every play of the
-    hand, ``may_draw`` allows the draw. Read on every listing, play and draw: slots
-    (a field read is a slot read, not a tuple's field getter)."""
+    hand, ``may_draw`` allows the draw. The same for the draw hooks that ``on_draw``,
+    ``legal_play_drawn`` and ``on_pass`` ask: ``draws_to_match`` draws one card,
+    ``may_keep_drawn`` lets the drawn card be kept. Read on every listing, play and
+    draw: slots (a field read is a slot read, not a tuple's field getter)."""
 
     targets: bool
     uno_per_play: bool
     may_draw: bool
+    draws_to_match: bool
+    may_keep_drawn: bool
 
 
 class Compiled(dict[Any, Any]):
@@ -204,6 +208,8 @@ class UnoRules(Variant):
             targets=cls.play_targets is not UnoRules.play_targets,
             uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
             may_draw=cls.may_draw is not UnoRules.may_draw,
+            draws_to_match=cls.draws_to_match is not UnoRules.draws_to_match,
+            may_keep_drawn=cls.may_keep_drawn is not UnoRules.may_keep_drawn,
         )
         #: ``turn_hooks_for`` compiled: a game's options -> its ``TurnHooks``.
         self._turn_hooks = Compiled(self.turn_hooks_for)
@@ -525,8 +531,9 @@ class UnoRules(Variant):
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         pend = state.pending
         assert pend is not None and pend.card is not None  # a play_drawn decision names its card
-        moves = self.play_moves(state, player, pend.card)
-        if self.may_keep_drawn(state, player):
+        hooks = self._turn_hooks[state.options]
+        moves = self.card_plays(state, player, pend.card, hooks.targets)  # play_moves
+        if not hooks.may_keep_drawn or self.may_keep_drawn(state, player):
             moves.append(self._pass_moves[player])
         return moves
 
@@ -831,7 +838,8 @@ class UnoRules(Variant):
         if pend is not None:  # a decision answered with a draw (``draw_answer``)
             self.draw_answer(w, player, pend, events)
             return
-        if self._turn_hooks[w.options].may_draw and not self.may_draw(w, player):
+        hooks = self._turn_hooks[w.options]
+        if hooks.may_draw and not self.may_draw(w, player):
             raise self.draw_refused(w, player)
         drawn = self.draw_cards(w, player, 1, events, "draw")
         while drawn:
@@ -842,7 +850,7 @@ class UnoRules(Variant):
             ):
                 w.pending = _new(Pending, (PLAY_DRAWN, player, card, ()))
                 return
-            if not self.draws_to_match(w):
+            if not hooks.draws_to_match or not self.draws_to_match(w):
                 break
             drawn = self.draw_cards(w, player, 1, events, "draw")
         w.current = NEXT_SEAT[w.direction][w.num_players][player]
@@ -855,7 +863,7 @@ class UnoRules(Variant):
     @handles(T.PASS)
     def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move[1]
-        if not self.may_keep_drawn(w, player):
+        if self._turn_hooks[w.options].may_keep_drawn and not self.may_keep_drawn(w, player):
             raise RulesError(
                 "a drawn card that can be played must be played at once",
                 code="must_play_drawn_card",
