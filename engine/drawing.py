@@ -62,17 +62,12 @@ class Drawing(Views):
 
     def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
         """Everybody sees who drew how many; only the drawer sees the cards."""
-        if self._custom_refs:
-            refs = self.private_refs(w, cards)
-        else:
-            codes = self.catalog.code[w.side]
-            refs = [{"id": c, "code": codes[c]} for c in cards]  # Catalog.card_refs
         return {
             "type": "drew",
             "player": seat,
             "count": len(cards),
             "reason": reason,
-            "secret": {"to": [seat], "data": {"cards": refs}},
+            "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
         }
 
     def reshuffle(self, w: Work, events: list[Event]) -> tuple[int, ...]:

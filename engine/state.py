@@ -63,6 +63,27 @@ def seat_after(seat: int, players: int, steps: int = 1, direction: int = 1) -> i
     return (seat + direction * steps) % players
 
 
+class _SeatsAfter(dict[int, tuple[int, ...]]):
+    """``seat_after`` compiled for one direction of play: players -> seat -> the next
+    seat, made on the first read of each table size (at most ``max_players`` of a
+    variant: a state's ``num_players`` is checked against it)."""
+
+    def __init__(self, direction: int):
+        super().__init__()
+        self.direction = direction
+
+    def __missing__(self, players: int) -> tuple[int, ...]:
+        made = tuple(seat_after(seat, players, 1, self.direction) for seat in range(players))
+        self[players] = made
+        return made
+
+
+#: direction -> players -> seat -> the next seat in that direction (``seat_after``
+#: compiled): where a move passes the turn, ``NEXT_SEAT[w.direction][w.num_players][seat]``
+#: is three reads and no call.
+NEXT_SEAT = {1: _SeatsAfter(1), -1: _SeatsAfter(-1)}
+
+
 def _option(self: Any, name: str, default: Any = None) -> Any:
     """The value of game option ``name``."""
     for k, v in self.options:

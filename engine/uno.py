@@ -23,15 +23,16 @@ that overrides a hook changes what is listed and what is accepted together.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from types import MethodType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from . import rng as prng
 from .cards import Color, Kind
 from .errors import RulesError
 from .events import Event, event, secret_event
 from .moves import Move, MoveType
-from .state import Pending, PendingType, Phase, State, Work, pending
+from .state import NEXT_SEAT, Pending, PendingType, Phase, State, Work, pending
 from .variant import TURN, OptionSpec, Variant, defaults, handles, lists
 
 T = MoveType
@@ -60,16 +61,22 @@ _new = tuple.__new__
 Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
 
 
-class TurnHooks(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class TurnHooks:
     """Which rule hooks the listing of a turn must ask in a state (``turn_hooks``); a
     hook it need not ask answers there as classic UNO's own (``UnoRules``'), whose
     answer the listing knows: ``play_targets`` names no seat, ``uno_flag_allowed``
     (``UnoRules.uno_flag_allowed``, asked once) gives one answer for every play of the
-    hand, ``may_draw`` allows the draw."""
+    hand, ``may_draw`` allows the draw. The same for the draw hooks that ``on_draw``,
+    ``legal_play_drawn`` and ``on_pass`` ask: ``draws_to_match`` draws one card,
+    ``may_keep_drawn`` lets the drawn card be kept. Read on every listing, play and
+    draw: slots (a field read is a slot read, not a tuple's field getter)."""
 
     targets: bool
     uno_per_play: bool
     may_draw: bool
+    draws_to_match: bool
+    may_keep_drawn: bool
 
 
 class Compiled(dict[Any, Any]):
@@ -201,6 +208,8 @@ class UnoRules(Variant):
             targets=cls.play_targets is not UnoRules.play_targets,
             uno_per_play=cls.uno_flag_allowed is not UnoRules.uno_flag_allowed,
             may_draw=cls.may_draw is not UnoRules.may_draw,
+            draws_to_match=cls.draws_to_match is not UnoRules.draws_to_match,
+            may_keep_drawn=cls.may_keep_drawn is not UnoRules.may_keep_drawn,
         )
         #: ``turn_hooks_for`` compiled: a game's options -> its ``TurnHooks``.
         self._turn_hooks = Compiled(self.turn_hooks_for)
@@ -509,7 +518,7 @@ class UnoRules(Variant):
             # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``): by the
             # hand's size, one answer for every play of the seat (asked of its first play).
             said = self._plays[side][player][0][0][1]
-            lists = self._play_lists[side][player][UnoRules.uno_flag_allowed(self, state, said)]
+            lists = self._play_lists[side][player][1 if classic_uno_flag(self, state, said) else 0]
             moves = []
             for card in state.hands[player]:
                 if card in playable:
@@ -522,8 +531,9 @@ class UnoRules(Variant):
     def legal_play_drawn(self, state: State, player: int) -> list[Move]:
         pend = state.pending
         assert pend is not None and pend.card is not None  # a play_drawn decision names its card
-        moves = self.play_moves(state, player, pend.card)
-        if self.may_keep_drawn(state, player):
+        hooks = self._turn_hooks[state.options]
+        moves = self.card_plays(state, player, pend.card, hooks.targets)  # play_moves
+        if not hooks.may_keep_drawn or self.may_keep_drawn(state, player):
             moves.append(self._pass_moves[player])
         return moves
 
@@ -574,7 +584,11 @@ class UnoRules(Variant):
             or self.matching(side, w.active_color, w.discard[-1])
         ):
             raise self.no_match(w, card)
-        targets = self.targets_of(w, player, card)
+        # ``targets_of``, read from its tables as the listing reads them (``hand_plays``).
+        if self._turn_hooks[w.options].targets:
+            targets = self._targets[w.num_players, w.direction][player][card]
+        else:
+            targets = NO_TARGET
         if target not in targets:
             if targets == NO_TARGET:
                 raise RulesError("this play takes no 'target'", code="unexpected_field")
@@ -653,16 +667,17 @@ class UnoRules(Variant):
         """Apply the played card's action and decide who moves next."""
         effect = self._effect_of[w.side][card]
         if effect is None:
-            w.current = w.next_seat(player)
+            w.current = NEXT_SEAT[w.direction][w.num_players][player]
         else:
             effect(w, player, card, move, events)
 
     def effect_skip(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
     ) -> None:
-        skipped = w.next_seat(player)
+        after = NEXT_SEAT[w.direction][w.num_players]
+        skipped = after[player]
         events.append({"type": "skipped", "player": skipped})
-        w.current = w.next_seat(skipped)
+        w.current = after[skipped]
 
     def effect_reverse(
         self, w: Work, player: int, card: int, move: Move | None, events: list[Event]
@@ -823,7 +838,8 @@ class UnoRules(Variant):
         if pend is not None:  # a decision answered with a draw (``draw_answer``)
             self.draw_answer(w, player, pend, events)
             return
-        if self._turn_hooks[w.options].may_draw and not self.may_draw(w, player):
+        hooks = self._turn_hooks[w.options]
+        if hooks.may_draw and not self.may_draw(w, player):
             raise self.draw_refused(w, player)
         drawn = self.draw_cards(w, player, 1, events, "draw")
         while drawn:
@@ -834,10 +850,10 @@ class UnoRules(Variant):
             ):
                 w.pending = _new(Pending, (PLAY_DRAWN, player, card, ()))
                 return
-            if not self.draws_to_match(w):
+            if not hooks.draws_to_match or not self.draws_to_match(w):
                 break
             drawn = self.draw_cards(w, player, 1, events, "draw")
-        w.current = w.next_seat(player)
+        w.current = NEXT_SEAT[w.direction][w.num_players][player]
 
     def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
         """A draw that answers the pending decision: none of classic UNO's (its guards
@@ -847,14 +863,14 @@ class UnoRules(Variant):
     @handles(T.PASS)
     def on_pass(self, w: Work, move: Move, events: list[Event]) -> None:
         player = move[1]
-        if not self.may_keep_drawn(w, player):
+        if self._turn_hooks[w.options].may_keep_drawn and not self.may_keep_drawn(w, player):
             raise RulesError(
                 "a drawn card that can be played must be played at once",
                 code="must_play_drawn_card",
             )
         w.pending = None
         events.append({"type": "passed", "player": player})
-        w.current = w.next_seat(player)
+        w.current = NEXT_SEAT[w.direction][w.num_players][player]
 
     @handles(T.CHOOSE_COLOR)
     def on_choose_color(self, w: Work, move: Move, events: list[Event]) -> None:
@@ -917,3 +933,8 @@ class UnoRules(Variant):
                     field="pending.card",
                 )
             self.check_challenge_data(state, pend)
+
+
+#: Classic UNO's ``uno_flag_allowed``, asked by the listing where ``turn_hooks`` says a
+#: variant keeps it (a module name: no read of a class attribute on each listing).
+classic_uno_flag = UnoRules.uno_flag_allowed

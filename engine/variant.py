@@ -337,27 +337,30 @@ class Variant(Scoring):
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
         mtype = move[0]
-        guard = self._guards.get(mtype)
-        if guard is None:
-            raise RulesError(f"{self.id} has no {mtype.value!r} move", code="unknown_move")
+        try:
+            fields, bare, side_move = self._guards[mtype]
+        except KeyError:
+            raise RulesError(
+                f"{self.id} has no {mtype.value!r} move", code="unknown_move"
+            ) from None
         player = move[1]
         num_players = state.num_players
         if not 0 <= player < num_players:
             raise RulesError(
                 f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
             )
-        fields, bare, side_move = guard
         if fields(move) != bare:
             check_fields(move)
         phase = state.phase
-        if phase is GAME_OVER:
-            raise RulesError("the game is over", code="game_over")
-        if mtype is NEXT_ROUND:
-            if phase is not ROUND_OVER:
-                raise RulesError("the round is not over yet", code="round_not_over")
-            return
-        if phase is ROUND_OVER:
-            raise RulesError("the round is over; send next_round", code="round_over")
+        if phase is not PLAY or mtype is NEXT_ROUND:  # the common move: neither
+            if phase is GAME_OVER:
+                raise RulesError("the game is over", code="game_over")
+            if mtype is NEXT_ROUND:
+                if phase is not ROUND_OVER:
+                    raise RulesError("the round is not over yet", code="round_not_over")
+                return
+            if phase is ROUND_OVER:
+                raise RulesError("the round is over; send next_round", code="round_over")
         if side_move:
             return
         pend = state.pending

@@ -33,13 +33,20 @@ class Views(VariantFacts):
         return self.catalog.card_ref(card, s.side)
 
     def private_refs(self, s: State | Work, cards: Iterable[int]) -> list[dict[str, Any]]:
-        """``private_ref`` of each card (a hand, a draw): one comprehension when the
+        """``private_ref`` of each card (a hand, a draw): the catalog's reference when the
         variant shows cards as the catalog does, else its own ``private_ref`` per card."""
+        refs = []
         if not self._custom_refs:
             codes = self.catalog.code[s.side]
-            return [{"id": c, "code": codes[c]} for c in cards]  # Catalog.card_refs
+            # A loop, not a comprehension: no function made and called (most draws are
+            # of one card).
+            for c in cards:
+                refs.append({"id": c, "code": codes[c]})  # Catalog.card_refs
+            return refs
         private_ref = self.private_ref
-        return [private_ref(s, c) for c in cards]
+        for c in cards:
+            refs.append(private_ref(s, c))
+        return refs
 
     def card_name(self, s: State | Work, card: int) -> int:
         """How error messages name a card: as the seat names it (UNO Flip: its label)."""

@@ -57,7 +57,11 @@ def compose(house: House) -> HouseTurn:
     return HouseTurn(
         rules=house,
         hooks=TurnHooks(
-            targets=house.seven_zero, uno_per_play=house.seven_zero, may_draw=house.forced_play
+            targets=house.seven_zero,
+            uno_per_play=house.seven_zero,
+            may_draw=house.forced_play,
+            draws_to_match=house.draw_to_match,
+            may_keep_drawn=house.forced_play,
         ),
         penalty=house.stacking != "none",
         stack_up=house.stacking == "up",

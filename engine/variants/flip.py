@@ -211,12 +211,15 @@ class Flip(UnoRules):
     def drew_event(self, w: Work, seat: int, cards: list[int], reason: str) -> Event:
         """Everybody sees the count and the backs; only the drawer the faces in play."""
         back = self.catalog.code[1 - w.side]
+        backs = []
+        for c in cards:  # a loop, not a comprehension (no function made per draw)
+            backs.append(back[c])
         return {
             "type": "drew",
             "player": seat,
             "count": len(cards),
             "reason": reason,
-            "backs": [back[c] for c in cards],
+            "backs": backs,
             "secret": {"to": [seat], "data": {"cards": self.private_refs(w, cards)}},
         }
 

@@ -28,7 +28,7 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event, secret_event
 from ..moves import Move, MoveType
 from ..state import PendingType, State, Work, pending
-from ..uno import UnoRules
+from ..uno import UnoRules, classic_uno_flag
 from ..variant import defaults, handles, lists
 
 T = MoveType
@@ -163,7 +163,7 @@ class PocketPizza(UnoRules):
         """Never with a Wild Dip (UNO is said at the give); else classic UNO's rule."""
         if move[2] in self._dips:
             return False
-        return super().uno_flag_allowed(s, move)
+        return classic_uno_flag(self, s, move)
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:

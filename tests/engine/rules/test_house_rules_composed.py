@@ -6,6 +6,7 @@ house rules meet", and ``HouseRules``), so the order of the mixins decides nothi
 from __future__ import annotations
 
 import inspect
+import random
 import re
 from itertools import combinations
 from pathlib import Path
@@ -14,6 +15,7 @@ import engine
 from engine.house import HouseRules, compose, house_of
 from engine.house.base import PLAIN
 from engine.registry import find_variant
+from engine.state import Phase
 
 RULES_PAGE = Path(__file__).parents[3] / "docs" / "rules" / "uno_classic.md"
 ALL_ON = {
@@ -61,3 +63,31 @@ def test_compose_names_every_meeting_of_the_rules_page() -> None:
     doc = inspect.getdoc(compose) or ""
     written = [m.lower() for m in re.findall(r"^- ([^:]+):", doc, re.M)]
     assert pairs and written == pairs
+
+
+def test_a_hook_turn_hooks_leaves_out_answers_as_classic_unos() -> None:
+    """Where ``turn_hooks`` (compiled from ``compose``) says a draw hook need not be
+    asked, ``on_draw``, ``legal_play_drawn`` and ``on_pass`` take classic UNO's answer:
+    the hook itself gives that answer in every state of a game of those options."""
+    variant = find_variant("uno_classic")
+    assert isinstance(variant, HouseRules)
+    rnd = random.Random(45)
+    asked = {"may_draw": 0, "draws_to_match": 0, "may_keep_drawn": 0}
+    for options in ({}, {"draw_to_match": True}, {"forced_play": True}, ALL_ON):
+        for _ in range(4):
+            state = engine.new_game("uno_classic", 3, rnd.randrange(2**32), options=options)
+            hooks = variant.turn_hooks(state)
+            for name in asked:
+                asked[name] += getattr(hooks, name)
+            for _ in range(120):
+                if state.phase is not Phase.PLAY:
+                    break
+                for seat in range(state.num_players):
+                    assert hooks.may_draw or variant.may_draw(state, seat) is True
+                    assert hooks.may_keep_drawn or variant.may_keep_drawn(state, seat) is True
+                assert hooks.draws_to_match or variant.draws_to_match(state) is False
+                waiting = variant.waiting_for(state)
+                assert waiting is not None
+                moves = variant.legal_moves(state, waiting)
+                state, _ = variant.apply(state, moves[rnd.randrange(len(moves))])
+    assert all(asked.values())  # each hook is asked in some game

@@ -13,7 +13,7 @@ import pytest
 import engine
 import engine.state
 from engine.serialize import KEYS
-from engine.state import FIELDS, State, Work, seat_after
+from engine.state import FIELDS, NEXT_SEAT, State, Work, seat_after
 
 
 def _annotations(cls: str) -> dict[str, str]:
@@ -66,3 +66,14 @@ def test_seat_after(seat: int, players: int, steps: int, direction: int, expecte
     state = State("uno_classic", players, (), 0, (0, 1), direction=direction)
     assert state.next_seat(seat, steps) == expected
     assert Work.of(state).next_seat(seat, steps) == expected
+
+
+@pytest.mark.parametrize("direction", [1, -1])
+def test_the_next_seat_table_is_seat_after(direction: int) -> None:
+    """``NEXT_SEAT`` is ``seat_after`` compiled: one step, every seat of every table size
+    a variant seats."""
+    most = max(v.max_players for v in engine.all_variants())
+    for players in range(1, most + 1):
+        assert NEXT_SEAT[direction][players] == tuple(
+            seat_after(seat, players, 1, direction) for seat in range(players)
+        )
