@@ -7,7 +7,7 @@ than a record can), on the same bodies in the same run.
 For each body: CPU ms (median of ``--repeat`` reads, ``time.process_time``) and peak
 memory MB (``tracemalloc``, one more read), in a Flask request context over an in-memory
 stream (no socket); and the ratios old/new. For scale, the last rows are a valid record
-of ``--record-moves`` moves of a random DOS game read alone, and read and replayed
+of ``--record-moves`` moves (a page, 200, by default) of a random DOS game read alone, and read and replayed
 (``POST /v1/games/replay`` through the test client): what the replay route's budget is.
 
 ``python benchmarks/deep_json.py [--repeat N] [--record-moves M]``; ``run(...)``.
@@ -50,7 +50,10 @@ def bodies(max_values: int, max_moves: int) -> list[tuple[str, str, bytes]]:
     """(name, route, body): deep and wide shapes at each route's byte limit, the widest
     shapes the replay route's value cap lets through, the heaviest valid record."""
     out = []
-    for route, size in (("/v1/games/score", MiB), ("/v1/games/replay", 8 * MiB)):
+    from service import DEFAULTS
+
+    replay_size = DEFAULTS["REPLAY_MAX_CONTENT_LENGTH"]
+    for route, size in (("/v1/games/score", MiB), ("/v1/games/replay", replay_size)):
         half = size // 2
         out += [
             ("[[[ open", route, b"[" * size),
@@ -105,14 +108,14 @@ def measure(fn: Callable[[], Any], repeat: int) -> tuple[float, float, str]:
     return statistics.median(times), peak, outcome
 
 
-def run(repeat: int = 3, record_moves: int = 20_000) -> dict[str, Any]:
+def run(repeat: int = 3, record_moves: int = 200) -> dict[str, Any]:
     from service import create_app
-    from service.games import replay_bounds, replay_max_values
     from service.http import read_json
     from service.problems import ApiProblem
+    from service.replay_limits import replay_bounds, replay_max_values
 
     app = create_app({"TESTING": True})
-    max_moves = app.extensions["sessions"].config.max_moves
+    max_moves = app.config["REPLAY_PAGE_MOVES"]  # what one replay request holds
     cap = replay_max_values(max_moves)
 
     def context(route: str, body: bytes) -> Any:
@@ -184,7 +187,7 @@ def run(repeat: int = 3, record_moves: int = 20_000) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--record-moves", type=int, default=20_000)
+    parser.add_argument("--record-moves", type=int, default=200)
     args = parser.parse_args()
     res = run(args.repeat, args.record_moves)
     print(f"CPU ms (median of {res['repeat']}), peak MB; replay value cap {res['cap']:,}")

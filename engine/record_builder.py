@@ -33,13 +33,21 @@ RECENT_STATES = 32
 
 
 def _steps(
-    state: State, moves: Iterable[Any], seats: int, first: int
+    state: State,
+    moves: Iterable[Any],
+    seats: int,
+    first: int,
+    played: Sequence[Step] | None = None,
 ) -> Iterator[tuple[Step, str, dict[int, str], str | None]]:
     """Each of ``moves`` played from ``state`` (move ``first`` of the game), with its
     pieces: its entry in the whole record, each seat's own entry where it hides a field
-    from that seat (``SECRET_FIELDS``), the round's result when it ends one."""
+    from that seat (``SECRET_FIELDS``), the round's result when it ends one. ``played``:
+    the steps of these moves from ``state`` as the caller already applied them (taken
+    only when they are these moves, in order; else the moves are played)."""
     listed = list(_entries(moves))
-    steps = _play(state, (m for m, _, _ in listed), first)
+    if played is not None and [s.move for s in played] != [m for m, _, _ in listed]:
+        played = None
+    steps = _play(state, (m for m, _, _ in listed), first) if played is None else iter(played)
     for step, (_, by, at) in zip(steps, listed, strict=False):
         own: dict[int, str] = {}
         if step.move.type in SECRET_FIELDS:
@@ -51,13 +59,20 @@ def _steps(
         yield step, _json(_entry(step, by, at, None)), own, ended
 
 
-def pieces(state: State, moves: Iterable[Any], seats: int, first: int) -> tuple[list[bytes], State]:
+def pieces(
+    state: State,
+    moves: Iterable[Any],
+    seats: int,
+    first: int,
+    played: Sequence[Step] | None = None,
+) -> tuple[list[bytes], State]:
     """The stored pieces of ``moves`` (move-log entries) played from ``state`` (move
     ``first`` of a game of ``seats``), one a move, and the state they reach: the entry,
     a line, the round's result ("" none), then a line ``<seat> <entry>`` for each seat's
-    own entry (``Builder.adopt`` reads them). Raises ``RecordError`` as ``extend``."""
+    own entry (``Builder.adopt`` reads them). Raises ``RecordError`` as ``extend``.
+    ``played``: the moves' steps as the caller applied them (``_steps``)."""
     out = []
-    for step, entry, own, ended in _steps(state, moves, seats, first):
+    for step, entry, own, ended in _steps(state, moves, seats, first, played):
         lines = [entry, ended or "", *(f"{seat} {e}" for seat, e in own.items())]
         out.append("\n".join(lines).encode())
         state = step.after

@@ -432,12 +432,24 @@ def check(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Parsed:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """Where a replay in pages stands (``replay(..., start=)``): the state after the
+    moves verified so far, how many moves and how many finished rounds those were."""
+
+    state: State
+    moves: int
+    rounds: int
+
+
+@dataclass(frozen=True)
 class Replayed:
-    """A verified record: the final state, every event (secrets merged in: the record's
-    holder has the seed) and the scores."""
+    """A verified record (or page of one): the state after it, its events (secrets
+    merged in: the record's holder has the seed), the scores, and ``progress``: the
+    moves and rounds verified in all, from the first page on."""
 
     state: State
     events: list[Event]
+    progress: Progress
 
     @property
     def score(self) -> dict[str, Any]:
@@ -454,11 +466,8 @@ def _differs(index: int, what: str, stated: Any, replayed: Any) -> RecordError:
     )
 
 
-def replay(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Replayed:
-    """Check ``raw`` and play it: ``Replayed``, or ``InvalidRecord`` (malformed),
-    ``SetupError`` (a setup the variant refuses), ``RecordError`` (``record_seed_missing``,
-    ``seed_commitment_mismatch``, ``record_move_illegal``, ``record_result_differs``)."""
-    rec = check(raw, max_moves)
+def _first_state(rec: Parsed) -> tuple[State, list[Event]]:
+    """The record's dealt game, its seed checked against its commitment."""
     if rec.seed is None:
         raise RecordError(
             "the record has no seed (a running game's copy): it replays once the game is over",
@@ -476,23 +485,44 @@ def replay(raw: Any, max_moves: int = MAX_RECORD_MOVES) -> Replayed:
     state, events = find_variant(rec.raw["variant"]).new_game(
         len(rec.raw["players"]), rec.seed, rec.raw.get("dealer"), options, rec.raw.get("deck")
     )
-    events = [reveal_all(e) for e in events]
+    return state, [reveal_all(e) for e in events]
+
+
+def replay(raw: Any, max_moves: int = MAX_RECORD_MOVES, start: Progress | None = None) -> Replayed:
+    """Check ``raw`` and play it: ``Replayed``, or ``InvalidRecord`` (malformed),
+    ``SetupError`` (a setup the variant refuses), ``RecordError`` (``record_seed_missing``,
+    ``seed_commitment_mismatch``, ``record_move_illegal``, ``record_result_differs``).
+
+    ``start``: ``raw`` is a later page of a record (its ``moves`` follow the
+    ``start.moves`` verified before, its ``rounds`` are the rounds that end within
+    them): played on from ``start.state``, the deal and the seed left as the first page
+    checked them (the caller makes sure ``raw`` has that page's setup:
+    ``record_pages.setup_digest``). A move's ``index`` is then the record's, counted
+    from its first move; the events are this page's."""
+    rec = check(raw, max_moves)
+    if start is None:
+        state, events = _first_state(rec)
+        start = Progress(state, 0, 0)
+    else:
+        state, events = start.state, []
     stated_rounds = rec.raw.get("rounds")
     done = 0
-    last = -1
-    for step in _play(state, (m for m, _, _ in rec.moves)):
+    last = start.moves - 1
+    for step in _play(state, (m for m, _, _ in rec.moves), start.moves):
         events.extend(reveal_all(e) for e in step.events)
         state, last = step.after, step.index
-        if stated_rounds is not None and _ends_round(step.before, step.after):
+        if not _ends_round(step.before, step.after):
+            continue
+        if stated_rounds is not None:
             got = _round_result(step.after)
             want = stated_rounds[done] if done < len(stated_rounds) else None
             if want != got:
                 raise _differs(step.index, f"round {got['round']} as", want, got)
-            done += 1
+        done += 1
     if stated_rounds is not None and done < len(stated_rounds):
         raise _differs(last, "a round more:", stated_rounds[done], None)
     if "result" in rec.raw:
         got_result = _final_result(state)
         if rec.raw["result"] != got_result:
             raise _differs(last, "the result", rec.raw["result"], got_result)
-    return Replayed(state, events)
+    return Replayed(state, events, Progress(state, last + 1, start.rounds + done))

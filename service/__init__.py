@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import engine
+from service.replay_limits import DEFAULT_PAGE_MOVES, replay_max_bytes
 
 if TYPE_CHECKING:  # Flask is loaded by create_app: the notifier imports this package without it
     from flask import Flask
@@ -21,14 +22,22 @@ if TYPE_CHECKING:  # Flask is loaded by create_app: the notifier imports this pa
 DEFAULTS: dict[str, Any] = {
     # Requests larger than this are 413 payload_too_large (a full state is a few KiB).
     "MAX_CONTENT_LENGTH": 1024 * 1024,
-    # POST /v1/games/replay takes a whole game record: a record of SESSION_MAX_MOVES
-    # (20,000) moves weighs about 2 MiB (docs/records.md).
-    "REPLAY_MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
+    # POST /v1/games/replay plays a page of a game record, at most this many moves
+    # (a longer record is sent in pages: docs/records.md).
+    "REPLAY_PAGE_MOVES": DEFAULT_PAGE_MOVES,
+    # Its body limit; unset, derived from REPLAY_PAGE_MOVES (``replay_max_bytes``: a
+    # page of the heaviest moves pretty-printed, 160,768 bytes at 200 moves).
+    "REPLAY_MAX_CONTENT_LENGTH": replay_max_bytes(DEFAULT_PAGE_MOVES),
     # Request JSON nested deeper than this is 400 invalid_json.
     "MAX_JSON_DEPTH": 32,
 }
 #: Integer settings also read from the environment.
-ENV_SETTINGS = ("MAX_CONTENT_LENGTH", "MAX_JSON_DEPTH", "REPLAY_MAX_CONTENT_LENGTH")
+ENV_SETTINGS = (
+    "MAX_CONTENT_LENGTH",
+    "MAX_JSON_DEPTH",
+    "REPLAY_PAGE_MOVES",
+    "REPLAY_MAX_CONTENT_LENGTH",
+)
 
 log = logging.getLogger("service")
 
@@ -56,8 +65,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.session_interface = NoCookieSessions()
     app.config.update(DEFAULTS)
-    app.config.update(_env_settings())
-    app.config.update(config or {})
+    explicit = {**_env_settings(), **(config or {})}
+    app.config.update(explicit)
+    if "REPLAY_MAX_CONTENT_LENGTH" not in explicit:  # derived from the page set
+        app.config["REPLAY_MAX_CONTENT_LENGTH"] = replay_max_bytes(app.config["REPLAY_PAGE_MOVES"])
 
     # Imported here, not at the top: ``python -m service.sealing`` runs that module as
     # ``__main__`` and would find it imported twice (runpy's RuntimeWarning).

@@ -8,15 +8,18 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 import engine
 from engine import Move, Phase, State
 from service import schemas
 from service.fairness import new_game_id, seed_commitment
 from service.http import json_body, json_response, read_json
-from service.jsonscan import Bounds
+from service.jsonscan import Refused, TooManyValues
 from service.observability import count_moves
 from service.problems import ApiProblem
+from service.replay_limits import replay_bounds, replay_max_values
+from service.replay_resume import RESUME_FIELD, ResumeError, open_resume, resume_token
 from service.sealing import Keyring, seal, unseal
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
@@ -195,47 +198,60 @@ def score() -> Response:
     return json_response(body)
 
 
-#: What a replay body may hold, derived from what the longest legal game's record (of
-#: ``SESSION_MAX_MOVES`` moves) needs. JSON values (as ``JsonScan`` counts them:
-#: containers and commas) per move and besides the moves: random 20,000-move games hold
-#: 7 to 9 a move; the heaviest entry (a DOS double match with its target and cards, a
-#: hidden field) with a round result of ten seats every 7 moves holds 23.0
-#: (tests/service/test_replay.py). Keys per move: that record holds 17.4. Strings: the
-#: longest a record holds is a name of 40 characters, each written as an escaped
-#: surrogate pair (12 bytes): 480 bytes. Numbers: card ids, seats, points (the seed is a string).
-#: A body of any other shape within these costs no more to read than such a record.
-REPLAY_VALUES_PER_MOVE = 24
-REPLAY_SPARE_VALUES = 4096
-REPLAY_KEYS_PER_MOVE = 20
-REPLAY_SPARE_KEYS = 1024
-#: No bound on one object's keys here: counting them walks every container in Python
-#: (a heaviest record read in 3-4 times the time), and the keys in all are bounded.
-REPLAY_BOUNDS = {"string": 512, "digits": 32}
-
-
-def replay_max_values(max_moves: int) -> int:
-    """The most JSON values a replay body may hold: what a record of ``max_moves`` moves
-    needs, so a body of any other shape costs no more to read than such a record."""
-    return REPLAY_VALUES_PER_MOVE * max_moves + REPLAY_SPARE_VALUES
-
-
-def replay_bounds(max_moves: int) -> Bounds:
-    """The rest of what a replay body may hold: keys, as a record of ``max_moves``
-    moves needs them, and ``REPLAY_BOUNDS``."""
-    return Bounds(keys=REPLAY_KEYS_PER_MOVE * max_moves + REPLAY_SPARE_KEYS, **REPLAY_BOUNDS)
+def too_long(page: int, limit: int, what: str) -> ApiProblem:
+    """413 ``replay_page_too_long``: more than a page in one replay request."""
+    return ApiProblem(
+        413,
+        "replay_page_too_long",
+        f"{what}: one replay request takes a page of at most {page} moves ({limit} bytes); "
+        "send a longer record in pages, each with the resume token the page before "
+        "answered (docs/records.md)",
+        page_moves=page,
+    )
 
 
 @bp.post("/replay")
 def replay() -> Response:
-    """Verify a game record (``engine.replay``, at most ``SESSION_MAX_MOVES`` moves): the
-    final state, its score and every event; 400 for a malformed record (``invalid_json``
-    for one nested too deep or holding more values than ``replay_max_values``), 422 for
-    one that does not verify."""
-    request.max_content_length = current_app.config["REPLAY_MAX_CONTENT_LENGTH"]
+    """Verify a game record, or a page of one (``engine.replay``): the state after it,
+    its score and its events, with ``resume`` (``service.replay_pages``) for the next
+    page. 400 for a malformed record (``invalid_json`` for one nested too deep or past
+    ``replay_bounds``), 413 ``replay_page_too_long`` for more than a page, 422 for one
+    that does not verify or a ``resume`` that cannot continue it."""
+    config = current_app.config
+    page, limit = config["REPLAY_PAGE_MOVES"], config["REPLAY_MAX_CONTENT_LENGTH"]
+    request.max_content_length = limit
     max_moves = current_app.extensions["sessions"].config.max_moves
-    data = read_json(replay_max_values(max_moves), replay_bounds(max_moves))
+
+    def refused(exc: Refused) -> ApiProblem | None:
+        if isinstance(exc, TooManyValues):  # the caps a page's moves set
+            return too_long(page, limit, f"the request body {exc}")
+        return None
+
     try:
-        done = engine.replay(data, max_moves)
+        data = read_json(replay_max_values(page), replay_bounds(page), refused)
+    except RequestEntityTooLarge:
+        raise too_long(page, limit, f"the request body is larger than {limit} bytes") from None
+    start = None
+    if isinstance(data, dict):
+        moves = data.get("moves")
+        if isinstance(moves, list) and len(moves) > page:
+            raise too_long(page, limit, f"the record holds {len(moves)} moves")
+        token = data.pop(RESUME_FIELD, None)
+        if token is not None:
+            try:
+                start = open_resume(keyring(), token, data)
+            except ResumeError as e:
+                raise ApiProblem(422, e.code, e.detail) from None
+        verified = start.moves if start is not None else 0
+        if isinstance(moves, list) and verified + len(moves) > max_moves:
+            raise ApiProblem(
+                422,
+                "move_limit_reached",
+                f"a record holds at most {max_moves} moves (SESSION_MAX_MOVES); "
+                f"{verified} are verified and this page holds {len(moves)} more",
+            )
+    try:
+        done = engine.replay(data, page, start)
     except engine.InvalidRecord as e:
         field = str(e.context.get("field", "record"))
         raise ApiProblem(
@@ -247,5 +263,12 @@ def replay() -> Response:
     except engine.RecordError as e:
         extra: dict[str, Any] = dict(e.context)
         raise ApiProblem(422, e.code, e.detail, None, title="Record refused", **extra) from None
-    body = {"state": engine.to_dict(done.state), "score": done.score, "events": done.events}
+    body = {
+        "state": engine.to_dict(done.state),
+        "score": done.score,
+        "events": done.events,
+        "moves_verified": done.progress.moves,
+        "rounds_verified": done.progress.rounds,
+        RESUME_FIELD: resume_token(keyring(), data, done.progress),
+    }
     return json_response(body)

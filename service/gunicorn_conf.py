@@ -13,6 +13,7 @@ not import the application (or anything gevent must patch) before the workers fo
 | ``GUNICORN_GRACEFUL_TIMEOUT`` | 20 | ``graceful_timeout`` (seconds) |
 | ``GUNICORN_KEEPALIVE`` | 5 | ``keepalive`` (seconds) |
 | ``GUNICORN_MAX_REQUESTS`` / ``_JITTER`` | 100000 / 10000 with ``REDIS_URL``, else 0 | worker recycling; 0 turns it off (recycling a worker would lose in-process sessions) |
+| ``GUNICORN_WARMUP_TIMEOUT`` | 5 | seconds a new worker may spend warming before it takes traffic (``post_worker_init``, ``service.warmup``); 0 turns the warm-up off |
 | ``GUNICORN_ACCESSLOG`` | ``off`` (the app logs one JSON access line a request) | ``-``: gunicorn's own line too, on stdout |
 | ``LOG_LEVEL`` | ``info`` | ``loglevel`` |
 | ``PROMETHEUS_MULTIPROC_DIR`` | a new directory under ``$TMPDIR``, removed at exit | where every worker writes its metrics (``on_starting``) |
@@ -145,6 +146,8 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5, 1)
 # 0.6 s of CPU (imports and create_app), which every 5,000 requests was ~110 us a request.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 100_000 if secretfiles.read("REDIS_URL") else 0)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 10_000) if max_requests else 0
+# A worker warms before it takes traffic, for at most this long (0: it does not warm).
+_warmup_timeout = _int("GUNICORN_WARMUP_TIMEOUT", 5)
 
 # The heartbeat file on tmpfs: on a disk (or overlayfs) fchmod can stall a worker.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -162,9 +165,15 @@ access_log_format = (
 
 
 def post_worker_init(worker: Any) -> None:
-    """The worker has loaded the app: move everything allocated so far (modules, the
-    app, catalogs) out of the cyclic collector's reach, so that the full collections a
+    """The worker has loaded the app: warm it (``service.warmup``: the store's client and
+    connections, a first request through the app; at most ``GUNICORN_WARMUP_TIMEOUT``
+    seconds), then move everything allocated so far (modules, the app, catalogs, the
+    connections) out of the cyclic collector's reach, so that the full collections a
     busy worker runs do not rescan it (about 5% of the CPU of an apply, measured)."""
+    if _warmup_timeout:
+        from service.warmup import warm  # in the worker: the master never loads the app
+
+        warm(worker.wsgi, _warmup_timeout)
     gc.collect()
     gc.freeze()
 

@@ -11,6 +11,7 @@ fields), an object, then the marshmallow ``schema``. ``json_response`` dumps wit
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -34,6 +35,8 @@ CHUNK = 64 * 1024
 #: (a 64-bit seed); a sealed state token is the longest string (``StateToken``).
 MAX_BODY_VALUES = 4096
 BODY_BOUNDS = Bounds(keys=1024, object_keys=64, string=65536, digits=32)
+#: A route's own problem for a bound its body passed (None: 400 ``invalid_json``).
+Refusal = Callable[[Refused], ApiProblem | None]
 #: What marks a request's connection to close after its answer: an attribute of the
 #: WSGI input stream (set by ``gunicorn_conf.pre_request``).
 CLOSE_CONNECTION = "uno_close_connection"
@@ -109,12 +112,13 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return resp
 
 
-def read_scanned(scan: JsonScan) -> bytes:
+def read_scanned(scan: JsonScan, refused: Refusal | None = None) -> bytes:
     """The request body, each piece fed to ``scan`` as it is read (so an over-deep or
     over-full body is refused after its first pieces, before anything parses it, and the
     rest is never read: ``close_if_unread``); 413 past ``request.max_content_length``,
     as werkzeug checks it (at once for a Content-Length over it), and only past it (a
-    body of unknown length that ends exactly at the limit is read whole)."""
+    body of unknown length that ends exactly at the limit is read whole). A bound passed
+    is 400 ``invalid_json``, or the problem ``refused`` answers for it."""
     req: Request = request._get_current_object()  # type: ignore[attr-defined]
     limit = req.max_content_length
     stream = get_input_stream(req.environ, max_content_length=None if limit is None else limit + 1)
@@ -127,17 +131,21 @@ def read_scanned(scan: JsonScan) -> bytes:
         try:
             scan.feed(piece)
         except Refused as exc:
-            raise ApiProblem(400, "invalid_json", f"the request body {exc}") from None
+            answer = refused(exc) if refused is not None else None
+            raise answer or ApiProblem(400, "invalid_json", f"the request body {exc}") from None
         pieces.append(piece)
     req.environ[BODY_READ] = True
     return b"".join(pieces)
 
 
-def read_json(max_values: int = MAX_BODY_VALUES, bounds: Bounds = BODY_BOUNDS) -> Any:
+def read_json(
+    max_values: int = MAX_BODY_VALUES, bounds: Bounds = BODY_BOUNDS, refused: Refusal | None = None
+) -> Any:
     """The request body as parsed JSON, or a 400 / 413 / 415 problem. Nesting deeper
     than ``MAX_JSON_DEPTH``, more than ``max_values`` values and anything past
     ``bounds`` (keys, keys in one object, a string's bytes, a number's digits:
-    ``JsonScan``) are refused while the body is read, before it is parsed."""
+    ``JsonScan``) are refused while the body is read, before it is parsed (``refused``:
+    a route's own answer to a bound passed, or None for 400 ``invalid_json``)."""
     mimetype = request.mimetype
     if mimetype != JSON:
         shown = f"Content-Type {mimetype}" if mimetype else "no Content-Type"
@@ -145,7 +153,7 @@ def read_json(max_values: int = MAX_BODY_VALUES, bounds: Bounds = BODY_BOUNDS) -
             415, "unsupported_media_type", f"send the body as application/json (got {shown})"
         )
     depth = current_app.config.get("MAX_JSON_DEPTH", DEFAULT_MAX_JSON_DEPTH)
-    raw = read_scanned(JsonScan(depth, max_values, bounds))
+    raw = read_scanned(JsonScan(depth, max_values, bounds), refused)
     if not raw:
         raise ApiProblem(400, "invalid_json", "the request body is empty; send a JSON object")
     try:

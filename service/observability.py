@@ -58,6 +58,9 @@ _SESSIONS = "/v1/sessions"
 #: Where a request's id and start time are kept: its WSGI environ (no proxy lookups).
 _ENV_ID = "uno.request_id"
 _ENV_T0 = "uno.t0"
+#: Set in the WSGI environ of a worker's own warm-up request (``service.warmup``): kept
+#: out of the metrics and the access log. A client cannot set it (only ``HTTP_*`` keys).
+WARMUP_ENV = "uno.warmup"
 
 log = logging.getLogger("service")
 access_log = logging.getLogger("service.access")
@@ -371,6 +374,8 @@ def _after(response: Response) -> Response:
     if rid is None:  # a request that failed before the hooks ran
         rid = env[_ENV_ID] = request_id_from(env.get("HTTP_X_REQUEST_ID"))
     response.headers.add(REQUEST_ID, rid)
+    if env.get(WARMUP_ENV):
+        return response
     rule = req.url_rule
     route = rule.rule if rule is not None else UNMATCHED
     status = response.status_code

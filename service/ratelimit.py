@@ -16,10 +16,13 @@ saw (werkzeug's ``ProxyFix``, ``x_for=N``; it is also what the logs show); with 
 header is ignored, since any client can send it. A bearer token never changes the
 key: an invented token buys nothing.
 
-``REPLAY_RATE_LIMIT`` (same notation; default ``10/minute`` while ``RATE_LIMIT`` is
-on, else off): ``POST /v1/games/replay``'s own, tighter limit per client, counted on
-top of ``RATE_LIMIT`` (a valid record of ``SESSION_MAX_MOVES`` moves costs seconds of
-CPU to replay). Set alone, it is the only limit; ``off`` turns it off.
+``REPLAY_RATE_LIMIT`` (same notation; default ``120/minute`` while ``RATE_LIMIT`` is
+on, else off): ``POST /v1/games/replay``'s own limit per client, counted on top of
+``RATE_LIMIT``. A request plays one page of a record (``REPLAY_PAGE_MOVES``, 200
+moves, about 10 ms of CPU), so a record of ``SESSION_MAX_MOVES`` (20,000) moves is 100
+requests: verified in under a minute, at most ~1.2 s of a worker's CPU a minute per
+client (10 whole records a minute cost up to 7 s before pages). Set alone, it is the
+only limit; ``off`` turns it off.
 
 Over a limit: 429 ``rate_limited`` problem with ``Retry-After`` (the seconds until
 the window ends). Health, readiness, metrics, the OpenAPI document and the docs are not
@@ -67,7 +70,7 @@ EXEMPT_BLUEPRINTS = frozenset({"docs", "rules_docs"})
 MAX_CONNECTIONS = 16
 #: The replay route and its own limit while ``RATE_LIMIT`` is on and it is not set.
 REPLAY_ENDPOINT = "games.replay"
-DEFAULT_REPLAY_RATE_LIMIT = "10/minute"
+DEFAULT_REPLAY_RATE_LIMIT = "120/minute"
 #: The bits of an IPv6 address that name one client (``CLIENT_IPV6_PREFIX``).
 DEFAULT_IPV6_PREFIX = 64
 IPV6_PREFIX_EXTENSION = "client_ipv6_prefix"

@@ -118,50 +118,53 @@ class Keyring:
         return f"{kid}:{base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip('=')}"
 
 
-def _aad(kid: str) -> bytes:
-    return f"{PREFIX}.{kid}".encode()
+def _aad(prefix: str, kid: str) -> bytes:
+    return f"{prefix}.{kid}".encode()
 
 
-def seal(ring: Keyring, plain: bytes) -> str:
-    """Encrypt and authenticate ``plain`` (JSON bytes of a state) into a token."""
+def seal(ring: Keyring, plain: bytes, prefix: str = PREFIX) -> str:
+    """Encrypt and authenticate ``plain`` (JSON bytes of a state) into a token.
+    ``prefix`` names what the token holds (bound into the ciphertext, so a token of one
+    kind never opens as another: a replay's ``resume`` token is ``rp1``)."""
     kid = ring.active
     nonce = secrets.token_bytes(NONCE_BYTES)
-    body = AESGCM(ring.keys[kid]).encrypt(nonce, zlib.compress(plain, 6), _aad(kid))
-    return f"{PREFIX}.{kid}.{base64.urlsafe_b64encode(nonce + body).decode().rstrip('=')}"
+    body = AESGCM(ring.keys[kid]).encrypt(nonce, zlib.compress(plain, 6), _aad(prefix, kid))
+    return f"{prefix}.{kid}.{base64.urlsafe_b64encode(nonce + body).decode().rstrip('=')}"
 
 
-def unseal(ring: Keyring, token: object) -> bytes:
-    """The JSON bytes inside a token; ``SealError`` for anything but a genuine token."""
+def unseal(ring: Keyring, token: object, prefix: str = PREFIX, name: str = "state_token") -> bytes:
+    """The JSON bytes inside a token sealed with ``prefix``; ``SealError`` (its detail
+    naming the field, ``name``) for anything but a genuine token."""
     if not isinstance(token, str):
-        raise SealError("state_token must be a string")
+        raise SealError(f"{name} must be a string")
     if len(token) > MAX_TOKEN_CHARS:
-        raise SealError("state_token is too long")
+        raise SealError(f"{name} is too long")
     parts = token.split(".")
-    if len(parts) != 3 or parts[0] != PREFIX:
-        raise SealError(f"state_token is not a sealed state (expected '{PREFIX}.<key id>.<data>')")
+    if len(parts) != 3 or parts[0] != prefix:
+        raise SealError(
+            f"{name} is not a token this service seals (expected '{prefix}.<key id>.<data>')"
+        )
     _, kid, data = parts
     key = ring.keys.get(kid)
     if key is None:
-        raise SealError(f"state_token was sealed with a key this service does not hold ({kid!r})")
+        raise SealError(f"{name} was sealed with a key this service does not hold ({kid!r})")
     try:
         raw = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
     except (binascii.Error, ValueError):
-        raise SealError("state_token is not valid base64url") from None
+        raise SealError(f"{name} is not valid base64url") from None
     if len(raw) < NONCE_BYTES + 16:
-        raise SealError("state_token is truncated")
+        raise SealError(f"{name} is truncated")
     try:
-        packed = AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(kid))
+        packed = AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(prefix, kid))
     except InvalidTag:
-        raise SealError(
-            "state_token failed authentication (tampered, truncated or foreign)"
-        ) from None
+        raise SealError(f"{name} failed authentication (tampered, truncated or foreign)") from None
     try:
         inflater = zlib.decompressobj()
         plain = inflater.decompress(packed, MAX_PLAIN_BYTES)
         if inflater.unconsumed_tail:
-            raise SealError("state_token holds more than a state")
+            raise SealError(f"{name} holds more than a state")
     except zlib.error:
-        raise SealError("state_token content is corrupt") from None
+        raise SealError(f"{name} content is corrupt") from None
     return plain
 
 

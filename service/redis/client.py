@@ -259,6 +259,17 @@ class SlotRouter:
                 client = self._client
         return client
 
+    def warm(self) -> None:
+        """Make the client (on a cluster: its slot table, from ``CLUSTER SLOTS``) and open
+        one connection to the server, or to every primary of a cluster, each left in its
+        node's pool for the calls that follow (``PING``). Raises ``StoreUnavailable``."""
+        client = self.client
+        if not self.cluster:
+            guarded(client.ping)
+            return
+        for node in guarded(client.get_primaries):
+            guarded(client.get_redis_connection(node).ping)
+
     def on_slot(self, key: str, fn: Callable[[Any], T]) -> T:
         """``fn(client)``, every key it uses in ``key``'s slot: with the client of that
         slot's node on a cluster (``slot_clients``), again with the cluster client when

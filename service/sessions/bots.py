@@ -32,6 +32,7 @@ import engine
 import engine.bots
 from engine import Event, Move, MoveType, Phase, State
 
+from . import records
 from .config import Env
 from .events import SESSION_EVENTS
 from .models import BotLevel, Meta
@@ -159,7 +160,7 @@ def play_bots(
         move = next_bot_move(state, bots, rnd, seen)
         if move is None:
             break
-        state, evs = engine.apply(state, move)
+        state, evs = records.apply(state, move)
         events.extend(evs)
         seen.extend(evs)
         made.append(move)

@@ -199,6 +199,11 @@ class MemoryStore(SessionStore):
                 s.history_from, s.history() if wanted else None, s.stored, s.commit,
             )  # fmt: skip
 
+    def version(self, sid: str) -> int | None:
+        with self._lock:
+            s = self._get(sid)
+            return None if s is None else s.version
+
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
         with self._lock:
             s = self._get(sid)

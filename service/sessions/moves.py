@@ -28,10 +28,9 @@ from typing import Any
 
 import orjson
 
-import engine
 from engine import Move
 
-from . import access, problems
+from . import access, problems, records
 from .bots import BotPlayer
 from .config import Env
 from .models import MoveRequest, Reply, Snapshot, VersionTag
@@ -144,7 +143,7 @@ class Moves:
             raise problems.move_limit_reached(current.move_count)
         if at.stored >= self.env.config.max_bytes:
             raise problems.session_too_large(at.stored)
-        state, events = problems.judged(engine.apply, current, ask.move)
+        state, events = problems.judged(records.apply, current, ask.move)
         state, bot_events, made = self.bots.play(
             sid, at.version, state, at.meta, events, before=at.history,
             cpu_until=self.bots.cpu_deadline(),  # the rest is owed to the next request

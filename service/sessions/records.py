@@ -8,8 +8,10 @@ fields that seat may not see.
 
 A record is kept as its pieces (each move's entry as JSON, a seat's apart where it
 hides a field, each round's result). The commit that appends moves to the log appends
-their pieces beside them, in the same write (``record_pieces``: the new moves played
-once more from the state the commit read, never the whole log), so a read fetches the
+their pieces beside them, in the same write (``record_pieces``: made from the steps
+the writer applied, each move applied through ``apply``; the new moves played once more
+from the state the commit read only when this thread did not apply them all; never the
+whole log), so a read fetches the
 pieces from the first move this process has not joined yet and joins them: it plays
 no move, and reading a long game costs what reading a short one does, a worker's first
 read included. Each process keeps the records of the most recently read sessions,
@@ -29,8 +31,9 @@ from dataclasses import dataclass, field
 import orjson
 
 import engine
-from engine import Move, Phase, State
+from engine import Event, Move, Phase, State
 from engine.record_builder import Builder, pieces
+from engine.records import Step
 
 from . import access
 from .models import Reply, Snapshot, wire_bot
@@ -51,18 +54,69 @@ def logged(moves: list[Move], by: str, at: float) -> list[bytes]:
     return [orjson.dumps({"by": by, "at": ms, "move": m.to_dict()}) for m in moves]
 
 
+class _Played(threading.local):
+    """The moves this thread (this request's greenlet, under gevent) applied for the
+    session write it is making (``apply``), each with the states before and after it and
+    its events, by its state after, until the write's ``record_pieces`` takes them."""
+
+    def __init__(self) -> None:
+        self.by_after: dict[int, Step] = {}
+
+
+_played = _Played()
+#: The most moves kept for one write: more than one write plays (a person's move and
+#: the bots' replies; ``SESSION_MAX_BOT_MOVES`` is 500); past it they are dropped (the
+#: write's moves are then played once more).
+MAX_PLAYED = 1024
+
+
+def apply(state: State, move: Move) -> tuple[State, list[Event]]:
+    """``engine.apply``, the step kept for the record's pieces of the write to come: a
+    session writer applies every move it logs through this (a person's, a bot's, a
+    forced one), so ``record_pieces`` need not play them again."""
+    after, events = engine.apply(state, move)
+    kept = _played.by_after
+    if len(kept) >= MAX_PLAYED:
+        kept.clear()
+    kept[id(after)] = Step(state.move_count, state, move, after, events)  # holds ``after``
+    return after, events
+
+
+def _taken(start: State, end: State, n: int) -> list[Step] | None:
+    """The ``n`` steps this thread applied from ``start`` (or a state equal to it: the
+    deal) to ``end``, in order, or None when it did not apply them all; every kept step
+    is let go either way."""
+    kept, _played.by_after = _played.by_after, {}
+    steps: list[Step] = []
+    state = end
+    for _ in range(n):
+        step = kept.get(id(state))
+        if step is None or step.after is not state:
+            return None
+        steps.append(step)
+        state = step.before
+    if state is not start and state != start:
+        return None
+    steps.reverse()
+    return steps
+
+
 def record_pieces(base: State | None, new: Snapshot, moves: list[bytes]) -> list[bytes]:
     """The record's pieces of ``moves`` (move-log entries), which lead from ``base``
     (None: the deal) to ``new``'s state, for the commit that appends them
-    (``SessionStore.pieces``): the moves played once more, from the state the commit
-    read, not the session's whole log. None of them (the session's pieces stop, its
-    record is played from its log) when they do not reach ``new``'s state, loudly."""
+    (``SessionStore.pieces``): made from the steps the writer applied (``apply``), or,
+    when it did not apply them all in this thread, the moves played once more from the
+    state the commit read, not the session's whole log. None of them (the session's
+    pieces stop, its record is played from its log) when they do not reach ``new``'s
+    state, loudly."""
     if not moves or new.state is None:
+        _played.by_after = {}
         return []
     start = Records.new_builder(new, new.state).state if base is None else base
+    played = _taken(start, new.state, len(moves))
     try:
         out, reached = pieces(
-            start, map(orjson.loads, moves), len(new.meta.seats), start.move_count
+            start, map(orjson.loads, moves), len(new.meta.seats), start.move_count, played
         )
     except (engine.EngineError, ValueError, KeyError, TypeError):  # not moves it can play
         reached = None

@@ -435,6 +435,11 @@ class RedisStore(RedisClaims, outbox_keys.NotifierReads, SessionStore):
             int(since), history, int(stored), commit.decode(),
         )  # fmt: skip
 
+    def version(self, sid: str) -> int | None:
+        key = self._keys(sid)[0]
+        v = self.router.on_slot(key, lambda client: client.hget(key, "v"))
+        return None if v is None else int(v)
+
     def touch(self, sid: str, seat: int, at_ms: int) -> None:
         key = self._keys(sid)[7]
 
@@ -520,6 +525,9 @@ class RedisStore(RedisClaims, outbox_keys.NotifierReads, SessionStore):
                 self.redis.set(key, b"1", px=10_000)
 
         guarded(write)
+
+    def warm(self) -> None:
+        self.router.warm()
 
     def disconnect_idle(self) -> None:
         self.router.disconnect_idle()

@@ -6,9 +6,10 @@ A reader settles only when something is due (a bot to move, a passed deadline): 
 takes the session's lease (``SessionStore.claim``, one holder, ``LEASE_MS`` at most),
 plays what is owed within ``SESSION_BOT_CPU_MS`` and commits once; a compare-and-set it
 loses is not tried again (the session is read again and answered as the winner left
-it). A reader that finds the lease held plays nothing: it reads the session again
-every ``POLL_SECONDS`` until the holder's commit shows (its answer then shows what the
-holder played), at most ``WAIT_SECONDS``, then answers the session as read. A caller
+it). A reader that finds the lease held plays nothing: it reads the session's version
+(``SessionStore.version``, one small read) every ``POLL_SECONDS`` until the holder's
+commit shows, then loads the session once (its answer then shows what the holder
+played); after ``WAIT_SECONDS`` at most it answers the session as read. A caller
 the clock holds for (``Clock.held_for``) is told of the deal either way: with what it
 plays, or, after the holder's commit, on its own (``Timekeeper.tell``, a quiet commit
 that plays nothing). A person's move settles on its own (``Moves``), without the lease:
@@ -82,11 +83,14 @@ class ReadSettler:
 
     def _after_holder(self, c: Snapshot) -> Snapshot:
         """The session once the lease holder's commit shows (a later version than ``c``),
-        or ``c`` after ``WAIT_SECONDS``."""
+        or ``c`` after ``WAIT_SECONDS``. The wait asks only the stored version
+        (``SessionStore.version``, one small read); the session is loaded once, when
+        the version moved (or the session is gone: the load answers that)."""
         give_up = time.monotonic() + WAIT_SECONDS
         while time.monotonic() < give_up:
             time.sleep(POLL_SECONDS)
-            later, _ = self.repo.load(c.sid)
-            if later.version > c.version:
-                return later
+            version = self.store.version(c.sid)
+            if version is None or version > c.version:
+                later, _ = self.repo.load(c.sid)
+                return later if later.version > c.version else c
         return c

@@ -380,6 +380,15 @@ class SessionStore(ABC):
     def ping(self) -> None:
         """Raise ``StoreUnavailable`` unless the store can take a write."""
 
+    def warm(self) -> None:  # noqa: B027 (optional: only stores with connections)
+        """Open what the first call would open (a worker's warm-up, ``service.warmup``);
+        raise ``StoreUnavailable`` when the store cannot be reached."""
+
+    @abstractmethod
+    def version(self, sid: str) -> int | None:
+        """The session's version as stored, or None when there is none: one small read
+        (a reader waiting for another's commit asks this, not ``load``)."""
+
     def disconnect_idle(self) -> None:  # noqa: B027 (optional: only stores with connections)
         """Close the connections no call is using (they are opened again when needed)."""
 

@@ -23,6 +23,7 @@ import engine
 from engine import Event, Move, Phase, State
 
 from . import events as session_events
+from . import records
 from .bots import BotPlayer
 from .config import Env
 from .models import LostReason, Meta, Snapshot, bot_to_move, waiting_person
@@ -170,7 +171,7 @@ class Timekeeper:
             move = engine.forced_move(state, seat)
             if move is None:
                 break
-            state, evs = engine.apply(state, move)
+            state, evs = records.apply(state, move)
             forced.append(move)
             played += evs
             pend = state.pending

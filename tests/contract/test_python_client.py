@@ -390,10 +390,21 @@ def test_a_session_game_with_if_match(api: Api, variant: str) -> None:
     rec = api.op("sessions", "get_session_record").sync(sid, client=api.client)
     assert isinstance(rec, m.GameRecord), rec
     assert rec.seed is not None and rec.result is not None and rec.moves
-    done = api.op("games", "replay_game").sync(client=api.client, body=rec)
-    assert isinstance(done, m.Replayed), done
+    # A page at a time (REPLAY_PAGE_MOVES), each with the typed resume of the answer before.
+    from engine.record_pages import pages
+    from service.replay_limits import DEFAULT_PAGE_MOVES as PAGE
+
+    done = None
+    for page in pages(rec.to_dict(), PAGE):
+        body = m.GameRecord.from_dict({**page, "resume": done.resume if done else None})
+        done = api.op("games", "replay_game").sync(client=api.client, body=body)
+        assert isinstance(done, m.Replayed), done
+    assert done is not None and done.moves_verified == len(rec.moves)
     assert done.score.game_over and done.score.winners == rec.result.winners
-    altered = rec.to_dict()
+    if len(rec.moves) > PAGE:  # the whole record in one request: the typed refusal
+        whole = api.op("games", "replay_game").sync(client=api.client, body=rec)
+        assert isinstance(whole, m.ReplayPageProblem) and whole.page_moves == PAGE, whole
+    altered = pages(rec.to_dict(), PAGE)[0]
     altered["moves"][0]["move"] = {"type": "next_round", "player": 0}  # the round is not over
     refused = api.op("games", "replay_game").sync(
         client=api.client, body=m.GameRecord.from_dict(altered)

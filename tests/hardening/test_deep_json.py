@@ -1,6 +1,6 @@
-"""Deep JSON costs next to nothing: a body nested far past ``MAX_JSON_DEPTH`` (8 MiB of
-``[[[...`` to the replay route, 1 MiB to every other route that takes JSON, as far as
-each route's byte limit) is refused with 400 ``invalid_json`` while it is read, before
+"""Deep JSON costs next to nothing: a body nested far past ``MAX_JSON_DEPTH`` (``[[[...``
+to every route that takes JSON, as far as its byte limit: 1 MiB, the replay route's
+``REPLAY_MAX_CONTENT_LENGTH``) is refused with 400 ``invalid_json`` while it is read, before
 anything parses it, within a budget per request of the worker's CPU time and memory.
 
 The service runs on a loopback server in this process (werkzeug's, one thread); each
@@ -127,7 +127,9 @@ def test_a_deep_body_is_refused_within_the_budget(
     path = route.replace("{session_id}", created["session_id"])
     replay = route.endswith("/replay")
     size = app.config["REPLAY_MAX_CONTENT_LENGTH" if replay else "MAX_CONTENT_LENGTH"]
-    assert size == (8 if replay else 1) * 1024 * 1024
+    from service.replay_limits import replay_max_bytes
+
+    assert size == (replay_max_bytes(app.config["REPLAY_PAGE_MOVES"]) if replay else 2**20)
     depth = app.config["MAX_JSON_DEPTH"]
     for shape, body in shapes(size).items():
         assert len(body) == size

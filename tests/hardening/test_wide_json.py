@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
+from service import DEFAULTS
 from service.problems import MAX_NAMED
 from tests.hardening.served import Served, raw_request, served
 
@@ -51,9 +52,12 @@ CASES = {
         + b"}}",
     ),
     "apply, empty arrays": ("/v1/games/apply", b'{"x": [' + b",".join([b"[]"] * 300_000) + b"]}"),
+    # As many as the replay route's bytes hold (9,000 when it took 8 MiB).
     "replay, long numbers": (
         "/v1/games/replay",
-        b'{"moves": [' + b",".join([b"9" * 900] * 9000) + b"]}",
+        b'{"moves": ['
+        + b",".join([b"9" * 900] * (DEFAULTS["REPLAY_MAX_CONTENT_LENGTH"] // 901 - 1))
+        + b"]}",
     ),
     "replay, one long string (chunked)": (
         "/v1/games/replay",

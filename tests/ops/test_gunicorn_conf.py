@@ -6,7 +6,8 @@ import gc
 import importlib.util
 import inspect
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
+from unittest.mock import patch
 
 import pytest
 from gunicorn.config import Config
@@ -26,6 +27,7 @@ VARIABLES = (
     "GUNICORN_MAX_REQUESTS",
     "GUNICORN_MAX_REQUESTS_JITTER",
     "GUNICORN_ACCESSLOG",
+    "GUNICORN_WARMUP_TIMEOUT",
     "LOG_LEVEL",
     "REDIS_URL",
     "STATE_TOKEN_KEYS",
@@ -77,6 +79,7 @@ def test_defaults(load) -> None:
     assert conf.graceful_timeout == 20
     assert conf.keepalive == 5
     assert (conf.max_requests, conf.max_requests_jitter) == (100_000, 10_000)
+    assert conf._warmup_timeout == 5
     assert conf.accesslog is None  # the app's JSON access line is the one
     assert conf.errorlog == "-"
     assert conf.loglevel == "info"
@@ -97,6 +100,7 @@ def test_environment_overrides(load) -> None:
         GUNICORN_MAX_REQUESTS="100",
         GUNICORN_MAX_REQUESTS_JITTER="10",
         GUNICORN_ACCESSLOG="-",
+        GUNICORN_WARMUP_TIMEOUT="2",
         LOG_LEVEL="WARNING",
     )
     assert conf.bind == ["127.0.0.1:9123"]
@@ -108,6 +112,7 @@ def test_environment_overrides(load) -> None:
     assert conf.keepalive == 75
     assert (conf.max_requests, conf.max_requests_jitter) == (100, 10)
     assert conf.accesslog == "-"
+    assert conf._warmup_timeout == 2
     assert conf.loglevel == "warning"
 
 
@@ -180,13 +185,29 @@ def test_gunicorn_accepts_every_setting(load, worker_class: str) -> None:
     assert cfg.address == [("0.0.0.0", 8000)]
 
 
-def test_post_worker_init_freezes_what_the_worker_loaded(load) -> None:
+def test_post_worker_init_warms_the_app_and_freezes_what_the_worker_loaded(load) -> None:
+    from service import create_app
+
     conf = load()
     Config().set("post_worker_init", conf.post_worker_init)  # gunicorn takes it as the hook
+    warmed: list[tuple[object, float]] = []
+    worker = SimpleNamespace(wsgi=create_app())
     gc.unfreeze()
     try:
-        conf.post_worker_init(None)
+        with patch("service.warmup.warm", lambda app, timeout: warmed.append((app, timeout))):
+            conf.post_worker_init(worker)
+        assert warmed == [(worker.wsgi, 5)]
         assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_a_warm_up_timeout_of_zero_turns_the_warm_up_off(load) -> None:
+    conf = load(GUNICORN_WARMUP_TIMEOUT="0")
+    gc.unfreeze()
+    try:
+        with patch("service.warmup.warm", side_effect=AssertionError("warmed")):
+            conf.post_worker_init(SimpleNamespace())
     finally:
         gc.unfreeze()
 
@@ -237,3 +258,12 @@ def test_a_dead_worker_loses_its_live_gauges_only(
 
     conf.child_exit(None, Worker())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["counter_7.db", "gauge_livesum_8.db"]
+
+
+def test_operations_md_states_the_warm_up_timeout_the_conf_holds(load) -> None:
+    conf = load()
+    page = (ROOT / "docs" / "operations.md").read_text()
+    assert f"| `GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in page
+    assert f"`GUNICORN_WARMUP_TIMEOUT` | {conf._warmup_timeout} |" in conf.__doc__.replace(
+        "``", "`"
+    )

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.platform.test_playground import (
     api_get,
-    api_post,
+    api_replay,
     base_url,
     browser,
     downloads,
@@ -83,5 +83,5 @@ def test_a_game_started_with_house_rules_plays_them_to_the_end(
     assert play_to_the_end(browser, tmp_path / "house-rules.png") > 0
     record = api_get(base_url, f"/v1/sessions/{sid}/record")
     assert record["options"]["stacking"] == "up"
-    replayed = api_post(base_url, "/v1/games/replay", record)
+    replayed = api_replay(base_url, record)
     assert replayed["score"]["game_over"] is True

@@ -49,7 +49,8 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 DERANDOMIZE = os.environ.get("FUZZ_RANDOM", "") != "1"
 
 #: 422 codes a schema-valid request may get that are not the engine's: checks no JSON
-#: Schema can state (a token that is not genuine, a record whose moves do not replay,
+#: Schema can state (a token that is not genuine or of another record, a record whose
+#: moves do not replay or whose pages pass the move limit,
 #: a key reused for another move, a seed or deck the server does not take here).
 NOT_SCHEMA_422 = frozenset({
     "invalid_state_token", "idempotency_key_reused", "record_move_illegal",
@@ -58,7 +59,8 @@ NOT_SCHEMA_422 = frozenset({
     "identity_assertions_not_configured", "identity_assertion_missing",
     "identity_assertion_invalid", "identity_assertion_expired",
     "identity_assertion_bad_signature", "identity_assertion_wrong_audience",
-    "identity_assertion_mismatch", "wait_too_long",
+    "identity_assertion_mismatch", "wait_too_long", "invalid_resume_token",
+    "resume_token_mismatch", "move_limit_reached",
 })  # fmt: skip
 #: The rules of the game: every code the engine raises.
 RULE_CODES = frozenset(s.code for s in scan()[0] if s.where.startswith("engine/"))

@@ -305,7 +305,7 @@ def test_the_security_page_states_the_body_bounds() -> None:
         f"over {BODY_BOUNDS.digits} in a row",
     ):
         assert figure in row, figure
-    from service.games import REPLAY_BOUNDS
+    from service.replay_limits import REPLAY_BOUNDS
 
     page = (ROOT / "docs" / "security.md").read_text()
     assert f"a string of {REPLAY_BOUNDS['string']:,} bytes at most on replay" in page

@@ -4,6 +4,7 @@ refusals (400, 422) and the replay route's own body limit (413)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -12,13 +13,20 @@ import yaml
 from flask import Flask
 
 import engine
+from engine.record_pages import pages
 from service import DEFAULTS, create_app
-from service.games import REPLAY_VALUES_PER_MOVE, replay_max_values
 from service.http import MAX_BODY_VALUES
 from service.jsonscan import JsonScan
+from service.replay_limits import (
+    DEFAULT_PAGE_MOVES,
+    REPLAY_VALUES_PER_MOVE,
+    RESUME_MAX_CHARS,
+    replay_max_bytes,
+    replay_max_values,
+)
 from tests.service.harness import ApiClient, close, problem, turn_seat
 
-RECORD_MOVES = 20_000  # SESSION_MAX_MOVES
+PAGE_MOVES = DEFAULT_PAGE_MOVES  # REPLAY_PAGE_MOVES: what one replay request plays
 
 
 def auth(token: str | None) -> dict[str, str]:
@@ -53,8 +61,11 @@ def test_a_finished_sessions_record_replays(api: ApiClient, variant: str) -> Non
     text = r.get_data(as_text=True)
     rec = orjson.loads(text)
     assert text.count("\n") >= len(rec["moves"])  # one move per line
-    done = api.post("/v1/games/replay", json=rec)
-    assert done.status_code == 200, done.get_data(as_text=True)
+    resume = None
+    for page in pages(rec, PAGE_MOVES):  # one page, or more for a long game
+        done = api.post("/v1/games/replay", json={**page, "resume": resume})
+        assert done.status_code == 200, done.get_data(as_text=True)
+        resume = done.get_json()["resume"]
     final = api.get(f"/v1/sessions/{sid}").get_json()
     assert final["view"]["phase"] == "game_over"
     assert done.get_json()["score"]["scores"] == final["view"]["scores"]
@@ -130,31 +141,46 @@ HEAVIEST_ENTRY = {"by": "player", "at": "2026-12-03T10:46:24.123Z",
                            {"card": 106, "color": "yellow", "number": 5}]}, "hidden": ["x"]}  # fmt: skip
 
 
-def test_a_record_of_the_session_move_limit_fits_the_replay_body_limit() -> None:
-    """A 20,000-move record weighs about 94 bytes a move (DOS: 112), 1.8 to 2.2 MiB: more
-    than the 1 MiB other bodies may weigh, well within the replay route's 8 MiB."""
-    rec = small_record()
-    heaviest = len(engine.records.dumps({**rec, "moves": [HEAVIEST_ENTRY] * RECORD_MOVES}).encode())
-    assert DEFAULTS["MAX_CONTENT_LENGTH"] < heaviest < DEFAULTS["REPLAY_MAX_CONTENT_LENGTH"]
+def heaviest_page(moves: int = PAGE_MOVES) -> dict[str, Any]:
+    """A page of ``moves`` heaviest entries, a round of ten seats ending every 7 moves, a
+    deck of 200 cards and the longest resume token (it does not replay)."""
+    return {**small_record(), "moves": [HEAVIEST_ENTRY] * moves,
+            "rounds": [{"round": 1, "winner": 9, "scores": list(range(10))}] * (moves // 7),
+            "players": [{"name": "\U0001f600" * 40, "bot": False} for i in range(10)],
+            "deck": list(range(1000, 1200)), "resume": "x" * RESUME_MAX_CHARS}  # fmt: skip
 
 
-def test_a_record_of_the_session_move_limit_fits_the_replay_value_cap() -> None:
-    """The heaviest 20,000-move record, rounds and result included, holds fewer JSON
-    values than the replay route takes (``replay_max_values``)."""
-    rec = {**small_record(), "moves": [HEAVIEST_ENTRY] * RECORD_MOVES,
-           "rounds": [{"round": 1, "winner": 9, "scores": list(range(10))}] * (RECORD_MOVES // 7),
-           "players": [{"name": f"p{i}", "bot": False} for i in range(10)]}  # fmt: skip
-    scan = JsonScan(32)
-    raw = orjson.dumps(rec)
-    for i in range(0, len(raw), 65536):
-        scan.feed(raw[i : i + 65536])
-    assert scan.values < replay_max_values(RECORD_MOVES)
-    per_move = scan.values / RECORD_MOVES
+def test_a_page_fits_the_replay_body_limit_pretty_printed() -> None:
+    """A page of the heaviest entries weighs under ``REPLAY_MAX_CONTENT_LENGTH`` as the
+    service writes records (``dumps``) and indented by 2 (a client's pretty-print),
+    and a record of the session move limit does not."""
+    page = heaviest_page()
+    limit = DEFAULTS["REPLAY_MAX_CONTENT_LENGTH"]
+    assert limit == replay_max_bytes(PAGE_MOVES)
+    assert len(engine.records.dumps(page).encode()) < limit
+    assert len(json.dumps(page, indent=2).encode()) < limit
+    assert len(orjson.dumps({**small_record(), "moves": [HEAVIEST_ENTRY] * 20_000})) > limit
+
+
+def test_a_page_fits_the_replay_value_cap() -> None:
+    """The heaviest page, rounds and result included, holds fewer JSON values than the
+    replay route takes (``replay_max_values``)."""
+
+    def values(body: dict[str, Any]) -> int:
+        scan = JsonScan(32)
+        raw = orjson.dumps(body)
+        for i in range(0, len(raw), 65536):
+            scan.feed(raw[i : i + 65536])
+        return scan.values
+
+    page = heaviest_page()
+    assert values(page) < replay_max_values(PAGE_MOVES)
+    per_move = (values(page) - values({**page, "moves": [], "rounds": []})) / PAGE_MOVES
     assert per_move < REPLAY_VALUES_PER_MOVE, per_move
 
 
 def test_a_replay_body_holding_more_values_than_a_record_is_refused_while_read() -> None:
-    app = create_app({"TESTING": True, "SESSION_MAX_MOVES": 10})
+    app = create_app({"TESTING": True, "REPLAY_PAGE_MOVES": 10})
     try:
         client = app.test_client()
         cap = replay_max_values(10)
@@ -162,8 +188,8 @@ def test_a_replay_body_holding_more_values_than_a_record_is_refused_while_read()
         assert client.post("/v1/games/replay", json=rec).status_code == 200
         wide = orjson.dumps({**rec, "moves": [[]] * cap})  # far under the byte limit
         body = problem(client.post("/v1/games/replay", data=wide,
-                                   content_type="application/json"), 400, "invalid_json")  # fmt: skip
-        assert body["detail"] == f"the request body holds more than {cap} JSON values"
+                                   content_type="application/json"), 413, "replay_page_too_long")  # fmt: skip
+        assert body["detail"].startswith(f"the request body holds more than {cap} JSON values")
         # Other routes have their own, tighter cap (issue 46).
         other = client.post("/v1/games/score", data=wide, content_type="application/json")
         body = problem(other, 400, "invalid_json")
@@ -179,64 +205,86 @@ def test_the_replay_route_takes_bodies_up_to_its_own_limit(
     api_app.config["REPLAY_MAX_CONTENT_LENGTH"] = limit
     raw = orjson.dumps(small_record())
     padded = raw[:-1] + b" " * (limit - len(raw)) + b"}"  # JSON whitespace: the same record
-    assert len(padded) == limit > DEFAULTS["MAX_CONTENT_LENGTH"]
+    assert len(padded) == limit
     ok = api.request("POST", "/v1/games/replay", data=padded, content_type="application/json")
     assert ok.status_code == 200, ok.get_data(as_text=True)
     over = padded[:-1] + b" }"
     body = problem(api.request("POST", "/v1/games/replay", data=over,
-                               content_type="application/json"), 413, "payload_too_large")  # fmt: skip
-    assert str(limit) in body["detail"]
-    # Other routes keep the general limit.
-    problem(api.request("POST", "/v1/games/score", data=over, content_type="application/json"),
-            413, "payload_too_large")  # fmt: skip
+                               content_type="application/json"), 413, "replay_page_too_long")  # fmt: skip
+    assert str(limit) in body["detail"] and "in pages" in body["detail"]
+    # Other routes keep the general limit (1 MiB): what is over it there is 413 as before.
+    general = DEFAULTS["MAX_CONTENT_LENGTH"]
+    if len(over) > general:
+        problem(api.request("POST", "/v1/games/score", data=over,
+                            content_type="application/json"), 413, "payload_too_large")  # fmt: skip
+    else:
+        problem(api.request("POST", "/v1/games/score", data=over,
+                            content_type="application/json"), 400, "invalid_request")  # fmt: skip
 
 
 def test_the_spec_and_the_security_page_state_the_replay_bounds() -> None:
     """The replay route's bounds are stated, as the code holds them, in the operation's
-    description (openapi.yaml) and in docs/security.md."""
-    from service.games import (
+    description (openapi.yaml) and in docs/security.md; the resume token's longest in
+    the spec's schemas."""
+    from service.replay_limits import (
         REPLAY_BOUNDS,
+        REPLAY_BYTES_PER_MOVE,
         REPLAY_KEYS_PER_MOVE,
+        REPLAY_SPARE_BYTES,
         REPLAY_SPARE_KEYS,
         REPLAY_SPARE_VALUES,
         replay_bounds,
     )
-    from service.sessions.config import SessionConfig
     from tests.ops.support import ROOT
 
-    moves = SessionConfig().max_moves
+    page = PAGE_MOVES
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     described = " ".join(spec["paths"]["/v1/games/replay"]["post"]["description"].split())
-    page = " ".join((ROOT / "docs" / "security.md").read_text().split())
-    for text in (described, page):
+    text = " ".join((ROOT / "docs" / "security.md").read_text().split())
+    for where in (described, text):
         for figure in (
+            f"`REPLAY_PAGE_MOVES` moves ({page} by default)",
+            f"{REPLAY_BYTES_PER_MOVE} bytes a move plus {REPLAY_SPARE_BYTES:,}, "
+            f"{replay_max_bytes(page):,} bytes at {page} moves",
             f"{REPLAY_VALUES_PER_MOVE} JSON values a move plus {REPLAY_SPARE_VALUES:,}",
             f"{REPLAY_KEYS_PER_MOVE} keys a move plus {REPLAY_SPARE_KEYS:,}",
             f"strings of {REPLAY_BOUNDS['string']} bytes",
             f"{REPLAY_BOUNDS['digits']} digits in a row",
-            f"{replay_max_values(moves):,} values and {replay_bounds(moves).keys:,} keys "
-            f"at the default {moves:,} moves",
+            f"{replay_max_values(page):,} values and {replay_bounds(page).keys:,} keys "
+            f"at the default {page} moves",
         ):
-            assert figure in text, figure
+            assert figure in where, figure
+    schemas = spec["components"]["schemas"]
+    assert schemas["GameRecord"]["properties"]["resume"]["maxLength"] == RESUME_MAX_CHARS
+    assert schemas["Replayed"]["properties"]["resume"]["maxLength"] == RESUME_MAX_CHARS
 
 
 @pytest.mark.parametrize(
     "body, refusal",
     [
-        # Within the caps before (644,096 values): parsed, 300-400 ms and +64 MB a request.
-        (b'{"moves": [' + b'"ab",' * 589_999 + b'"ab"]}', "more than 484096 JSON values"),
-        (b'{"moves": [' + b"1," * 639_999 + b"1]}", "more than 484096 JSON values"),
-        # Strings of 4,096 bytes were let through.
-        (b'{"moves": [' + b",".join([b'"' + b"a" * 900 + b'"'] * 9) + b"]}", "longer than 512"),
+        # Within the caps of round two (644,096 values): parsed, 300-400 ms and +64 MB a
+        # request; of round three (484,096 values): 25 ms and +6.4 MB.
+        (b'{"moves": [' + b'"ab",' * 589_999 + b'"ab"]}', "larger than 160768 bytes"),
+        (b'{"moves": [' + b'"ab",' * 8_999 + b'"ab"]}', "more than 8896 JSON values"),
+        (b'{"moves": [' + b"1," * 8_999 + b"1]}", "more than 8896 JSON values"),
     ],
-    ids=["590k short strings", "640k integers", "strings of 900 bytes"],
+    ids=["590k short strings", "9,000 short strings", "9,000 integers"],
 )
-def test_a_replay_body_past_what_a_record_needs_is_refused_while_read(
+def test_a_replay_body_past_what_a_page_needs_is_refused_while_read(
     api_app: Flask, body: bytes, refusal: str
 ) -> None:
     answer = api_app.test_client().post(
         "/v1/games/replay", data=body, content_type="application/json"
     )
-    assert answer.status_code == 400
-    assert answer.get_json()["code"] == "invalid_json"
+    assert answer.status_code == 413
+    assert answer.get_json()["code"] == "replay_page_too_long"
     assert refusal in answer.get_json()["detail"]
+
+
+def test_a_string_longer_than_a_resume_token_is_refused_while_read(api_app: Flask) -> None:
+    body = b'{"moves": [' + b",".join([b'"' + b"a" * (RESUME_MAX_CHARS + 1) + b'"'] * 2) + b"]}"
+    answer = api_app.test_client().post(
+        "/v1/games/replay", data=body, content_type="application/json"
+    )
+    assert answer.status_code == 400 and answer.get_json()["code"] == "invalid_json"
+    assert f"longer than {RESUME_MAX_CHARS} bytes" in answer.get_json()["detail"]

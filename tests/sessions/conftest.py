@@ -188,6 +188,22 @@ def api(client: FlaskClient) -> Api:
     return Api(client)
 
 
+def replay_record(client: FlaskClient, record: dict[str, Any]) -> Any:
+    """``POST /v1/games/replay`` of ``record`` a page at a time (``REPLAY_PAGE_MOVES``,
+    ``engine.record_pages.pages``), each page with the ``resume`` the one before
+    answered: the last page's answer, or the first refusal."""
+    from engine.record_pages import pages
+
+    size = client.application.config["REPLAY_PAGE_MOVES"]
+    resume = None
+    for page in pages(record, size):
+        answer = client.post("/v1/games/replay", json={**page, "resume": resume})
+        if answer.status_code != 200:
+            return answer
+        resume = answer.get_json()["resume"]
+    return answer
+
+
 def turn_seat(view: dict[str, Any]) -> int:
     """The seat the game waits for (a pending decision's, else the current player)."""
     pend = view["pending"]

@@ -173,6 +173,21 @@ export async function downloadAndVerify(
   for (const event of answer.events) describeEvent(event);
   return answer;
 }
+// A record longer than REPLAY_PAGE_MOVES goes in pages (docs/records.md): the same
+// setup, the next moves, and the resume token the page before answered. The rounds
+// and the result left out here are not checked (a page states the rounds that end
+// within it, the last page the result).
+export function nextPage(record: GameRecord, answer: ReplayAnswer, size: number): ReplayBody {
+  const from = answer.moves_verified;
+  const page: ReplayBody = {
+    ...record,
+    moves: record.moves.slice(from, from + size),
+    resume: answer.resume,
+  };
+  delete page.rounds;
+  delete page.result;
+  return page;
+}
 export const moveBy: GameRecord["moves"][number]["by"] = "clock";
 // @ts-expect-error a record's seed is a decimal string, not a number
 export const numericSeed: GameRecord["seed"] = 42;

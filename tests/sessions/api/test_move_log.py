@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 import engine
-from tests.sessions.conftest import Api, make_app, problem, store_config, turn_seat
+from tests.sessions.conftest import Api, make_app, problem, replay_record, store_config, turn_seat
 
 SEED = 11
 
@@ -68,7 +68,7 @@ def bots_play_it_out(api: Api, app: Flask, sid: str, budget: int) -> dict[str, A
     assert body["status"] == "over" and body["view"]["phase"] == "game_over", body.get("clock")
     assert all(0 < b - a <= budget for a, b in pairwise(counts)), counts[:20]
     record: dict[str, Any] = api.c.get(f"/v1/sessions/{sid}/record").get_json()
-    replayed = api.c.post("/v1/games/replay", json=record)
+    replayed = replay_record(api.c, record)
     assert replayed.status_code == 200, replayed.get_data(as_text=True)
     return record
 

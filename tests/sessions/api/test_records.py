@@ -17,7 +17,7 @@ from service.sessions.records import RECORD_CACHE_BYTES, Records
 from tests.docs_pages import page
 from tests.hardening.long_game import long_game
 from tests.sessions.api.test_move_log import play_out, stored_state
-from tests.sessions.conftest import Api, problem, turn_seat
+from tests.sessions.conftest import Api, problem, replay_record, turn_seat
 
 SEED = 11
 
@@ -46,7 +46,7 @@ def test_a_sessions_record_replays_to_its_final_state(api: Api, app: Flask, vari
     assert rec["moves"][0]["at"].startswith("2023-11-14T22:13:")
     assert rec["result"] == {"winners": list(final.winners), "scores": list(final.scores)}
     assert rec["seed_commitment"]["sha256"] == body["seed_commitment"]["sha256"]
-    replayed = api.c.post("/v1/games/replay", json=rec)
+    replayed = replay_record(api.c, rec)
     assert replayed.status_code == 200, replayed.get_data(as_text=True)
     out = replayed.get_json()
     assert out["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))
@@ -148,7 +148,7 @@ def test_a_clocked_games_record_replays_with_its_forced_and_bot_moves(
     assert r.status_code == 200, r.get_data(as_text=True)
     rec = r.get_json()
     assert {"clock", "bot"} <= {m["by"] for m in rec["moves"]}
-    replayed = api.c.post("/v1/games/replay", json=rec)
+    replayed = replay_record(api.c, rec)
     assert replayed.status_code == 200, replayed.get_data(as_text=True)
     final = stored_state(app, sid)
     assert replayed.get_json()["state"] == orjson.loads(orjson.dumps(engine.to_dict(final)))

@@ -35,7 +35,7 @@ from tests.redis_procs import (
     need_redis_server,
 )
 from tests.sessions.api.test_contract import first_move, mover, two_humans
-from tests.sessions.conftest import Api, make_app, problem
+from tests.sessions.conftest import Api, make_app, problem, replay_record
 
 pytestmark = [pytest.mark.redis]
 
@@ -104,7 +104,7 @@ class Game:
             **rec["seed_commitment"],
             "nonce": Meta.from_json(loaded.meta).seed_nonce,
         }
-        replayed = api.c.post("/v1/games/replay", json={**rec, "seed": str(SEED)})
+        replayed = replay_record(api.c, {**rec, "seed": str(SEED)})
         assert replayed.status_code == 200, replayed.get_data(as_text=True)
         assert replayed.get_json()["state"] == orjson.loads(loaded.state)
         return moves

@@ -60,6 +60,15 @@ def test_the_move_log_grows_with_commits_only(store: SessionStore) -> None:
     assert store.delete("abc") and store.moves("abc") == []
 
 
+def test_version_is_the_stored_version_alone(store: SessionStore) -> None:
+    assert store.version("abc") is None
+    store.create("abc", b"m", b"s1", [b"e"])
+    assert store.version("abc") == 1
+    assert store.commit(CommitRequest("abc", 1, b"s2", [b"e2"])).status == "ok"
+    assert store.version("abc") == 2
+    assert store.delete("abc") and store.version("abc") is None
+
+
 def test_commit_is_a_compare_and_set(store: SessionStore) -> None:
     store.create("abc", b"m", b"s1", [b"e1"])
     assert store.commit(CommitRequest("abc", 2, b"sx", [b"x"])).status == "conflict"

@@ -42,6 +42,10 @@ class SpyStore(MemoryStore):
         self.calls.append(("load", sid))
         return super().load(sid, *args, **kw)
 
+    def version(self, sid: str) -> int | None:
+        self.calls.append(("version", sid))
+        return super().version(sid)
+
     def commit(self, request: CommitRequest) -> Any:
         self.calls.append(("commit", request))
         return super().commit(request)

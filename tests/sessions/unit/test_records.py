@@ -5,18 +5,20 @@ to the state is a bug, never an answer."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import orjson
 import pytest
 
 import engine
+from engine import record_builder
 from service.sessions.bots import next_bot_move
 from service.sessions.manager import SessionManager
 from service.sessions.models import MoveRequest
 from service.sessions.problems import SessionError
-from service.sessions.records import logged
+from service.sessions.records import Records, logged
 
-from .conftest import T0, SpyStore, created, finished_state, put_state
+from .conftest import T0, SpyStore, Time, created, finished_state, put_state
 
 
 def played_out(mgr: SessionManager) -> str:
@@ -69,3 +71,44 @@ def test_a_log_that_does_not_replay_to_the_state_is_a_bug(
     put_state(store, c, finished_state(7))  # a state no logged move led to
     with pytest.raises(RuntimeError):
         mgr.record(c.sid, None)
+
+
+def test_a_writes_record_pieces_come_from_the_steps_it_applied_not_a_second_play(
+    mgr: SessionManager, store: SpyStore, clock: Time, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Creation (the bots' first moves), a person's moves with the bots' replies and a
+    passed deadline's forced moves: no move is played again to make the pieces, and
+    the pieces are those of the log played from the deal."""
+    replays: list[int] = []
+    play = record_builder._play
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        replays.append(1)
+        return play(*args, **kw)
+
+    monkeypatch.setattr(record_builder, "_play", counted)
+    seats = [{"name": "Ann"}, {"bot": True}, {"bot": True}]
+    made = created(mgr, seats, clock={"turn_seconds": 30})
+    sid, token = str(made["session_id"]), made["seats"][0]["token"]
+    for _ in range(6):
+        c = mgr.cache.peek(sid)
+        assert c is not None and c.state is not None
+        move = next(
+            m for m in engine.legal_moves(c.state, 0) if m.type.value not in ("uno", "catch")
+        )
+        mgr.moves.move(sid, MoveRequest(token, c.version, None, move.to_dict()))
+    c = mgr.cache.peek(sid)
+    assert c is not None
+    clock.t += 31
+    settled = mgr.timekeeper.settle(c)
+    assert settled.version == c.version + 1
+    assert replays == []
+    logged_moves = store.moves(sid)
+    stored = store.pieces(sid)
+    assert stored is not None and len(stored) == len(logged_moves) > 6
+    assert settled.state is not None
+    deal = Records.new_builder(settled, settled.state).state
+    again, reached = record_builder.pieces(
+        deal, map(orjson.loads, logged_moves), len(seats), deal.move_count
+    )
+    assert replays and again == stored and reached == settled.state
