@@ -116,11 +116,12 @@ def _powers() -> tuple[list[int], list[int]]:
 
 
 _A, _D = _powers()
-#: Lane ``k`` of these: ``a_k``; and the low 64, 32 and 5 bits set.
+#: Lane ``k`` of these: ``a_k``; and the low 64 and 32 bits set.
 _FACTORS = _packed(_A[:_MOST])
 _MASK64S = _packed([MASK64] * _MOST)
 _MASK32S = _packed([MASK32] * _MOST)
-_MASK5S = _packed([31] * _MOST)
+#: Lane ``k``: bits 59-63 set (where a state holds its output's rotation).
+_ROTATIONS = _packed([31 << 59] * _MOST)
 
 
 def _terms(inc: int) -> int:
@@ -179,13 +180,14 @@ def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
     olds = (state * factors + terms) & _MASK64S
     # Per lane: next_u32's xorshifted value written twice side by side (low 64 bits)
     # and its rotation (the next 5 bits); the bits one lane shifts into another are
-    # masked off.
-    words = ((((olds >> 18) ^ olds) >> 27) & _MASK32S) * _TWICE | ((olds >> 59) & _MASK5S) << 64
+    # masked off. ``(old >> 18) ^ old`` keeps the rotation, bits 59-63 of ``old``, as
+    # they are (bits 77 and up of a 64-bit ``old`` are zero): one shift fewer.
+    mixed = (olds >> 18) ^ olds
+    words = ((mixed >> 27) & _MASK32S) * _TWICE | (mixed & _ROTATIONS) << 5
     drawn = iter(memoryview(words.to_bytes(16 * steps, "little")).cast("Q").tolist())
     mask = MASK32
-    for i, twice, rot in zip(range(steps, 0, -1), drawn, drawn, strict=False):
+    for i, bound, twice, rot in zip(range(steps, 0, -1), range(n, 1, -1), drawn, drawn, strict=False):  # fmt: skip
         out = (twice >> rot) & mask
-        bound = i + 1
         # Rejected (below a threshold, which is below the bound): draw again, one
         # state at a time.
         if out < bound and out < _THRESHOLDS[bound]:

@@ -148,25 +148,23 @@ class AllWild(UnoRules):
 
     # ------------------------------------------------------------------ guards
     def check_move(self, state: State, move: Move) -> None:
-        mtype = move.type
-        pend = state.pending
-        if (
-            mtype is PASS_T
-            and pend is not None
-            and pend.type is PLAY_DRAWN
-            and move.player == pend.player
-            and state.phase is PLAY
-        ):
-            raise RulesError(
-                "the card just drawn must be played at once; there is no pass",
-                code="must_play_drawn_card",
-            )
+        """The common guards, with a ``pass`` while the drawn card waits answered as
+        ``must_play_drawn_card`` (there is no ``pass`` move to refuse it as unknown).
+        ``uno: true`` on a move other than a play is refused by the common guards
+        (``uno_not_applicable``: only a play carries ``uno``, ``MOVE_FIELDS``)."""
+        if move[0] is PASS_T:
+            pend = state.pending
+            if (
+                pend is not None
+                and pend.type is PLAY_DRAWN
+                and move.player == pend.player
+                and state.phase is PLAY
+            ):
+                raise RulesError(
+                    "the card just drawn must be played at once; there is no pass",
+                    code="must_play_drawn_card",
+                )
         super().check_move(state, move)
-        if move.uno and mtype is not PLAY_T:
-            raise RulesError(
-                f"UNO is said with a play (or the 'uno' move), not with {mtype.value!r}",
-                code="uno_not_applicable",
-            )
 
     # ------------------------------------------------------------------ turned-up card
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
@@ -304,10 +302,15 @@ class AllWild(UnoRules):
                 f"the card just drawn ({pend.card}) must be played now",
                 code="must_play_drawn_card",
             )
-        if card not in self.matching(w.side, w.active_color, w.discard[-1]):  # type: ignore[arg-type]
-            code = self.catalog.code[w.side][card]  # type: ignore[index]
+        # ``matching``'s table read where it holds the colour (``legal_turn`` reads it so).
+        side = w.side
+        playable = self._matching[side][w.discard[-1]].get(w.active_color)
+        if playable is None:
+            playable = self.matching(side, w.active_color, w.discard[-1])  # type: ignore[arg-type]
+        if card not in playable:
+            code = self.catalog.code[side][card]  # type: ignore[index]
             raise RulesError(f"card {code} cannot be played now", code="does_not_match")
-        if move.color not in self._colors[w.side][card]:  # type: ignore[index]
+        if move.color not in self._colors[side][card]:  # type: ignore[index]
             raise RulesError(
                 "UNO All Wild has no colours: a play takes no 'color'", code="color_not_allowed"
             )
