@@ -250,3 +250,22 @@ def round_scores(state: State) -> tuple[int, ...]:
     """The last round's scores (a round must have been scored)."""
     assert state.round_scores is not None, "no round has been scored"
     return state.round_scores
+
+
+def long_random_record(
+    variant: str, seats: int, moves: int, seed: int, game_id: str | None = None
+) -> dict[str, Any]:
+    """The record of a random game of at most ``moves`` moves to a target no one
+    reaches (many rounds end and the game goes on): plays four times in five, else any
+    legal move; with a seed commitment when ``game_id`` is given."""
+    rnd = random.Random(seed)
+    options = {"target": 100_000}
+    state, _ = engine.start(variant, seats, seed, options=options)
+    played: list[Move] = []
+    while len(played) < moves and state.phase is not Phase.GAME_OVER:
+        legal = [m for p in range(seats) for m in engine.legal_moves(state, p)]
+        plays = [m for m in legal if m.type is not MoveType.DRAW]
+        move = rnd.choice(plays if plays and rnd.random() < 0.8 else legal)
+        played.append(move)
+        state, _ = engine.apply(state, move)
+    return engine.record(variant, seats, seed, played, options=options, game_id=game_id)

@@ -24,6 +24,7 @@ from service import DEFAULTS, create_app
 from service.replay_limits import DEFAULT_PAGE_MOVES, replay_max_bytes
 from service.sealing import Keyring
 from tests.service.harness import ApiClient, cached_spec, close, problem
+from tests.support import long_random_record
 
 PAGE = DEFAULT_PAGE_MOVES
 KEYS = Keyring.new_key_spec("k1")
@@ -33,17 +34,7 @@ KEYS = Keyring.new_key_spec("k1")
 def long_record(variant: str, seats: int, moves: int, seed: int = 1) -> dict[str, Any]:
     """The record of a random game of ``moves`` moves (a target no one reaches, so many
     rounds end and the game goes on), with a seed commitment."""
-    rnd = random.Random(seed)
-    options = {"target": 100_000}
-    state, _ = engine.start(variant, seats, seed, options=options)
-    played: list[engine.Move] = []
-    while len(played) < moves and state.phase is not Phase.GAME_OVER:
-        legal = [m for p in range(seats) for m in engine.legal_moves(state, p)]
-        plays = [m for m in legal if m.type is not MoveType.DRAW]
-        move = rnd.choice(plays if plays and rnd.random() < 0.8 else legal)
-        played.append(move)
-        state, _ = engine.apply(state, move)
-    return engine.record(variant, seats, seed, played, options=options, game_id=f"g-{seed}")
+    return long_random_record(variant, seats, moves, seed, game_id=f"g-{seed}")
 
 
 def finished_record() -> dict[str, Any]:

@@ -5,30 +5,20 @@ variant: the same final state, events and rounds as one replay of the whole reco
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
 import engine
-from engine import MoveType, Phase
 from engine.record_pages import SETUP_FIELDS, pages, setup_digest
 from engine.records import replay
+from tests.support import long_random_record
 
 
 def random_record(variant: str, moves: int, seed: int = 5) -> dict[str, Any]:
-    """A random game of its variant's most seats to a low target: many rounds end."""
+    """A random game of its variant's most seats (up to six) to a low target: many rounds end."""
     seats = min(engine.records.find_variant(variant).max_players, 6)
-    rnd = random.Random(seed)
-    state, _ = engine.start(variant, seats, seed, options={"target": 100_000})
-    played: list[engine.Move] = []
-    while len(played) < moves and state.phase is not Phase.GAME_OVER:
-        legal = [m for p in range(seats) for m in engine.legal_moves(state, p)]
-        plays = [m for m in legal if m.type is not MoveType.DRAW]
-        move = rnd.choice(plays if plays and rnd.random() < 0.8 else legal)
-        played.append(move)
-        state, _ = engine.apply(state, move)
-    return engine.record(variant, seats, seed, played, options={"target": 100_000})
+    return long_random_record(variant, seats, moves, seed)
 
 
 @pytest.mark.parametrize("variant", [v.id for v in engine.all_variants()])
