@@ -56,6 +56,7 @@ SKIP, REVERSE = Kind.SKIP, Kind.REVERSE
 NO_COLOR: tuple[Color | None, ...] = (None,)
 NO_TARGET: tuple[int | None, ...] = (None,)
 _new = tuple.__new__
+NO_CARDS: frozenset[int] = frozenset()
 #: A card action: (variant, work, player, card, move, events) -> None. ``move`` is None
 #: for a turned-up card acting as if the dealer had played it (UNO All Wild).
 Effect = Callable[[Any, Work, int, int, Move | None, list[Event]], None]
@@ -213,6 +214,13 @@ class UnoRules(Variant):
         )
         #: ``turn_hooks_for`` compiled: a game's options -> its ``TurnHooks``.
         self._turn_hooks = Compiled(self.turn_hooks_for)
+        #: ``uno_flag_allowed`` compiled (``uno_beyond_two_table``): a game's options ->
+        #: side -> the cards whose plays may say UNO from a hand of other than two cards.
+        #: Made now for the default options where this class's own hook is asked per play
+        #: in every game, else when first asked.
+        self._uno_beyond_two = Compiled(self.uno_beyond_two_table)
+        if self._own_hooks.uno_per_play and cls.turn_hooks_for is UnoRules.turn_hooks_for:
+            self._uno_beyond_two[self.resolve_options({})]  # noqa: B018 (made now)
 
     def target_table(self, key: tuple[int, int]) -> tuple[tuple[tuple[int | None, ...], ...], ...]:
         """One entry of ``_targets``: seat -> card -> ``play_targets`` at a table of
@@ -248,6 +256,56 @@ class UnoRules(Variant):
             )
             for colors in self._colors
         )
+
+    #: The probe states of ``uno_beyond_two_table``: the mover's hand sizes other than
+    #: two, and the size of every other hand.
+    PROBE_MOVER_SIZES = (1, 3, 4, 8)
+    PROBE_OTHER_SIZES = (0, 1, 2, 3)
+
+    def uno_beyond_two_table(
+        self, options: tuple[tuple[str, Any], ...]
+    ) -> tuple[frozenset[int], ...]:
+        """One entry of ``_uno_beyond_two``: side -> the cards a play of which
+        ``uno_flag_allowed`` lets say UNO from a hand of other than two cards (a play that
+        exchanges hands: the hand received decides), in a game of ``options``. Asked of
+        this instance's hook, for every card, seat it may name and probe state: the mover
+        (seat 0) holding the card and ``PROBE_MOVER_SIZES`` cards in all, every other
+        seat ``PROBE_OTHER_SIZES`` cards, at tables of the fewest players and of three.
+        For every other card the listing knows the answer (no) without asking, unless the
+        mover holds two cards (``hand_plays``); ``tests/engine/paths`` checks the table
+        against the hook in played games."""
+        cat = self.catalog
+        ids = cat.ids
+        fits = self.uno_flag_allowed
+        seed = prng.seed(0)
+        tables = sorted({self.min_players, min(max(3, self.min_players), self.max_players)})
+        out = []
+        for side in range(cat.sides):
+            beyond = set()
+            for card in ids:
+                others = [c for c in ids if c != card]
+                color = self._colors[side][card][0]
+                for players in tables:
+                    targets = self.play_targets(players, 1, 0, card)
+                    for mover in self.PROBE_MOVER_SIZES:
+                        for other in self.PROBE_OTHER_SIZES:
+                            rest = others[: mover - 1 + other * (players - 1)]
+                            hands = [(card, *rest[: mover - 1])] + [
+                                tuple(rest[mover - 1 + other * k : mover - 1 + other * (k + 1)])
+                                for k in range(players - 1)
+                            ]
+                            probe = State(
+                                self.id, players, options, 0, seed, side=side,
+                                hands=tuple(hands), scores=(0,) * players,
+                                discard=(others[-1],),
+                            )  # fmt: skip
+                            if any(
+                                fits(probe, Move(T_PLAY, 0, card, color, t, uno=True))
+                                for t in targets
+                            ):
+                                beyond.add(card)
+            out.append(frozenset(beyond))
+        return tuple(out)
 
     def effect_table(self) -> tuple[tuple[Callable[..., None] | None, ...], ...]:
         """side -> card -> the card's action bound to this instance: ``effects`` by its
@@ -482,16 +540,32 @@ class UnoRules(Variant):
     def hand_plays(self, s: State, player: int, cards: Iterable[int], named: bool) -> list[Move]:
         """The plays of ``cards`` in turn, each as ``play_moves`` lists them, with
         ``named`` known: the plays come from the tables (``_target_plays`` where a play
-        names a seat, else ``_play_lists``), ``uno_flag_allowed`` asked per seat."""
+        names a seat, else ``_play_lists``), ``uno_flag_allowed`` asked per seat where
+        its answer may be yes (``_uno_beyond_two``)."""
         side = s.side
         fits = self.uno_flag_allowed
         lists = self._play_lists[side][player]
         plays = self._plays[side][player]
         seat_pairs = self._target_plays[s.num_players, s.direction][side][player] if named else None
+        # The cards the hook is asked for (None: every card). Classic UNO's hook gives
+        # one answer for the hand (``TurnHooks``): asked once, of the first play; where
+        # the hook is asked per play, away from a hand of two only the cards of
+        # ``_uno_beyond_two`` may say UNO.
+        asked: frozenset[int] | None = None
+        if not self._turn_hooks[s.options].uno_per_play:
+            if not classic_uno_flag(self, s, plays[0][0][1]):
+                asked = NO_CARDS
+        elif len(s.hands[player]) != 2:
+            asked = self._uno_beyond_two[s.options][side]
         out: list[Move] = []
         for card in cards:
             pairs = seat_pairs[card] if seat_pairs is not None else None
-            if pairs is not None:
+            if asked is not None and card not in asked:
+                if pairs is not None:
+                    out += [plain for plain, _ in pairs]
+                else:
+                    out += lists[0][card]
+            elif pairs is not None:
                 for plain, said in pairs:
                     out.append(plain)
                     if fits(s, said):
