@@ -17,7 +17,8 @@ at import, not an error in the middle of a game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from operator import itemgetter
+from itertools import cycle
+from operator import getitem, itemgetter
 from types import MethodType
 from typing import Any
 
@@ -277,12 +278,15 @@ class Variant(Scoring):
         if self._cut_always_ties and len(contenders) > 1:
             seats = len(contenders)
             position = len(pile) - len(pile) % seats
-            refs = (
-                [self.public_ref(w, card) for card in pile[:position]]
-                if custom
-                else [{"id": card, "code": codes[card]} for card in pile[:position]]
-            )
-            drawn = [{"player": i % seats, "card": ref} for i, ref in enumerate(refs)]
+            if custom:
+                refs = [self.public_ref(w, card) for card in pile[:position]]
+                drawn = [{"player": i % seats, "card": ref} for i, ref in enumerate(refs)]
+            else:  # each seat in turn: its entry for the card, from the table
+                key = (w.side, seats)
+                entries = self._cut_entries.get(key)
+                if entries is None:
+                    entries = self._cut_entries[key] = self.cut_entry_table(*key)
+                drawn = [*map(getitem, cycle(entries), pile[:position])]
         while len(contenders) > 1 and position + len(contenders) <= len(pile):
             got = {}
             for seat in contenders:
@@ -298,6 +302,19 @@ class Variant(Scoring):
             contenders = [contenders[index]]
         events.append(event("dealer_cut", cards=drawn, winner=contenders[0]))
         return contenders[0]
+
+    @cached
+    def _cut_entries(self) -> dict[tuple[int, int], tuple[tuple[dict[str, Any], ...], ...]]:
+        """``cut_entry_table`` by (side, seats), each made when first asked."""
+        return {}
+
+    def cut_entry_table(self, side: int, seats: int) -> tuple[tuple[dict[str, Any], ...], ...]:
+        """seat -> card -> the cut event's entry of that seat drawing that card
+        (``{"player", "card": public_ref}``) at a table of ``seats`` (an event is a value:
+        no reader changes it, so the games of a table size share the entries)."""
+        codes = self.catalog.code[side]
+        refs = [{"id": card, "code": codes[card]} for card in self.catalog.ids]
+        return tuple(tuple({"player": s, "card": ref} for ref in refs) for s in range(seats))
 
     def start_round(self, w: Work, events: list[Event], deck: list[int] | None = None) -> None:
         """Reset the table for a round and deal it (the caller's ``deck`` or a shuffle)."""
