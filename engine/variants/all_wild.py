@@ -164,7 +164,7 @@ class AllWild(UnoRules):
                     "the card just drawn must be played at once; there is no pass",
                     code="must_play_drawn_card",
                 )
-        super().check_move(state, move)
+        UnoRules.check_move(self, state, move)
 
     # ------------------------------------------------------------------ turned-up card
     def first_card_effect(self, w: Work, card: int, events: list[Event]) -> None:
@@ -292,8 +292,7 @@ class AllWild(UnoRules):
         """Validate a play by the rule hooks (``matches``, ``play_colors``,
         ``play_targets``, ``uno_flag_allowed``), in UNO All Wild's words; return the
         card (and no colour)."""
-        card = move.card
-        player = move.player
+        _, player, card, color, target, chain, uno, _ = move
         if card is None or card not in w.hands[player]:
             self.require_card_in_hand(w, move)  # raises the precise error
         pend = w.pending
@@ -310,14 +309,15 @@ class AllWild(UnoRules):
         if card not in playable:
             code = self.catalog.code[side][card]  # type: ignore[index]
             raise RulesError(f"card {code} cannot be played now", code="does_not_match")
-        if move.color not in self._colors[side][card]:  # type: ignore[index]
+        if color not in self._colors[side][card]:  # type: ignore[index]
             raise RulesError(
                 "UNO All Wild has no colours: a play takes no 'color'", code="color_not_allowed"
             )
-        if move.chain is not None:
+        if chain is not None:
             raise RulesError("this play takes no 'chain'", code="unexpected_field")
-        target = move.target
-        targets = self.targets_of(w, player, card)  # type: ignore[arg-type]
+        # ``targets_of``, read from its table as the listing reads it (``hand_plays``):
+        # this class's own hooks are the listing's in every game (``turn_hooks_for``).
+        targets = self._targets[w.num_players, w.direction][player][card]  # type: ignore[index]
         if target not in targets:
             if targets == NO_TARGET:
                 code = self.catalog.code[w.side][card]  # type: ignore[index]
@@ -328,7 +328,7 @@ class AllWild(UnoRules):
                 )
             self.check_target(w, player, target)
             raise RulesError(f"this play cannot name seat {target!r}", code="invalid_target")
-        if move.uno and not self.uno_flag_allowed(w, move):
+        if uno and not self.uno_flag_allowed(w, move):
             raise RulesError(
                 "say UNO with the play that leaves you one card only (after a swap: the "
                 "hand you receive)",
@@ -354,10 +354,10 @@ class AllWild(UnoRules):
         any), then its action; or, with the last card, the round ends (a draw card's
         victim draws first: the next player, or a Wild Targeted Draw Two's target)."""
         card, color = self.check_play(w, move)
-        player = move.player
+        player = move[1]
         w.pending = None
         self.put_on_discard(w, player, card, color, events)
-        target = move.target
+        target = move[4]
         if target is not None:
             events[-1]["target"] = target
         if w.hands[player]:
