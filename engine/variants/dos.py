@@ -311,28 +311,25 @@ class Dos(Variant):
         return pile[0]
 
     # ------------------------------------------------------------------ guards
-    def check_move(self, state: State, move: Move) -> None:
-        """The common guards, with DOS's own codes for a draw or end of turn out of place."""
-        try:
-            Variant.check_move(self, state, move)
-        except RulesError as exc:
-            code = exc.code
-            if code == "nothing_to_end":
-                raise RulesError(
-                    "end_turn follows a match; with no match made this turn, match or draw",
-                    code="no_match_made",
-                ) from None
-            if move.type is DRAW and code == "must_match_or_end_turn":
-                raise RulesError(
-                    "a player who has matched this turn cannot draw; match more or end_turn",
-                    code="cannot_draw_after_match",
-                ) from None
-            if move.type is DRAW and code == "must_match_or_place":
-                raise RulesError(
-                    "one draw a turn: match with the drawn card or place a card",
-                    code="already_drew",
-                ) from None
-            raise
+    def refusal(self, move: Move, error: RulesError) -> RulesError:
+        """DOS's own codes for an end of turn or a draw out of place."""
+        code = error.code
+        if code == "nothing_to_end":
+            return RulesError(
+                "end_turn follows a match; with no match made this turn, match or draw",
+                code="no_match_made",
+            )
+        if move.type is DRAW and code == "must_match_or_end_turn":
+            return RulesError(
+                "a player who has matched this turn cannot draw; match more or end_turn",
+                code="cannot_draw_after_match",
+            )
+        if move.type is DRAW and code == "must_match_or_place":
+            return RulesError(
+                "one draw a turn: match with the drawn card or place a card",
+                code="already_drew",
+            )
+        return error
 
     # ------------------------------------------------------------------ legal moves
     def legal_turn(self, state: State, player: int) -> list[Move]:
