@@ -58,7 +58,7 @@ from ..cards import LIGHT_COLORS, Color, Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import MatchPart, Move, MoveType
-from ..state import Pending, PendingType, Phase, State, Work, seat_after
+from ..state import NEXT_SEAT, Pending, PendingType, Phase, State, Work, seat_after
 from ..variant import TURN, Variant, defaults, handles, lists
 
 T = MoveType
@@ -682,7 +682,7 @@ class Dos(Variant):
 
     def next_turn(self, w: Work, player: int) -> None:
         w.pending = None
-        w.current = seat_after(player, w.num_players)
+        w.current = NEXT_SEAT[1][w.num_players][player]  # DOS plays clockwise only
 
     # ------------------------------------------------------------------ draw, place
     @handles(DRAW)
