@@ -180,6 +180,16 @@ class Dos(Variant):
         )
 
     @cached_property
+    def _numbers(self) -> tuple[tuple[int, ...], ...]:
+        """Per card: the numbers it can be matched as (``_options``' keys)."""
+        return tuple(tuple(opts) for opts in self._options)
+
+    @cached_property
+    def _number_bits(self) -> tuple[int, ...]:
+        """Per card: ``_numbers`` as a bit mask (bit n set: it can stand for n)."""
+        return tuple(sum(1 << n for n in numbers) for numbers in self._numbers)
+
+    @cached_property
     def _end_turn_moves(self) -> tuple[Move, ...]:
         return tuple(Move(END_TURN, p) for p in range(self.max_players))
 
@@ -387,10 +397,28 @@ class Dos(Variant):
         Every turn lists these: the hand is grouped by number once, only numbers the
         hand holds are tried, and moves are built as plain tuples."""
         out: list[Move] = []
+        hand = state.hands[player]
+        if only is not None:
+            # A match uses ``only``: alone, or added to another hand card. Most drawn
+            # cards reach no row card (``_number_bits``: bit n, the card can be n): none
+            # is listed then, without grouping the hand.
+            bits = self._number_bits
+            others = 0
+            for c in hand:
+                if c != only:
+                    others |= bits[c]
+            reach = bits[only]
+            for n in self._numbers[only]:
+                reach |= others << n
+            for entry in state.ext.row:
+                if not entry[1] and bits[entry[0]] & reach:  # not matched this turn
+                    break
+            else:
+                return out
         parts_of = self._match_parts
         # number -> the hand cards that can stand for it: (hand index, card, parts)
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
-        for i, c in enumerate(state.hands[player]):
+        for i, c in enumerate(hand):
             for n, parts in parts_of[c]:
                 if n in byn:
                     byn[n].append((i, c, parts))
