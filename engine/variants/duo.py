@@ -478,7 +478,8 @@ class Duo(UnoRules):
     def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
         """A draw facing a Draw Two volley takes the whole ``draw_stack``; the turn passes."""
         if pend.type is not VOLLEY:
-            UnoRules.draw_answer(self, w, player, pend, events)
+            super().draw_answer(w, player, pend, events)
+            return
         stack = w.ext.draw_stack
         w.pending = None
         w.ext = _new(DuoExt, (w.ext.draft_discard, 0))
