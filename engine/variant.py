@@ -412,9 +412,15 @@ class Variant(Scoring):
         mtype = move[0]
         self._handlers[mtype](w, move, events)
         # ``update_exposed`` has something to do when the round ended, a seat is exposed
-        # or a seat holds a single card (the common move: none of them).
+        # or a seat holds a single card (the common move: none of them). A loop, not
+        # ``1 in map(len, w.hands)``: no iterator made and called (two hands, mostly).
+        single = False
+        for hand in w.hands:
+            if len(hand) == 1:
+                single = True
+                break
         if (
-            (w.exposed or w.phase is not PLAY or 1 in map(len, w.hands))
+            (w.exposed or w.phase is not PLAY or single)
             and mtype is not NEXT_ROUND
             and self.uno_rule
         ):
