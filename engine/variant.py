@@ -439,14 +439,17 @@ class Variant(Scoring):
     def legal_moves(self, state: State, player: int) -> list[Move]:
         """Every complete move ``player`` may make now, ready to send back."""
         phase = state.phase
-        if phase is GAME_OVER or not 0 <= player < state.num_players:
-            return []
-        if phase is ROUND_OVER:
-            return [Move(NEXT_ROUND, player)]
         pend = state.pending
-        if pend is not None:
+        if pend is None and phase is PLAY and state.current == player:
+            # The common listing, a turn (``current`` is a seat: no test of ``player``).
+            moves = self.legal_turn(state, player)
+        elif phase is GAME_OVER or not 0 <= player < state.num_players:
+            return []
+        elif phase is ROUND_OVER:
+            return [Move(NEXT_ROUND, player)]
+        elif pend is not None:
             moves = self._listers[pend.type](state, player) if pend.player == player else []
-        elif state.current == player:
+        elif state.current == player:  # a turn in another phase (UNO Duo's draft)
             moves = self.legal_turn(state, player)
         else:
             moves = self.legal_out_of_turn(state, player)
