@@ -17,7 +17,6 @@ at import, not an error in the middle of a game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from operator import itemgetter
 from types import MethodType
 from typing import Any
 
@@ -73,19 +72,6 @@ _FORBIDDEN: dict[MoveType, tuple[bool, bool, bool, bool, bool, bool]] = {
 }
 
 
-def _bare(mtype: MoveType) -> tuple[Callable[[Move], Any], tuple[Any, ...]]:
-    """A getter of ``mtype`` and of the fields ``_FORBIDDEN`` names for it, and what they
-    read on a move that carries none of them (the fields' defaults): ``check_move``'s
-    one-call test of a move (any other goes on to ``check_fields``, which decides)."""
-    names = [n for _, n in _FIELD_CHECKS[mtype]]
-    if "uno" not in MOVE_FIELDS[mtype]:
-        names.append("uno")
-    return (
-        itemgetter(0, *(Move._fields.index(n) for n in names)),
-        (mtype, *(Move._field_defaults[n] for n in names)),
-    )
-
-
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
 
@@ -97,26 +83,16 @@ def first_plain(moves: Iterable[Move]) -> Move:
 
 def check_fields(move: Move) -> None:
     """Raise ``unexpected_field`` (``uno_not_applicable`` for ``uno``) for a field that
-    ``move``'s type does not carry (``MOVE_FIELDS``)."""
-    mtype, _, card, color, target, chain, uno, cards = move
-    no_card, no_color, no_target, no_chain, no_cards, no_uno = _FORBIDDEN[mtype]
-    if (
-        (no_card and card is not None)
-        or (no_color and color is not None)
-        or (no_target and target is not None)
-        or (no_chain and chain is not None)
-        or (no_cards and cards is not None)
-        or (no_uno and uno)
-    ):
-        for index, name in _FIELD_CHECKS[mtype]:
-            if move[index] is not None:
-                raise RulesError(
-                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
-                )
-        raise RulesError(
-            f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-            code="uno_not_applicable",
-        )
+    ``move``'s type does not carry (``MOVE_FIELDS``); ``check_move`` calls it for a move
+    that carries one (``_FORBIDDEN``)."""
+    mtype = move[0]
+    for index, name in _FIELD_CHECKS[mtype]:
+        if move[index] is not None:
+            raise RulesError(f"a {mtype.value} move has no {name!r} field", code="unexpected_field")
+    raise RulesError(
+        f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+        code="uno_not_applicable",
+    )
 
 
 class Variant(Scoring):
@@ -130,9 +106,9 @@ class Variant(Scoring):
         self._handlers: dict[MoveType, Callable[[Work, Move, list[Event]], None]] = {
             t: MethodType(self.move_handlers[t], self) for t in self.move_types
         }
-        #: ``check_move``'s table: move type (``move_types``) -> ``_bare`` and whether
-        #: it is a side move (``side_moves``).
-        self._guards = {t: (*_bare(t), t in self.side_moves) for t in self.move_types}
+        #: ``check_move``'s table: move type (``move_types``) -> the fields it must not
+        #: carry (``_FORBIDDEN``) and whether it is a side move (``side_moves``).
+        self._guards = {t: (*_FORBIDDEN[t], t in self.side_moves) for t in self.move_types}
         #: Whether this variant names cards to a seat other than by catalog id (its
         #: ``decode_move`` is not the identity).
         self._translates = type(self).decode_move is not Variant.decode_move
@@ -336,20 +312,27 @@ class Variant(Scoring):
 
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
-        mtype = move[0]
+        mtype, player, card, color, target, chain, uno, cards = move
         try:
-            fields, bare, side_move = self._guards[mtype]
+            guard = self._guards[mtype]
         except KeyError:
             raise RulesError(
                 f"{self.id} has no {mtype.value!r} move", code="unknown_move"
             ) from None
-        player = move[1]
+        no_card, no_color, no_target, no_chain, no_cards, no_uno, side_move = guard
         num_players = state.num_players
         if not 0 <= player < num_players:
             raise RulesError(
                 f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
             )
-        if fields(move) != bare:
+        if (
+            (no_card and card is not None)
+            or (no_color and color is not None)
+            or (no_target and target is not None)
+            or (no_chain and chain is not None)
+            or (no_cards and cards is not None)
+            or (no_uno and uno)
+        ):
             check_fields(move)
         phase = state.phase
         if phase is not PLAY or mtype is NEXT_ROUND:  # the common move: neither
