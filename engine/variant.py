@@ -320,10 +320,11 @@ class Variant(Scoring):
                 f"{self.id} has no {mtype.value!r} move", code="unknown_move"
             ) from None
         no_card, no_color, no_target, no_chain, no_cards, no_uno, side_move = guard
-        num_players = state.num_players
-        if not 0 <= player < num_players:
+        current = state.current
+        if player != current and not 0 <= player < state.num_players:  # ``current`` is a seat
             raise RulesError(
-                f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
+                f"player {player} is not a seat (0..{state.num_players - 1})",
+                code="invalid_player",
             )
         if (
             (no_card and card is not None)
@@ -348,9 +349,8 @@ class Variant(Scoring):
             return
         pend = state.pending
         if pend is None:
-            actor = state.current
-            if player != actor and not self.out_of_turn(state, move):
-                raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
+            if player != current and not self.out_of_turn(state, move):
+                raise RulesError(f"it is player {current}'s turn", code="not_your_turn")
             if mtype in NOT_NOW:
                 raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
             return
