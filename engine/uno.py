@@ -183,15 +183,23 @@ class UnoRules(Variant):
             )
             for side in range(cat.sides)
         )
+        #: ``may_say_uno`` compiled: side -> card -> whether its plays may say UNO (the
+        #: plays listed with ``uno: true`` below leave out the cards that may not).
+        self._says_uno = tuple(
+            tuple(self.may_say_uno(side, card) for card in cat.ids) for side in range(cat.sides)
+        )
         self._play_lists = tuple(
             tuple(
                 (
                     tuple(tuple(plain for plain, _ in pairs) for pairs in seat),
-                    tuple(tuple(m for pair in pairs for m in pair) for pairs in seat),
+                    tuple(
+                        tuple(m for pair in pairs for m in pair[: 2 if says[card] else 1])
+                        for card, pairs in enumerate(seat)
+                    ),
                 )
                 for seat in plays
             )
-            for plays in self._plays
+            for plays, says in zip(self._plays, self._says_uno, strict=True)
         )
         #: seat -> its draw, its pass (made once, read by the listings).
         self._draw_moves = tuple(Move(T.DRAW, p) for p in range(self.max_players))
@@ -405,6 +413,12 @@ class UnoRules(Variant):
         read the play's player, card, target and chain, not its colour.)"""
         return len(s.hands[move[1]]) == 2 and self.uno_rule
 
+    def may_say_uno(self, side: int, card: int) -> bool:
+        """Whether a play of ``card`` (on ``side``) may ever say UNO; where it may,
+        ``uno_flag_allowed`` decides (classic UNO: every card). It must depend on its
+        arguments only: compiled into a table when the variant is built."""
+        return True
+
     def may_play(self, s: State | Work, player: int, card: int) -> bool:
         """Whether ``player`` may play ``card`` while a decision is pending or it is not
         their turn (on a turn with nothing pending, ``matches`` decides): the card just
@@ -488,13 +502,14 @@ class UnoRules(Variant):
         lists = self._play_lists[side][player]
         plays = self._plays[side][player]
         seat_pairs = self._target_plays[s.num_players, s.direction][side][player] if named else None
+        says = self._says_uno[side]
         out: list[Move] = []
         for card in cards:
             pairs = seat_pairs[card] if seat_pairs is not None else None
             if pairs is not None:
                 for plain, said in pairs:
                     out.append(plain)
-                    if fits(s, said):
+                    if says[card] and fits(s, said):
                         out.append(said)
             else:
                 out += lists[1 if fits(s, plays[card][0][1]) else 0][card]
@@ -603,7 +618,7 @@ class UnoRules(Variant):
             raise RulesError(f"this play cannot name seat {target!r}", code="invalid_target")
         if chain is not None:
             raise RulesError("this play takes no 'chain'", code="unexpected_field")
-        if uno and not self.uno_flag_allowed(w, move):
+        if uno and not (self._says_uno[side][card] and self.uno_flag_allowed(w, move)):
             raise RulesError(
                 "say UNO with the play of your second-to-last card only", code="uno_not_applicable"
             )

@@ -352,7 +352,10 @@ class Variant(Scoring):
             if player != current and not self.out_of_turn(state, move):
                 raise RulesError(f"it is player {current}'s turn", code="not_your_turn")
             if mtype in NOT_NOW:
-                raise RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype])
+                raise self.refusal(
+                    move,
+                    RulesError(f"no decision awaits a {mtype.value!r} move", code=NOT_NOW[mtype]),
+                )
             return
         actor = pend.player
         if player != actor:
@@ -362,11 +365,21 @@ class Variant(Scoring):
             )
         answers, code = self.pending_moves[pend.type]
         if mtype not in answers:
-            raise RulesError(
-                f"player {actor} must answer {pend.type.value!r} with "
-                + " or ".join(sorted(t.value for t in answers)),
-                code=code,
+            raise self.refusal(
+                move,
+                RulesError(
+                    f"player {actor} must answer {pend.type.value!r} with "
+                    + " or ".join(sorted(t.value for t in answers)),
+                    code=code,
+                ),
             )
+
+    def refusal(self, move: Move, error: RulesError) -> RulesError:
+        """The error ``check_move`` raises for ``move`` where no decision awaits it, or
+        where the decision pending awaits another move: ``error``, the common one
+        (``NOT_NOW``, ``pending_moves``' code); a variant with its own codes for some of
+        these returns its own."""
+        return error
 
     def out_of_turn(self, state: State, move: Move) -> bool:
         """Whether ``move``, by a seat that is not to move while no decision is pending,

@@ -58,7 +58,7 @@ from ..cards import LIGHT_COLORS, Color, Kind
 from ..errors import InvalidState, RulesError
 from ..events import Event, event
 from ..moves import MatchPart, Move, MoveType
-from ..state import Pending, PendingType, Phase, State, Work, seat_after
+from ..state import NEXT_SEAT, Pending, PendingType, Phase, State, Work, seat_after
 from ..variant import TURN, Variant, defaults, handles, lists
 
 T = MoveType
@@ -178,6 +178,16 @@ class Dos(Variant):
             tuple((n, tuple(p for p, _ in parts)) for n, parts in opts.items())
             for opts in self._options
         )
+
+    @cached_property
+    def _numbers(self) -> tuple[tuple[int, ...], ...]:
+        """Per card: the numbers it can be matched as (``_options``' keys)."""
+        return tuple(tuple(opts) for opts in self._options)
+
+    @cached_property
+    def _number_bits(self) -> tuple[int, ...]:
+        """Per card: ``_numbers`` as a bit mask (bit n set: it can stand for n)."""
+        return tuple(sum(1 << n for n in numbers) for numbers in self._numbers)
 
     @cached_property
     def _end_turn_moves(self) -> tuple[Move, ...]:
@@ -311,28 +321,25 @@ class Dos(Variant):
         return pile[0]
 
     # ------------------------------------------------------------------ guards
-    def check_move(self, state: State, move: Move) -> None:
-        """The common guards, with DOS's own codes for a draw or end of turn out of place."""
-        try:
-            Variant.check_move(self, state, move)
-        except RulesError as exc:
-            code = exc.code
-            if code == "nothing_to_end":
-                raise RulesError(
-                    "end_turn follows a match; with no match made this turn, match or draw",
-                    code="no_match_made",
-                ) from None
-            if move.type is DRAW and code == "must_match_or_end_turn":
-                raise RulesError(
-                    "a player who has matched this turn cannot draw; match more or end_turn",
-                    code="cannot_draw_after_match",
-                ) from None
-            if move.type is DRAW and code == "must_match_or_place":
-                raise RulesError(
-                    "one draw a turn: match with the drawn card or place a card",
-                    code="already_drew",
-                ) from None
-            raise
+    def refusal(self, move: Move, error: RulesError) -> RulesError:
+        """DOS's own codes for an end of turn or a draw out of place."""
+        code = error.code
+        if code == "nothing_to_end":
+            return RulesError(
+                "end_turn follows a match; with no match made this turn, match or draw",
+                code="no_match_made",
+            )
+        if move.type is DRAW and code == "must_match_or_end_turn":
+            return RulesError(
+                "a player who has matched this turn cannot draw; match more or end_turn",
+                code="cannot_draw_after_match",
+            )
+        if move.type is DRAW and code == "must_match_or_place":
+            return RulesError(
+                "one draw a turn: match with the drawn card or place a card",
+                code="already_drew",
+            )
+        return error
 
     # ------------------------------------------------------------------ legal moves
     def legal_turn(self, state: State, player: int) -> list[Move]:
@@ -390,10 +397,28 @@ class Dos(Variant):
         Every turn lists these: the hand is grouped by number once, only numbers the
         hand holds are tried, and moves are built as plain tuples."""
         out: list[Move] = []
+        hand = state.hands[player]
+        if only is not None:
+            # A match uses ``only``: alone, or added to another hand card. Most drawn
+            # cards reach no row card (``_number_bits``: bit n, the card can be n): none
+            # is listed then, without grouping the hand.
+            bits = self._number_bits
+            others = 0
+            for c in hand:
+                if c != only:
+                    others |= bits[c]
+            reach = bits[only]
+            for n in self._numbers[only]:
+                reach |= others << n
+            for entry in state.ext.row:
+                if not entry[1] and bits[entry[0]] & reach:  # not matched this turn
+                    break
+            else:
+                return out
         parts_of = self._match_parts
         # number -> the hand cards that can stand for it: (hand index, card, parts)
         byn: dict[int, list[tuple[int, int, tuple[MatchPart, ...]]]] = {}
-        for i, c in enumerate(state.hands[player]):
+        for i, c in enumerate(hand):
             for n, parts in parts_of[c]:
                 if n in byn:
                     byn[n].append((i, c, parts))
@@ -685,7 +710,7 @@ class Dos(Variant):
 
     def next_turn(self, w: Work, player: int) -> None:
         w.pending = None
-        w.current = seat_after(player, w.num_players)
+        w.current = NEXT_SEAT[1][w.num_players][player]  # DOS plays clockwise only
 
     # ------------------------------------------------------------------ draw, place
     @handles(DRAW)

@@ -348,6 +348,9 @@ class Duo(UnoRules):
             run, color = self.check_volley_play(w, move)
         elif ptype is FORCED_RUN:
             run, color = self.check_forced_run(w, move, Color(pend.get("color")))  # type: ignore[union-attr]
+        elif move[5] is None:  # one card, no chain: ``check_play`` is classic UNO's
+            card, color = UnoRules.check_play(self, w, move)
+            run = (card,)
         else:
             card, color = self.check_play(w, move)
             run = (card, *move.chain) if move.chain else (card,)
@@ -472,12 +475,11 @@ class Duo(UnoRules):
         Kind.WILD_DRAW_FOUR: UnoRules.effect_challengeable_draw,
     }
 
-    def on_draw(self, w: Work, move: Move, events: list[Event]) -> None:
-        pend = w.pending
-        if pend is None or pend.type is not VOLLEY:
-            UnoRules.on_draw(self, w, move, events)
+    def draw_answer(self, w: Work, player: int, pend: Pending, events: list[Event]) -> None:
+        """A draw facing a Draw Two volley takes the whole ``draw_stack``; the turn passes."""
+        if pend.type is not VOLLEY:
+            super().draw_answer(w, player, pend, events)
             return
-        player = move.player
         stack = w.ext.draw_stack
         w.pending = None
         w.ext = _new(DuoExt, (w.ext.draft_discard, 0))

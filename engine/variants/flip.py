@@ -56,7 +56,8 @@ _new = tuple.__new__
 
 def _with_card(move: Move, card: int) -> Move:
     """``move`` naming ``card`` instead (``_replace`` without its overhead: hot path)."""
-    return _new(Move, (move[0], move[1], card, *move[3:]))  # type: ignore[no-any-return]
+    mtype, player, _, color, target, chain, uno, cards = move
+    return _new(Move, (mtype, player, card, color, target, chain, uno, cards))  # type: ignore[no-any-return]
 
 
 class FlipExt(NamedTuple):
@@ -178,7 +179,7 @@ class Flip(UnoRules):
 
     def decode_move(self, state: State, move: Move) -> Move:
         """A move's ``card`` is a round label: translate it into the catalog id."""
-        card = move.card
+        card = move[2]
         if card is None:
             return move
         by_label = state.ext.by_label
@@ -190,7 +191,7 @@ class Flip(UnoRules):
         )
 
     def encode_move(self, state: State, move: Move) -> Move:
-        card = move.card
+        card = move[2]
         if card is None:
             return move
         return _with_card(move, state.ext.labels[card])

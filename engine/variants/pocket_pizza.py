@@ -20,7 +20,6 @@ Choices where the rule book is silent (documented for integrators):
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any, ClassVar
 
 from ..cards import Kind
@@ -28,7 +27,7 @@ from ..errors import InvalidState, RulesError
 from ..events import Event, event, secret_event
 from ..moves import Move, MoveType
 from ..state import PendingType, State, Work, pending
-from ..uno import UnoRules, classic_uno_flag
+from ..uno import UnoRules
 from ..variant import defaults, handles, lists
 
 T = MoveType
@@ -153,17 +152,10 @@ class PocketPizza(UnoRules):
             w.current = receiver
 
     # ------------------------------------------------------------------ UNO flag
-    @cached_property
-    def _dips(self) -> frozenset[int]:
-        """The Wild Dip cards."""
-        kind = self.catalog.kind[0]
-        return frozenset(c for c in self.catalog.ids if kind[c] is Kind.WILD_DIP)
-
-    def uno_flag_allowed(self, s: State | Work, move: Move) -> bool:
-        """Never with a Wild Dip (UNO is said at the give); else classic UNO's rule."""
-        if move[2] in self._dips:
-            return False
-        return classic_uno_flag(self, s, move)
+    def may_say_uno(self, side: int, card: int) -> bool:
+        """Never with a Wild Dip (UNO is said at the give); any other card as classic
+        UNO's ``uno_flag_allowed`` says."""
+        return self.catalog.kind[side][card] is not Kind.WILD_DIP
 
     # ------------------------------------------------------------------ checks
     def check_state(self, state: State) -> None:

@@ -374,3 +374,25 @@ def test_a_variant_that_overrides_only_stacks_on_lists_what_its_apply_takes() ->
     totals = [listed_and_taken(v, base, options, seed, 300) for seed in range(4)]
     taken, refused, base_only, _ = map(sum, zip(*totals, strict=True))
     assert taken > 50 and refused > 500 and base_only > 0, totals
+
+
+class NoUnoWithRed(Classic):
+    """Classic UNO where a red card's play never says UNO (``may_say_uno`` overridden,
+    nothing else)."""
+
+    def may_say_uno(self, side: int, card: int) -> bool:
+        return self.catalog.color[side][card] is not Color.RED
+
+
+@pytest.mark.parametrize("options", [{"target": 100}, {"target": 100, "seven_zero": True}])
+def test_a_variant_that_overrides_only_may_say_uno_lists_what_its_apply_takes(
+    options: dict[str, Any],
+) -> None:
+    """``may_say_uno`` is compiled (``_says_uno``, the plays listed with UNO) from the
+    instance's own hook: the subclass lists and takes no red play with ``uno: true``,
+    and the ones the base variant takes are refused; with seven-zero on, where the
+    listing asks ``uno_flag_allowed`` per play, alike."""
+    v, base = NoUnoWithRed(), engine.find_variant("uno_classic")
+    totals = [listed_and_taken(v, base, options, seed, 300) for seed in range(4)]
+    taken, refused, base_only, own_only = map(sum, zip(*totals, strict=True))
+    assert taken > 50 and refused > 500 and base_only > 0 and own_only == 0, totals
