@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import MutableSequence
+from typing import NamedTuple
 
 MASK64 = (1 << 64) - 1
 MASK32 = (1 << 32) - 1
@@ -69,10 +70,7 @@ _THRESHOLDS = (0, *(((1 << 32) - n) % n for n in range(1, 1025)))
 #: A 32-bit value times this is the value twice, side by side (for the rotation).
 _TWICE = (1 << 32) | 1
 
-#: The bits of one lane: ``shuffle`` works on many generator states at once, each in a
-#: lane of this many bits of one big integer.
-_LANE = 128
-#: ``shuffle`` reads the lanes back as native unsigned 64-bit words: little-endian only.
+#: ``shuffle`` reads its outputs back as native unsigned 32-bit words: little-endian only.
 _LITTLE = sys.byteorder == "little"
 
 
@@ -100,9 +98,21 @@ def _write_out(state: int, inc: int, items: MutableSequence[int], top: int) -> R
 _MOST = 1023
 
 
-def _packed(values: list[int]) -> int:
-    """``values`` as one big integer, value ``k`` in the lane at bit ``128k``."""
-    return int.from_bytes(b"".join(v.to_bytes(16, "little") for v in values), "little")
+def _packed(values: list[int], width: int) -> int:
+    """``values`` as one big integer, value ``k`` in the lane at bit ``width * k``."""
+    size = width // 8
+    return int.from_bytes(b"".join(v.to_bytes(size, "little") for v in values), "little")
+
+
+def _pairs(values: list[int]) -> tuple[int, int]:
+    """``values[2m]`` in the low half of 128-bit lane ``m`` of one integer, ``values[2m +
+    1]`` in the high half of lane ``m`` of another."""
+    return _packed(values[0::2], 128), _packed(values[1::2], 128) << 64
+
+
+def _spread(bits: int, lanes: int = _MOST) -> int:
+    """``bits`` in each of ``lanes`` 64-bit lanes."""
+    return _packed([bits] * lanes, 64)
 
 
 def _powers() -> tuple[list[int], list[int]]:
@@ -116,38 +126,71 @@ def _powers() -> tuple[list[int], list[int]]:
 
 
 _A, _D = _powers()
-#: Lane ``k`` of these: ``a_k``; and the low 64 and 32 bits set.
-_FACTORS = _packed(_A[:_MOST])
-_MASK64S = _packed([MASK64] * _MOST)
-_MASK32S = _packed([MASK32] * _MOST)
-#: Lane ``k``: bits 59-63 set (where a state holds its output's rotation).
-_ROTATIONS = _packed([31 << 59] * _MOST)
+#: ``a_k`` as ``_pairs``, and the bits of a state in them (a 128-bit lane's low half, and
+#: its high half).
+_EVEN_FACTORS, _ODD_FACTORS = _pairs(_A[:_MOST])
+_EVEN_STATES = _packed([MASK64] * ((_MOST + 1) // 2), 128)
+_ODD_STATES = _EVEN_STATES << 64
+#: Per 64-bit lane of ``old >> 26``: the bits of ``2 * xorshifted`` from ``old >> 27``
+#: (bits 1-32) and from ``old >> 45`` (bits 1-19, after a further shift by 18).
+_XOR_LOW = _spread(MASK32 << 1)
+_XOR_HIGH = _spread(((1 << 19) - 1) << 1)
+#: Per 64-bit lane of ``old >> 58``: bit ``b + 1`` (the rotation's bit ``b``).
+_ROTATION_BITS = tuple(_spread(2 << b) for b in range(5))
+#: Per 64-bit lane: bits 42-63 (the output's bits 10-31, the output being in bits 32-63).
+_NOT_SMALL = _spread(((1 << 22) - 1) << 42)
+#: 2**64 per 64-bit lane: bit 0 of lanes 1 .. _MOST.
+_CARRIES = _spread(1, _MOST + 1) - 1
 
 
-def _terms(inc: int) -> int:
-    """Lane ``k``: ``inc * d_k`` (mod 2**64)."""
-    return _packed([(inc * d) & MASK64 for d in _D[:_MOST]])
+def _terms(inc: int) -> tuple[int, int]:
+    """``inc * d_k`` (mod 2**64) as ``_pairs``."""
+    return _pairs([(inc * d) & MASK64 for d in _D[:_MOST]])
 
 
 #: Increment -> its ``_terms`` (every game but a hand-built one has sequence 54's).
-_TERMS: dict[int, int] = {(DEFAULT_SEQUENCE << 1) | 1: _terms((DEFAULT_SEQUENCE << 1) | 1)}
-#: (states, increment) -> the factors and terms of that many lanes.
-_LANES: dict[tuple[int, int], tuple[int, int]] = {}
+_TERMS: dict[int, tuple[int, int]] = {
+    (DEFAULT_SEQUENCE << 1) | 1: _terms((DEFAULT_SEQUENCE << 1) | 1)
+}
 
 
-def _lanes(steps: int, inc: int) -> tuple[int, int]:
-    """The factors and terms of lanes ``0 .. steps - 1``: lane ``k`` of ``factors *
-    state + terms`` is the state after ``k`` steps (before the 64-bit mask; a 64-bit
-    state times a 64-bit factor plus a 64-bit term fits a lane of 128 bits, so no lane
-    carries into the next)."""
+class _Lanes(NamedTuple):
+    """What ``shuffle`` needs for ``steps`` states with one increment: see ``_lanes``."""
+
+    even_factors: int
+    even_terms: int
+    odd_factors: int
+    odd_terms: int
+    #: 2**64 per 64-bit lane: bit 0 of lanes 1 .. steps.
+    carries: int
+    #: ``_NOT_SMALL`` for ``steps`` lanes.
+    not_small: int
+
+
+#: (states, increment) -> its ``_Lanes``.
+_LANES: dict[tuple[int, int], _Lanes] = {}
+
+
+def _lanes(steps: int, inc: int) -> _Lanes:
+    """The factors and terms of states ``0 .. steps - 1``: the even states' in 128-bit
+    lanes, the odd states' in the high halves of 128-bit lanes. Lane ``m`` of ``factors *
+    state + terms`` is (before the 64-bit mask) state ``2m`` (``2m + 1``: shifted by 64):
+    a 64-bit state times a 64-bit factor plus a 64-bit term fits 128 bits, so what the
+    even states carry out of their low halves is masked off, and what the odd states carry
+    out of lane ``m`` lands in the low half of lane ``m + 1``, where the odd states have
+    nothing. The two masked products, or-ed, are the states in 64-bit lanes."""
     terms = _TERMS.get(inc)
     if terms is None:
         if len(_TERMS) >= 64:  # hand-built generators with many increments
             _TERMS.clear()
             _LANES.clear()
         terms = _TERMS[inc] = _terms(inc)
-    low = (1 << (_LANE * steps)) - 1
-    lanes = _LANES[steps, inc] = (_FACTORS & low, terms & low)
+    even = (1 << (128 * ((steps + 1) // 2))) - 1
+    odd = (1 << (128 * (steps // 2))) - 1
+    lanes = _LANES[steps, inc] = _Lanes(
+        _EVEN_FACTORS & even, terms[0] & even, _ODD_FACTORS & odd, terms[1] & odd,
+        _CARRIES & ((1 << (64 * steps + 1)) - 1), _NOT_SMALL & ((1 << (64 * steps)) - 1),
+    )  # fmt: skip
     return lanes
 
 
@@ -155,12 +198,22 @@ def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
     """Shuffle ``items`` in place (Fisher-Yates from the end); return the generator.
 
     ``below(rng, i + 1)`` for each ``i``: the same outputs, the same swaps
-    (tests/engine/records/test_rng.py checks it against ``below``). The ``len - 1`` states a shuffle
-    draws from (one per card, if no draw is rejected) are worked out at once, lane by
-    lane in big integers, with the ``next_u32`` output up to its rotation; the loop
-    rotates, takes the bound and swaps. A rejected draw (``below`` draws again: rare,
-    fewer than one in four million) hands the rest of the shuffle to the loop that steps
-    the generator one draw at a time."""
+    (tests/engine/records/test_rng.py checks it against ``below``). The ``len - 1`` states a
+    shuffle draws from (one per card, if no draw is rejected) and their ``next_u32``
+    outputs are worked out at once, each in a 64-bit lane of big integers (see ``_lanes``);
+    the loop takes each output modulo its bound and swaps.
+
+    The rotation is a barrel shifter: ``rotr32(x, rot)`` is bits 32-63 of ``2x * _TWICE``
+    shifted left by ``31 - rot``, so five passes shift by 16, 8, 4, 2 and 1 the lanes whose
+    rotation has that bit clear. A pass's mask is ``carries`` minus the rotation bit at bit
+    ``b + 1``: lanes with the bit set keep bits ``b + 1`` to 63 (all the pass needs: bits
+    ``33 - 2**b`` and up still move into the output), the others get bit 0 of the next lane
+    (which never reaches it). What a lane shifts into the next lane's low bits stays below
+    bit 31 there.
+
+    A draw ``below`` rejects (an output under the bound's threshold, itself under the
+    bound, so under 2**10) is rare, fewer than one in four million: if any output is under
+    2**10, the shuffle runs step by step (``_write_out``) from the start."""
     n = len(items)
     if n > 1024 or not _LITTLE:
         if n > 1024:
@@ -176,30 +229,24 @@ def shuffle(rng: Rng, items: MutableSequence[int]) -> Rng:
     lanes = _LANES.get((steps, inc))
     if lanes is None:
         lanes = _lanes(steps, inc)
-    factors, terms = lanes
-    olds = (state * factors + terms) & _MASK64S
-    # Per lane: next_u32's xorshifted value written twice side by side (low 64 bits)
-    # and its rotation (the next 5 bits); the bits one lane shifts into another are
-    # masked off. ``(old >> 18) ^ old`` keeps the rotation, bits 59-63 of ``old``, as
-    # they are (bits 77 and up of a 64-bit ``old`` are zero): one shift fewer.
-    mixed = (olds >> 18) ^ olds
-    words = ((mixed >> 27) & _MASK32S) * _TWICE | (mixed & _ROTATIONS) << 5
-    drawn = iter(memoryview(words.to_bytes(16 * steps, "little")).cast("Q").tolist())
-    mask = MASK32
-    for i, bound, twice, rot in zip(range(steps, 0, -1), range(n, 1, -1), drawn, drawn, strict=False):  # fmt: skip
-        out = (twice >> rot) & mask
-        # Rejected (below a threshold, which is below the bound): draw again, one
-        # state at a time.
-        if out < bound and out < _THRESHOLDS[bound]:
-            k = steps - i + 1  # the states drawn so far, this one included
-            return _write_out(_step_power(k, inc, state), inc, items, i)
-        j = out % bound
+    even_factors, even_terms, odd_factors, odd_terms, carries, not_small = lanes
+    olds = (state * even_factors + even_terms) & _EVEN_STATES | (
+        state * odd_factors + odd_terms
+    ) & _ODD_STATES
+    high = olds >> 26
+    doubled = (high & _XOR_LOW) ^ ((high >> 18) & _XOR_HIGH)  # 2 * xorshifted
+    words = doubled | doubled << 32
+    rotations = high >> 32  # bit b + 1: the rotation's bit b
+    for b in (4, 3, 2, 1, 0):
+        keep = carries - (rotations & _ROTATION_BITS[b])
+        shifted = words << (1 << b)
+        words = shifted ^ ((words ^ shifted) & keep)
+    # Every lane's bits 42-63 not all zero: each carries into the next lane's bit 0.
+    if (words & not_small) + not_small & carries != carries:
+        return _write_out(state, inc, items, steps)
+    i = steps
+    for out in memoryview(words.to_bytes(8 * n, "little")).cast("I")[1 : 2 * steps : 2]:
+        j = out % (i + 1)
         items[i], items[j] = items[j], items[i]
+        i -= 1
     return (_A[steps] * state + inc * _D[steps]) & MASK64, inc
-
-
-def _step_power(k: int, inc: int, state: int) -> int:
-    """``state`` after ``k`` PCG steps."""
-    for _ in range(k):
-        state = (state * MULTIPLIER + inc) & MASK64
-    return state

@@ -59,6 +59,8 @@ def test_shuffle_agrees_with_below_step_by_step() -> None:
     # Many seeds and every pile size a game uses (and the long-pile path past 1024).
     cases = [(rng.seed(s), n) for s in range(60) for n in (0, 1, 2, 3, 7, 52, 108, 112, 130)]
     cases += [(rng.seed(s), 1030) for s in range(3)]
+    # Every size the lane-parallel shuffle takes (2..1024 cards), one seed each.
+    cases += [(rng.seed(1000 + n), n) for n in range(2, 1025)]
     # State 0 outputs 0, below every threshold above 0: the rejection loop runs.
     cases += [((0, inc), n) for inc in (1, 109, 12345) for n in range(2, 40)]
     for start, n in cases:
@@ -110,3 +112,25 @@ def test_shuffle_agrees_with_below_when_a_draw_is_rejected_mid_shuffle() -> None
                 assert end != (_steps(start[0], inc, n - 1), inc)
                 rejected += 1
     assert rejected > 60
+
+
+def test_shuffle_agrees_with_below_when_a_small_draw_is_kept() -> None:
+    # Output 0 at a bound that is a power of two: the threshold is 0, so ``below`` keeps
+    # the draw (j = 0). The shuffle cannot tell that from a rejection by the output alone
+    # (any output under 2**10 sends it step by step): it must still draw exactly once.
+    kept = 0
+    for inc in (109, 1, 12345):
+        for n in (3, 5, 9, 17, 65, 112, 129, 1024):
+            for bound in (2, 4, 8, 16, 64, 128, 512, 1024):
+                k = n - bound  # draw k is below(bound)
+                if not 0 <= k < n - 1:
+                    continue
+                assert rng._THRESHOLDS[bound] == 0
+                start = (_steps_back(REJECTED, inc, k), inc)
+                fast, slow = list(range(n)), list(range(n))
+                end = rng.shuffle(start, fast)
+                assert end == _reference_shuffle(start, slow)
+                assert fast == slow
+                assert end == (_steps(start[0], inc, n - 1), inc)  # no draw rejected
+                kept += 1
+    assert kept > 40
