@@ -159,7 +159,7 @@ def work_of(state: State) -> Work:
         w.pending, w.exposed, w.scores, w.round_scores, w.round_winner, w.winners,
         w.move_count, w.ext,
     ) = state  # fmt: skip
-    w.hands = list(hands)
+    w.hands = [*hands]  # a display, not ``list(hands)``: no call
     w.prev_color = None
     w.answered = w.pending
     return w

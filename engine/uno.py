@@ -606,11 +606,15 @@ class UnoRules(Variant):
         else:
             # ``uno_flag_allowed`` answers as classic UNO's here (``TurnHooks``): by the
             # hand's size, one answer for every play of the seat (asked of its first play).
-            said = self._plays[side][player][0][0][1]
-            lists = self._play_lists[side][player][1 if classic_uno_flag(self, state, said) else 0]
+            # Asked at the first playable card: a hand with none asks nothing.
             moves = []
+            lists = None
             for card in state.hands[player]:
                 if card in playable:
+                    if lists is None:
+                        said = self._plays[side][player][0][0][1]
+                        flag = classic_uno_flag(self, state, said)
+                        lists = self._play_lists[side][player][1 if flag else 0]
                     moves += lists[card]
         if not hooks.may_draw or self.may_draw(state, player):
             moves.append(self._draw_moves[player])

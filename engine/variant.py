@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import cycle
-from operator import getitem, itemgetter
+from operator import getitem
 from types import MethodType
 from typing import Any
 
@@ -74,19 +74,6 @@ _FORBIDDEN: dict[MoveType, tuple[bool, bool, bool, bool, bool, bool]] = {
 }
 
 
-def _bare(mtype: MoveType) -> tuple[Callable[[Move], Any], tuple[Any, ...]]:
-    """A getter of ``mtype`` and of the fields ``_FORBIDDEN`` names for it, and what they
-    read on a move that carries none of them (the fields' defaults): ``check_move``'s
-    one-call test of a move (any other goes on to ``check_fields``, which decides)."""
-    names = [n for _, n in _FIELD_CHECKS[mtype]]
-    if "uno" not in MOVE_FIELDS[mtype]:
-        names.append("uno")
-    return (
-        itemgetter(0, *(Move._fields.index(n) for n in names)),
-        (mtype, *(Move._field_defaults[n] for n in names)),
-    )
-
-
 #: Pile names of the hands, made once (``piles`` runs for every state read).
 HAND_NAMES = tuple(f"hands[{seat}]" for seat in range(100))
 
@@ -98,26 +85,16 @@ def first_plain(moves: Iterable[Move]) -> Move:
 
 def check_fields(move: Move) -> None:
     """Raise ``unexpected_field`` (``uno_not_applicable`` for ``uno``) for a field that
-    ``move``'s type does not carry (``MOVE_FIELDS``)."""
-    mtype, _, card, color, target, chain, uno, cards = move
-    no_card, no_color, no_target, no_chain, no_cards, no_uno = _FORBIDDEN[mtype]
-    if (
-        (no_card and card is not None)
-        or (no_color and color is not None)
-        or (no_target and target is not None)
-        or (no_chain and chain is not None)
-        or (no_cards and cards is not None)
-        or (no_uno and uno)
-    ):
-        for index, name in _FIELD_CHECKS[mtype]:
-            if move[index] is not None:
-                raise RulesError(
-                    f"a {mtype.value} move has no {name!r} field", code="unexpected_field"
-                )
-        raise RulesError(
-            f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
-            code="uno_not_applicable",
-        )
+    ``move``'s type does not carry (``MOVE_FIELDS``); ``check_move`` calls it for a move
+    that carries one (``_FORBIDDEN``)."""
+    mtype = move[0]
+    for index, name in _FIELD_CHECKS[mtype]:
+        if move[index] is not None:
+            raise RulesError(f"a {mtype.value} move has no {name!r} field", code="unexpected_field")
+    raise RulesError(
+        f"UNO is said with a play (or a separate 'uno' move), not with {mtype.value!r}",
+        code="uno_not_applicable",
+    )
 
 
 class Variant(Scoring):
@@ -131,9 +108,9 @@ class Variant(Scoring):
         self._handlers: dict[MoveType, Callable[[Work, Move, list[Event]], None]] = {
             t: MethodType(self.move_handlers[t], self) for t in self.move_types
         }
-        #: ``check_move``'s table: move type (``move_types``) -> ``_bare`` and whether
-        #: it is a side move (``side_moves``).
-        self._guards = {t: (*_bare(t), t in self.side_moves) for t in self.move_types}
+        #: ``check_move``'s table: move type (``move_types``) -> the fields it must not
+        #: carry (``_FORBIDDEN``) and whether it is a side move (``side_moves``).
+        self._guards = {t: (*_FORBIDDEN[t], t in self.side_moves) for t in self.move_types}
         #: Whether this variant names cards to a seat other than by catalog id (its
         #: ``decode_move`` is not the identity).
         self._translates = type(self).decode_move is not Variant.decode_move
@@ -353,20 +330,28 @@ class Variant(Scoring):
 
     def check_move(self, state: State, move: Move) -> None:
         """The guards every move passes, in a fixed order."""
-        mtype = move[0]
+        mtype, player, card, color, target, chain, uno, cards = move
         try:
-            fields, bare, side_move = self._guards[mtype]
+            guard = self._guards[mtype]
         except KeyError:
             raise RulesError(
                 f"{self.id} has no {mtype.value!r} move", code="unknown_move"
             ) from None
-        player = move[1]
-        num_players = state.num_players
-        if not 0 <= player < num_players:
+        no_card, no_color, no_target, no_chain, no_cards, no_uno, side_move = guard
+        current = state.current
+        if player != current and not 0 <= player < state.num_players:  # ``current`` is a seat
             raise RulesError(
-                f"player {player} is not a seat (0..{num_players - 1})", code="invalid_player"
+                f"player {player} is not a seat (0..{state.num_players - 1})",
+                code="invalid_player",
             )
-        if fields(move) != bare:
+        if (
+            (no_card and card is not None)
+            or (no_color and color is not None)
+            or (no_target and target is not None)
+            or (no_chain and chain is not None)
+            or (no_cards and cards is not None)
+            or (no_uno and uno)
+        ):
             check_fields(move)
         phase = state.phase
         if phase is not PLAY or mtype is NEXT_ROUND:  # the common move: neither
@@ -382,9 +367,8 @@ class Variant(Scoring):
             return
         pend = state.pending
         if pend is None:
-            actor = state.current
-            if player != actor and not self.out_of_turn(state, move):
-                raise RulesError(f"it is player {actor}'s turn", code="not_your_turn")
+            if player != current and not self.out_of_turn(state, move):
+                raise RulesError(f"it is player {current}'s turn", code="not_your_turn")
             if mtype in NOT_NOW:
                 raise self.refusal(
                     move,
@@ -442,9 +426,15 @@ class Variant(Scoring):
         mtype = move[0]
         self._handlers[mtype](w, move, events)
         # ``update_exposed`` has something to do when the round ended, a seat is exposed
-        # or a seat holds a single card (the common move: none of them).
+        # or a seat holds a single card (the common move: none of them). A loop, not
+        # ``1 in map(len, w.hands)``: no iterator made and called (two hands, mostly).
+        single = False
+        for hand in w.hands:
+            if len(hand) == 1:
+                single = True
+                break
         if (
-            (w.exposed or w.phase is not PLAY or 1 in map(len, w.hands))
+            (w.exposed or w.phase is not PLAY or single)
             and mtype is not NEXT_ROUND
             and self.uno_rule
         ):
@@ -463,14 +453,17 @@ class Variant(Scoring):
     def legal_moves(self, state: State, player: int) -> list[Move]:
         """Every complete move ``player`` may make now, ready to send back."""
         phase = state.phase
-        if phase is GAME_OVER or not 0 <= player < state.num_players:
-            return []
-        if phase is ROUND_OVER:
-            return [Move(NEXT_ROUND, player)]
         pend = state.pending
-        if pend is not None:
+        if pend is None and phase is PLAY and state.current == player:
+            # The common listing, a turn (``current`` is a seat: no test of ``player``).
+            moves = self.legal_turn(state, player)
+        elif phase is GAME_OVER or not 0 <= player < state.num_players:
+            return []
+        elif phase is ROUND_OVER:
+            return [Move(NEXT_ROUND, player)]
+        elif pend is not None:
             moves = self._listers[pend.type](state, player) if pend.player == player else []
-        elif state.current == player:
+        elif state.current == player:  # a turn in another phase (UNO Duo's draft)
             moves = self.legal_turn(state, player)
         else:
             moves = self.legal_out_of_turn(state, player)
