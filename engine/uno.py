@@ -225,7 +225,10 @@ class UnoRules(Variant):
         #: ``uno_flag_allowed`` compiled (``uno_beyond_two_table``): a game's options ->
         #: side -> the cards whose plays may say UNO from a hand of other than two cards.
         #: Made now for the default options where this class's own hook is asked per play
-        #: in every game, else when first asked.
+        #: in every game. The listing only reads it (``hand_plays``): making an entry asks
+        #: the hook some thousands of times (~28 ms for UNO All Wild), too much for a
+        #: request, and options come from requests, so a game of other options asks the
+        #: hook for every card.
         self._uno_beyond_two = Compiled(self.uno_beyond_two_table)
         if self._own_hooks.uno_per_play and cls.turn_hooks_for is UnoRules.turn_hooks_for:
             self._uno_beyond_two[self.resolve_options({})]  # noqa: B018 (made now)
@@ -570,7 +573,9 @@ class UnoRules(Variant):
             if not classic_uno_flag(self, s, plays[0][0][1]):
                 asked = NO_CARDS
         elif len(s.hands[player]) != 2:
-            asked = self._uno_beyond_two[s.options][side]
+            beyond = self._uno_beyond_two.get(s.options)  # made for the default options only
+            if beyond is not None:
+                asked = beyond[side]
         says = self._says_uno[side]
         out: list[Move] = []
         for card in cards:

@@ -96,3 +96,21 @@ def test_a_subclass_overriding_the_hook_gets_its_own_table_and_listing() -> None
     for card in hand:
         said = [m for m in listed if m.card == card and m.uno]
         assert bool(said) == (card in fours), (card, said)
+
+
+def test_a_listing_never_makes_an_entry() -> None:
+    """Making an entry asks the hook some thousands of times (~28 ms for UNO All Wild):
+    a game of options other than the defaults, which come from requests, lists its moves
+    by asking the hook per card, and the table gets no entry for them."""
+    v = AllWild()
+    options = {"target": 7}
+    state, _ = v.new_game(2, 3, options=options)
+    rnd = random.Random(7)
+    listed = 0
+    while state.phase is Phase.PLAY and listed < 60:
+        seat = state.pending.player if state.pending is not None else state.current
+        legal = v.legal_moves(state, seat)
+        listed += 1
+        state, _ = v.apply(state, v.encode_move(state, rnd.choice(legal)))
+    assert listed >= 10
+    assert list(v._uno_beyond_two) == [v.resolve_options({})]
