@@ -328,7 +328,7 @@ class AllWild(UnoRules):
                 )
             self.check_target(w, player, target)
             raise RulesError(f"this play cannot name seat {target!r}", code="invalid_target")
-        if uno and not self.uno_flag_allowed(w, move):
+        if uno and not (self._says_uno[side][card] and self.uno_flag_allowed(w, move)):  # type: ignore[index]
             raise RulesError(
                 "say UNO with the play that leaves you one card only (after a swap: the "
                 "hand you receive)",

@@ -396,3 +396,20 @@ def test_a_variant_that_overrides_only_may_say_uno_lists_what_its_apply_takes(
     totals = [listed_and_taken(v, base, options, seed, 300) for seed in range(4)]
     taken, refused, base_only, own_only = map(sum, zip(*totals, strict=True))
     assert taken > 50 and refused > 500 and base_only > 0 and own_only == 0, totals
+
+
+class NoUnoWithEvenIds(AllWild):
+    """UNO All Wild where the play of a card with an even id never says UNO
+    (``may_say_uno`` overridden, nothing else)."""
+
+    def may_say_uno(self, side: int, card: int) -> bool:
+        return card % 2 == 1
+
+
+def test_an_all_wild_that_overrides_only_may_say_uno_lists_what_its_apply_takes() -> None:
+    """UNO All Wild's own ``check_play`` reads ``_says_uno`` as the listing does: the
+    subclass lists and takes no even card's play with ``uno: true``."""
+    v, base = NoUnoWithEvenIds(), engine.find_variant("uno_all_wild")
+    totals = [listed_and_taken(v, base, {"target": 100}, seed, 300) for seed in range(4)]
+    taken, refused, base_only, own_only = map(sum, zip(*totals, strict=True))
+    assert taken > 50 and refused > 100 and base_only > 0 and own_only == 0, totals
